@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at link time: -ldflags "-X main.version=v0.1.0".
+var version = "dev"
+
+// newRootCmd builds a fresh command tree; it holds no package-level state so
+// tests can run the whole CLI in-process.
+func newRootCmd() *cobra.Command {
+	return newRootCmdTracking(new(bool))
+}
+
+// newRootCmdTracking is newRootCmd that sets *started once a command's own
+// code runs, so errors cobra raises earlier (unknown command, bad arguments)
+// can be told apart as usage errors.
+func newRootCmdTracking(started *bool) *cobra.Command {
+	root := &cobra.Command{
+		PersistentPreRun: func(*cobra.Command, []string) { *started = true },
+		Use:              "resilcheck",
+		Short:            "Certify HTTP services for resilience under injected faults and load",
+		Long: `resilcheck stands on both sides of an HTTP service with a fault-injecting proxy,
+drives it with requests, load and properties, and certifies five contracts:
+no duplicate side effects under retries, bounded retry amplification, truthful
+and respected Retry-After, deadlines kept and propagated, honest rate-limit headers.
+
+Exit codes: 0 pass, 1 a check failed, 2 usage error, 3 inconclusive,
+4 interrupted (partial report written), 5 internal error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       buildVersion(),
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usagef("%w\n\n%s", err, c.UsageString())
+	})
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd())
+	}
+	return root
+}
+
+// commands lists the subcommand constructors, one per file.
+var commands = []func() *cobra.Command{
+	newVersionCmd,
+}
+
+// run executes the CLI with args and returns the exit code. A panic in a
+// command is reported and mapped to exitInternal rather than crashing.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "resilcheck: internal error: %v\n%s", r, debug.Stack())
+			code = exitInternal
+		}
+	}()
+	var started bool
+	root := newRootCmdTracking(&started)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil && !started {
+		err = usageError{err}
+	}
+	code = exitCode(err)
+	if err != nil && code != exitFail {
+		fmt.Fprintln(stderr, "resilcheck:", err)
+	}
+	return code
+}
+
+func buildVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}

@@ -1,0 +1,134 @@
+// Package defect names the ways the reference stack can be broken on purpose.
+// Each defect breaks exactly one contract the way real services break it, so
+// the defect matrix can prove every resilcheck check is able to fail.
+package defect
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Name identifies one defect, e.g. "racy-idempotency".
+type Name string
+
+// The defects. Each constant's comment says what the broken component does.
+const (
+	NoIdempotency           Name = "no-idempotency"            // service: ignores Idempotency-Key, every request charges
+	RacyIdempotency         Name = "racy-idempotency"          // service: check-then-act without a claim, concurrent copies all charge
+	ReplayMismatch          Name = "replay-mismatch"           // service: same key, different payload replays the old response
+	NoDownstreamKey         Name = "no-downstream-key"         // service: calls the processor without its idempotency key
+	CrossTenantKeys         Name = "cross-tenant-keys"         // service: records scoped by key only, tenants share them
+	RetryEveryTier          Name = "retry-every-tier"          // gateway: retries POSTs to the service too
+	RetryNonRetryable       Name = "retry-non-retryable"       // service: retries 4xx answers from the processor
+	NoJitter                Name = "no-jitter"                 // service: exponential backoff without jitter
+	NoRetryBudget           Name = "no-retry-budget"           // service: no retry budget, no circuit breaker
+	IgnoreRetryAfter        Name = "ignore-retry-after"        // service: retries before the processor's Retry-After
+	NoRetryAfterHeader      Name = "no-retry-after-header"     // gateway: 429 and 503 carry no Retry-After
+	BadRetryAfter           Name = "bad-retry-after"           // gateway: emits "Retry-After: 1.5s"
+	NoDeadlinePropagation   Name = "no-deadline-propagation"   // gateway and service: forward no budget downstream
+	WorkAfterDeadline       Name = "work-after-deadline"       // service: keeps calling the processor after the budget ran out
+	NoRateLimitHeaders      Name = "no-ratelimit-headers"      // gateway: omits RateLimit and X-RateLimit-* fields
+	LyingRateLimitRemaining Name = "lying-ratelimit-remaining" // gateway: remaining says more than is left
+)
+
+// Info describes a defect for listings and the defect matrix.
+type Info struct {
+	Name      Name
+	Component string // "gateway" or "service"
+	Contract  string // the suite that must catch it
+	Breaks    string // one sentence: what goes wrong
+}
+
+var catalog = []Info{
+	{NoIdempotency, "service", "idempotency", "ignores Idempotency-Key; every retry charges again"},
+	{RacyIdempotency, "service", "idempotency", "checks for the key, then acts, with no claim or unique constraint; concurrent copies all charge"},
+	{ReplayMismatch, "service", "idempotency", "a reused key with a different payload replays the old response instead of 422"},
+	{NoDownstreamKey, "service", "idempotency", "calls the processor without an idempotency key, so its own retries can charge twice"},
+	{CrossTenantKeys, "service", "idempotency", "scopes records by key alone; one tenant receives another's stored response"},
+	{RetryEveryTier, "gateway", "retry-amplification", "the gateway retries POSTs as well, multiplying attempts per layer"},
+	{RetryNonRetryable, "service", "retry-amplification", "retries 4xx answers such as 400 and 422"},
+	{NoJitter, "service", "retry-amplification", "backs off exponentially without jitter, so retries move in lockstep"},
+	{NoRetryBudget, "service", "retry-amplification", "has no retry budget and no circuit breaker, so an outage multiplies calls"},
+	{IgnoreRetryAfter, "service", "retry-after", "retries before the dependency's Retry-After has passed"},
+	{NoRetryAfterHeader, "gateway", "retry-after", "sends 429 and 503 without Retry-After"},
+	{BadRetryAfter, "gateway", "retry-after", `sends "Retry-After: 1.5s", which is not valid RFC 9110 syntax`},
+	{NoDeadlinePropagation, "service", "deadlines", "forwards no deadline to its dependency"},
+	{WorkAfterDeadline, "service", "deadlines", "keeps calling its dependency after the caller's budget ran out"},
+	{NoRateLimitHeaders, "gateway", "rate-limit-headers", "omits the RateLimit and X-RateLimit-* fields"},
+	{LyingRateLimitRemaining, "gateway", "rate-limit-headers", "advertises more remaining quota than it enforces"},
+}
+
+// All returns every defect in a stable order.
+func All() []Info { return slices.Clone(catalog) }
+
+// Lookup returns the description of name and whether it is a known defect.
+func Lookup(name Name) (Info, bool) {
+	i := slices.IndexFunc(catalog, func(in Info) bool { return in.Name == name })
+	if i < 0 {
+		return Info{}, false
+	}
+	return catalog[i], true
+}
+
+// Set is a set of enabled defects. The zero value (nil) enables none and is
+// safe to query; a Set must not be modified once components are running.
+type Set map[Name]bool
+
+// Has reports whether d is enabled.
+func (s Set) Has(d Name) bool { return s[d] }
+
+// Names returns the enabled defects sorted by name.
+func (s Set) Names() []string {
+	out := make([]string, 0, len(s))
+	for n, on := range s {
+		if on {
+			out = append(out, string(n))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// UnknownError reports defect names that are not in the catalog.
+type UnknownError struct{ Names []string }
+
+func (e *UnknownError) Error() string {
+	valid := make([]string, len(catalog))
+	for i, in := range catalog {
+		valid[i] = string(in.Name)
+	}
+	return fmt.Sprintf("defect: unknown %s %s; valid defects: %s",
+		plural(len(e.Names), "defect", "defects"), strings.Join(e.Names, ", "), strings.Join(valid, ", "))
+}
+
+// Parse turns names into a Set. Names may also be comma-separated. An unknown
+// name yields an *UnknownError that lists the valid ones.
+func Parse(names ...string) (Set, error) {
+	set := Set{}
+	var unknown []string
+	for _, arg := range names {
+		for n := range strings.SplitSeq(arg, ",") {
+			n = strings.TrimSpace(n)
+			if n == "" {
+				continue
+			}
+			if _, ok := Lookup(Name(n)); !ok {
+				unknown = append(unknown, n)
+				continue
+			}
+			set[Name(n)] = true
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, &UnknownError{Names: unknown}
+	}
+	return set, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,52 @@
+package defect
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	s, err := Parse("racy-idempotency", "no-jitter, bad-retry-after", "")
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if got, want := s.Names(), []string{"bad-retry-after", "no-jitter", "racy-idempotency"}; !slices.Equal(got, want) {
+		t.Errorf("Names() = %v; want %v", got, want)
+	}
+	_, err = Parse("no-jitter", "typo-defect")
+	var ue *UnknownError
+	if !errors.As(err, &ue) || !slices.Equal(ue.Names, []string{"typo-defect"}) {
+		t.Fatalf("Parse(typo) error = %v; want *UnknownError{typo-defect}", err)
+	}
+	if !strings.Contains(err.Error(), "lying-ratelimit-remaining") {
+		t.Errorf("error %q does not list the valid defects", err)
+	}
+}
+
+func TestSet_Has(t *testing.T) {
+	t.Parallel()
+	var none Set
+	if none.Has(NoJitter) {
+		t.Error("nil Set has a defect")
+	}
+	if !(Set{NoJitter: true}).Has(NoJitter) {
+		t.Error("Set{NoJitter}.Has(NoJitter) = false")
+	}
+}
+
+func TestAll_Unique(t *testing.T) {
+	t.Parallel()
+	seen := map[Name]bool{}
+	for _, in := range All() {
+		if seen[in.Name] || in.Component == "" || in.Contract == "" || in.Breaks == "" {
+			t.Errorf("catalog entry %+v duplicated or incomplete", in)
+		}
+		seen[in.Name] = true
+	}
+	if len(seen) != 16 {
+		t.Errorf("catalog has %d defects; the issue lists 16", len(seen))
+	}
+}
