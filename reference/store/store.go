@@ -32,7 +32,7 @@ type Record struct {
 	Owner       string    // the process/request that may complete the record
 	LeaseUntil  time.Time // an in-progress record whose lease has passed may be taken over
 	Status      int       // stored response status (completed records)
-	Body        []byte    // stored response body, replayed byte for byte
+	Body        []byte    // stored response body, replayed byte for byte (read back as nil when empty)
 	CreatedAt   time.Time
 	ExpiresAt   time.Time // after this the key may be reused as new
 }
@@ -65,6 +65,12 @@ type Store interface {
 	// keeping its PaymentID and Fingerprint. It returns the record as stored
 	// and owned=true when the caller now owns it. An expired record (ExpiresAt
 	// before now) is replaced as if absent.
+	//
+	// "Passed" and "before" include equality: LeaseUntil <= now, ExpiresAt <= now.
+	// A zero ExpiresAt never expires. A takeover also requires rec.Fingerprint to
+	// equal the stored one, so a different payload never inherits the
+	// PaymentID (owned=false; the caller answers 422). Times are stored in UTC
+	// with microsecond precision.
 	Claim(ctx context.Context, rec Record, now time.Time) (stored Record, owned bool, err error)
 
 	// Complete stores the final state, status and body of the record owned by
