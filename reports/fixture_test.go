@@ -1,0 +1,89 @@
+package reports
+
+import (
+	"time"
+)
+
+func ms(n int) Duration { return Duration(time.Duration(n) * time.Millisecond) }
+
+// fixture is a finalized report with every status: passing checks, a failure
+// with evidence across three sides, a failed property with a counterexample,
+// a skipped and an inconclusive check, and hostile user text to escape.
+func fixture() *Report {
+	r := &Report{
+		Seed:      424242,
+		Reproduce: "resilcheck certify --reference --defect racy-idempotency --seed 424242",
+		Target: Target{Name: "reference", Kind: "reference",
+			URLs:    map[string]string{"front": "http://127.0.0.1:40001", "dependency": "http://127.0.0.1:40002"},
+			Defects: []string{"racy-idempotency"}},
+		Tool:     Tool{Name: "resilcheck", Version: "v0.1.0", Go: "go1.26.0"},
+		Started:  time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+		Duration: ms(12_345),
+		Tolerances: []Tolerance{
+			{Name: "epsilon", Value: "50ms", Why: "HARNESS default: max(50 ms, 2 % of the interval)"},
+			{Name: "concurrency", Value: "2..50", Why: "copies of one request raced"},
+		},
+		Suites:  []SuiteSummary{{Name: "idempotency"}, {Name: "retry-after"}},
+		Journal: "journal.jsonl",
+		Checks: []Check{
+			{ID: "HS-08", Suite: "retry-after", Title: "waits for the dependency's Retry-After", Source: "RFC 9110 §10.2.3",
+				Level: "MUST", Status: StatusPass, Duration: ms(2100), Evidence: retryAfterEvidence()},
+			{ID: "HS-10", Suite: "retry-after", Title: "HTTP-date Retry-After in asctime form", Level: "MUST",
+				Status: StatusInconclusive, Reason: "dependency proxy unreachable: dial tcp 127.0.0.1:40002: connection refused",
+				Duration: ms(3)},
+			{ID: "IK-10", Suite: "idempotency", Title: "retry after a lost response: one effect, original answer",
+				Source: "draft-ietf-httpapi-idempotency-key-header-07 §2.7", Level: "MUST", Status: StatusFail,
+				Expected: "1 effect at the dependency; the retry returns the original 201 body",
+				Observed: "2 effects at the dependency\nbody <script>alert(1)</script> differs",
+				Evidence: lostResponseEvidence(), Duration: ms(180),
+				Reproduce: "resilcheck certify --reference --defect racy-idempotency --seed 424242 --case 'lost-response|k1'"},
+			{ID: "IK-02", Suite: "idempotency", Title: "first request is processed once", Source: "draft-ietf-httpapi-idempotency-key-header-07 §2.5",
+				Level: "MUST", Status: StatusPass, Duration: ms(12)},
+			{ID: "IK-PROP", Suite: "idempotency", Title: "state machine: at most one effect per (tenant, key) | `any` fault",
+				Source: "draft-ietf-httpapi-idempotency-key-header-07 §2.6", Level: "HARNESS", Status: StatusFail,
+				Expected: "at most one effect per (tenant, key)", Observed: "key \"k-0\" of tenant a: 2 effects",
+				Counterexample: []string{`new op tenant=a key="k-0" fault=none`, `burst copies=2 key="k-0" fault=duplicate-delivery`},
+				Reproduce:      "resilcheck certify --reference --suite idempotency --seed 77 --property",
+				Duration:       ms(4200)},
+			{ID: "IK-13", Suite: "idempotency", Title: "same key from two tenants", Level: "MUST", Status: StatusSkipped,
+				Reason: "target declares no tenancy", Duration: 0},
+		},
+	}
+	r.Finalize()
+	return r
+}
+
+// interruptedFixture is fixture stopped by a signal halfway through.
+func interruptedFixture() *Report {
+	r := fixture()
+	r.Interrupted = "interrupt signal received; load and faults stopped"
+	r.Checks = r.Checks[:3]
+	r.Finalize()
+	return r
+}
+
+func lostResponseEvidence() []Exchange {
+	key := map[string]string{"Idempotency-Key": `"k1"`}
+	return []Exchange{
+		{ID: 11, Side: "client", Case: "lost-response", Method: "POST", Path: "/payments", Headers: key, Status: 0, At: ms(100), Took: ms(31), Fault: "lose-response", Note: "response dropped after commit"},
+		{ID: 12, Side: "front", Case: "lost-response", Method: "POST", Path: "/payments", Headers: key, Status: 201, At: ms(101), Took: ms(29)},
+		{ID: 13, Side: "dependency", Case: "lost-response", Method: "POST", Path: "/charges", Headers: key, Status: 200, At: ms(110), Took: ms(8)},
+		{ID: 14, Side: "client", Case: "lost-response", Method: "POST", Path: "/payments", Headers: key, Status: 201, At: ms(140), Took: ms(35)},
+		{ID: 15, Side: "front", Case: "lost-response", Method: "POST", Path: "/payments", Headers: key, Status: 201, At: ms(141), Took: ms(33)},
+		{ID: 16, Side: "dependency", Case: "lost-response", Method: "POST", Path: "/charges", Headers: key, Status: 200, At: ms(150), Took: ms(9), Note: "second effect: see https://example.invalid/x.js"},
+	}
+}
+
+// retryAfterEvidence shows two cases: attempts bunching before a
+// Retry-After of 1s, then the wait honoured.
+func retryAfterEvidence() []Exchange {
+	ev := []Exchange{
+		{ID: 40, Side: "client", Case: "ra-seconds", Method: "POST", Path: "/payments", Status: 201, At: ms(1000), Took: ms(1090)},
+		{ID: 41, Side: "dependency", Case: "ra-seconds", Method: "POST", Path: "/charges", Status: 429, At: ms(1010), Took: ms(2), Fault: "status-429", Headers: map[string]string{"Retry-After": "1"}},
+		{ID: 42, Side: "dependency", Case: "ra-seconds", Method: "POST", Path: "/charges", Status: 200, At: ms(2020), Took: ms(3)},
+		{ID: 50, Side: "client", Case: "ra-date", Method: "POST", Path: "/payments", Status: 201, At: ms(2100), Took: ms(1010)},
+		{ID: 51, Side: "dependency", Case: "ra-date", Method: "POST", Path: "/charges", Status: 503, At: ms(2105), Took: ms(1), Fault: "status-503", Headers: map[string]string{"Retry-After": "Sun, 01 Mar 2026 12:00:03 GMT"}},
+		{ID: 52, Side: "dependency", Case: "ra-date", Method: "POST", Path: "/charges", Status: 200, At: ms(3100), Took: ms(4)},
+	}
+	return ev
+}

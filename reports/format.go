@@ -1,0 +1,76 @@
+package reports
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// maxEvidence is how many exchanges the console and Markdown show per
+// failure; the JSON and HTML keep them all.
+const maxEvidence = 5
+
+// counts renders a summary as "3 passed, 1 failed, 1 inconclusive, 1 skipped".
+func counts(s SuiteSummary) string {
+	return fmt.Sprintf("%d passed, %d failed, %d inconclusive, %d skipped",
+		s.Pass, s.Fail, s.Inconclusive, s.Skipped)
+}
+
+// short rounds a duration for display, keeping three significant-ish digits
+// of the unit a human reads.
+func short(d Duration) string {
+	v := time.Duration(d)
+	abs := v.Abs()
+	switch {
+	case abs >= time.Second:
+		v = v.Round(time.Millisecond)
+	case abs >= time.Millisecond:
+		v = v.Round(100 * time.Microsecond)
+	case abs >= time.Microsecond:
+		v = v.Round(time.Microsecond)
+	}
+	return v.String()
+}
+
+// exchangeLine renders one exchange on one line, headers sorted by name:
+// #11 +100ms client case=c1 POST /payments -> 201 (31ms) fault=f {K: v} note: n
+func exchangeLine(e Exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d %s %s", e.ID, offset(e.At), e.Side)
+	if e.Case != "" {
+		fmt.Fprintf(&b, " case=%s", e.Case)
+	}
+	fmt.Fprintf(&b, " %s %s -> %s (%s)", e.Method, e.Path, statusText(e.Status), short(e.Took))
+	if e.Fault != "" {
+		fmt.Fprintf(&b, " fault=%s", e.Fault)
+	}
+	if len(e.Headers) > 0 {
+		hs := make([]string, 0, len(e.Headers))
+		for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
+			hs = append(hs, k+": "+e.Headers[k])
+		}
+		fmt.Fprintf(&b, " {%s}", strings.Join(hs, "; "))
+	}
+	if e.Note != "" {
+		fmt.Fprintf(&b, " note: %s", e.Note)
+	}
+	return oneLine(b.String())
+}
+
+// statusText is the HTTP status, or "no response" for 0.
+func statusText(code int) string {
+	if code == 0 {
+		return "no response"
+	}
+	return fmt.Sprint(code)
+}
+
+// oneLine folds line breaks so a value fits a single output line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// verdictWord is the verdict in capitals, as the console's last line shows it.
+func verdictWord(v Verdict) string { return strings.ToUpper(string(v)) }

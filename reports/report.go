@@ -1,0 +1,117 @@
+package reports
+
+import "time"
+
+// Schema identifies version 1 of the report format; Read rejects any other value.
+const Schema = "resilcheck.report/v1"
+
+// Verdict is the outcome of a whole run, the value CI gates on.
+type Verdict string
+
+// Verdicts of a run. Finalize derives one from the checks.
+const (
+	VerdictPass         Verdict = "pass"
+	VerdictFail         Verdict = "fail"
+	VerdictInconclusive Verdict = "inconclusive"
+	VerdictInterrupted  Verdict = "interrupted"
+)
+
+// Status is the outcome of one check.
+type Status string
+
+// Statuses of a check. Skipped and inconclusive checks say why in Check.Reason.
+const (
+	StatusPass         Status = "pass"
+	StatusFail         Status = "fail"
+	StatusInconclusive Status = "inconclusive"
+	StatusSkipped      Status = "skipped"
+)
+
+// Report is the whole result of one certification run. It is plain data: not
+// safe for concurrent mutation, and writers only read it. Call Finalize after
+// adding checks and before writing.
+type Report struct {
+	Schema      string         `json:"schema"`
+	Verdict     Verdict        `json:"verdict"`
+	Seed        uint64         `json:"seed"`
+	Reproduce   string         `json:"reproduce"` // command line that replays the whole run
+	Target      Target         `json:"target"`
+	Tool        Tool           `json:"tool"`
+	Started     time.Time      `json:"started"`
+	Duration    Duration       `json:"duration"`
+	Interrupted string         `json:"interrupted,omitempty"` // why the run stopped early; non-empty means verdict interrupted
+	Tolerances  []Tolerance    `json:"tolerances"`
+	Suites      []SuiteSummary `json:"suites"`
+	Checks      []Check        `json:"checks"`
+	Journal     string         `json:"journal,omitempty"` // path of the saved journal (JSON lines), relative to the report
+}
+
+// Target describes what was certified. Kind is "reference", "running" or
+// "process"; URLs maps a role ("front", "dependency", ...) to its address.
+type Target struct {
+	Name    string            `json:"name"`
+	Kind    string            `json:"kind"`
+	URLs    map[string]string `json:"urls,omitempty"`
+	Defects []string          `json:"defects,omitempty"` // reference defects switched on
+}
+
+// Tool identifies the resilcheck build that produced the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Go      string `json:"go"`
+}
+
+// Tolerance records one threshold a suite used, so a reader can judge a verdict.
+type Tolerance struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Why   string `json:"why,omitempty"`
+}
+
+// SuiteSummary counts the checks of one suite by status; Finalize fills it.
+type SuiteSummary struct {
+	Name         string `json:"name"`
+	Pass         int    `json:"pass"`
+	Fail         int    `json:"fail"`
+	Inconclusive int    `json:"inconclusive"`
+	Skipped      int    `json:"skipped"`
+}
+
+// Total is the number of checks the summary counts.
+func (s SuiteSummary) Total() int { return s.Pass + s.Fail + s.Inconclusive + s.Skipped }
+
+// Check is the result of one assertion. ID is a standards.md ID such as
+// "IK-07", Source its citation, Level one of MUST, SHOULD, REC, CONV, HARNESS.
+type Check struct {
+	ID             string     `json:"id"`
+	Suite          string     `json:"suite"`
+	Title          string     `json:"title"`
+	Source         string     `json:"source,omitempty"`
+	Level          string     `json:"level,omitempty"`
+	Status         Status     `json:"status"`
+	Expected       string     `json:"expected,omitempty"`
+	Observed       string     `json:"observed,omitempty"`
+	Reason         string     `json:"reason,omitempty"` // why skipped or inconclusive
+	Evidence       []Exchange `json:"evidence,omitempty"`
+	Reproduce      string     `json:"reproduce,omitempty"`      // command line replaying this case
+	Counterexample []string   `json:"counterexample,omitempty"` // shrunk steps of a failed property, one per entry
+	Duration       Duration   `json:"duration"`
+}
+
+// Exchange is one journal entry kept as evidence. Side is "client", "front"
+// or "dependency"; At is the offset from the run start; Status 0 means no
+// response was received.
+type Exchange struct {
+	ID      uint64            `json:"id"`
+	Side    string            `json:"side"`
+	Case    string            `json:"case,omitempty"`
+	Method  string            `json:"method"`
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Status  int               `json:"status"`
+	Fault   string            `json:"fault,omitempty"`
+	At      Duration          `json:"at"`
+	Took    Duration          `json:"took"`
+	Note    string            `json:"note,omitempty"`
+}
