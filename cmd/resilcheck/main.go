@@ -5,14 +5,26 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal stops the run gracefully so the partial report is
+		// written; a second means the user will not wait for that.
+		<-sig
+		fmt.Fprintln(os.Stderr, "resilcheck: stopping; writing a partial report (Ctrl-C again to exit at once)")
+		cancel()
+		<-sig
+		os.Exit(exitInterrupted)
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	cancel()
 	os.Exit(code)
 }

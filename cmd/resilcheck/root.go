@@ -49,6 +49,11 @@ Exit codes: 0 pass, 1 a check failed, 2 usage error, 3 inconclusive,
 // commands lists the subcommand constructors, one per file.
 var commands = []func() *cobra.Command{
 	newVersionCmd,
+	newProxyCmd,
+	newTargetCmd,
+	newReferenceCmd,
+	newCertifyCmd,
+	newReportCmd,
 }
 
 // run executes the CLI with args and returns the exit code. A panic in a

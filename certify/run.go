@@ -1,0 +1,291 @@
+package certify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reference"
+	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/suites"
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// referenceMaxBudget is the deadline the reference applies when a caller
+// sends none; short, so the deadline checks finish quickly.
+const referenceMaxBudget = 2 * time.Second
+
+// Result is a finished (or interrupted) run: the report and the journal
+// that backs its evidence.
+type Result struct {
+	Report  *reports.Report
+	Journal *faults.Journal
+}
+
+// JournalFile is the journal's file name inside the report directory.
+const JournalFile = "journal.jsonl"
+
+// Run certifies the target described by cfg. It returns a Result whenever
+// checks could run, including when ctx ends mid-run (the report is then
+// marked interrupted); errors wrap ErrConfig or ErrUnhealthy when the run
+// could not start for those reasons.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	checks, err := selectChecks(cfg.Suites, cfg.Checks)
+	if err != nil {
+		return nil, err
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = drawSeed()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	started := time.Now()
+	journal := faults.NewJournal(faults.WithCapacity(1 << 16))
+
+	h := &suites.Harness{
+		Journal:     journal,
+		Operation:   referenceOperation(),
+		Conventions: suites.Conventions{MaxBudget: referenceMaxBudget},
+		Seed:        seed,
+		Reproduce:   reproduceLine(cfg.Reproduce, seed),
+	}
+	var env *environment
+	switch t := cfg.Target; {
+	case t == nil || t.Kind == targets.KindReference:
+		if t != nil {
+			if cfg.Defects, err = t.Reference.DefectSet(); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+			cfg.Store = t.Reference.Store
+		}
+		env, err = placeReference(ctx, cfg, seed, journal, log)
+	default:
+		env, err = placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
+		h.Operation = specOperation(t)
+		h.Conventions = specConventions(t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer env.close()
+	if err := waitHealthy(ctx, env.front.URL()+or(env.health, "/healthz")); err != nil {
+		return nil, err
+	}
+	h.TargetURL, h.Front, h.Dependency = env.front.URL(), env.front, env.dep
+	results := suites.Run(ctx, h, checks, progressPrinter(cfg.Progress))
+
+	rep := &reports.Report{
+		Schema:    reports.Schema,
+		Seed:      seed,
+		Reproduce: h.Reproduce,
+		Target:    env.target,
+		Tool:      reports.Tool{Name: "resilcheck", Version: or(cfg.Version, "dev"), Go: runtime.Version()},
+		Started:   started.UTC(),
+		Duration:  reports.Duration(time.Since(started)),
+		Tolerances: []reports.Tolerance{
+			{Name: "time bound slack", Value: "50ms", Why: "standards.md §0: max(50 ms, 2 % of the interval), one-sided"},
+		},
+		Checks:  results,
+		Journal: JournalFile,
+	}
+	if ctx.Err() != nil {
+		rep.Interrupted = fmt.Sprintf("stopped by a signal after %d of %d checks", len(results), len(checks))
+	}
+	rep.Finalize()
+	return &Result{Report: rep, Journal: journal}, nil
+}
+
+// Write writes the report in formats, and the journal, into dir.
+func (r *Result) Write(dir string, formats []string) error {
+	if err := reports.WriteDir(dir, r.Report, formats); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, JournalFile))
+	if err != nil {
+		return fmt.Errorf("certify: journal: %w", err)
+	}
+	if err := r.Journal.WriteJSONLines(f); err != nil {
+		f.Close()
+		return fmt.Errorf("certify: journal: %w", err)
+	}
+	return f.Close()
+}
+
+func selectChecks(suiteNames, ids []string) ([]suites.Check, error) {
+	checks, err := suites.Select(suiteNames...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if len(ids) == 0 {
+		return checks, nil
+	}
+	var out []suites.Check
+	for _, id := range ids {
+		i := slices.IndexFunc(checks, func(c suites.Check) bool { return strings.EqualFold(c.ID, id) })
+		if i < 0 {
+			return nil, fmt.Errorf("%w: no check %q in the selected suites", ErrConfig, id)
+		}
+		out = append(out, checks[i])
+	}
+	return out, nil
+}
+
+// environment is the target with a proxy on each side.
+type environment struct {
+	front, dep *faults.Proxy
+	target     reports.Target
+	health     string // the target's health path
+	closers    []func()
+}
+
+func (e *environment) close() {
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		e.closers[i]()
+	}
+}
+
+// placeReference starts the reference stack with the dependency proxy
+// between the service and the processor, and the front proxy before the
+// gateway.
+func placeReference(ctx context.Context, cfg Config, seed uint64, j *faults.Journal, log *slog.Logger) (*environment, error) {
+	env := &environment{}
+	ok := false
+	defer func() {
+		if !ok {
+			env.close()
+		}
+	}()
+	depFront := func(processorURL string) (string, error) {
+		p, err := startProxy("dependency", processorURL, seed, j, log)
+		if err != nil {
+			return "", err
+		}
+		env.dep = p
+		env.closers = append(env.closers, func() { shutdown(p) })
+		return p.URL(), nil
+	}
+	st, err := reference.Start(ctx, reference.WithDefects(cfg.Defects), reference.WithSeed(seed), reference.WithStore(cfg.Store),
+		reference.WithMaxBudget(referenceMaxBudget),
+		reference.WithDependencyFront(depFront), reference.WithLogger(log))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reference stack: %w", ErrUnhealthy, err)
+	}
+	env.closers = append(env.closers, func() {
+		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = st.Close(c)
+	})
+	front, err := startProxy("front", st.GatewayURL, seed, j, log)
+	if err != nil {
+		return nil, err
+	}
+	env.front = front
+	env.closers = append(env.closers, func() { shutdown(front) })
+	env.target = reports.Target{
+		Name: "reference payments stack", Kind: "reference", Defects: cfg.Defects.Names(),
+		URLs: map[string]string{
+			"front": front.URL(), "gateway": st.GatewayURL, "service": st.ServiceURL,
+			"dependency": env.dep.URL(), "processor": st.ProcessorURL,
+		},
+	}
+	ok = true
+	return env, nil
+}
+
+func startProxy(side, upstream string, seed uint64, j *faults.Journal, log *slog.Logger) (*faults.Proxy, error) {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return nil, fmt.Errorf("certify: %s upstream: %w", side, err)
+	}
+	p, err := faults.NewProxy(faults.WithUpstream(u), faults.WithSide(side), faults.WithSeed(seed),
+		faults.WithJournal(j), faults.WithLogger(log.With("proxy", side)))
+	if err != nil {
+		return nil, fmt.Errorf("certify: %s proxy: %w", side, err)
+	}
+	if _, err := p.Start("127.0.0.1:0"); err != nil {
+		return nil, fmt.Errorf("certify: %s proxy: %w", side, err)
+	}
+	return p, nil
+}
+
+func shutdown(p *faults.Proxy) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = p.Shutdown(ctx)
+}
+
+// waitHealthy polls url until it answers 2xx, for at most 10 s.
+func waitHealthy(ctx context.Context, url string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	var last string
+	for attempt := 1; ; attempt++ {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode/100 == 2 {
+				return nil
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("%w: GET %s: %d attempts over 10s, last: %s", ErrUnhealthy, url, attempt, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// drawSeed returns a random seed below 2^53, so it survives JSON readers
+// that hold numbers as doubles.
+func drawSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])&(1<<53-1) | 1
+}
+
+func reproduceLine(base string, seed uint64) string {
+	if base == "" {
+		base = "resilcheck certify --reference"
+	}
+	return fmt.Sprintf("%s --seed %d", base, seed)
+}
+
+func progressPrinter(w io.Writer) suites.Progress {
+	if w == nil {
+		return nil
+	}
+	return func(c suites.Check, done bool, res reports.Check) {
+		if !done {
+			return
+		}
+		fmt.Fprintf(w, "%-13s %-7s %s (%s)\n", res.Status, c.ID, c.Title, time.Duration(res.Duration).Round(time.Millisecond))
+	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+var _ = errors.New

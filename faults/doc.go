@@ -1,0 +1,31 @@
+// Package faults is resilcheck's fault-injecting HTTP proxy: a reverse proxy
+// to one upstream (or a stand-in that answers itself) that applies
+// per-request faults chosen by ordered rules, decides reproducibly from one
+// seed, and journals every exchange with monotonic timestamps.
+//
+// Put a proxy in front of a service, lose half of its payment responses
+// after the service committed them, and read what happened:
+//
+//	j := faults.NewJournal(faults.WithCapacity(50_000))
+//	p, err := faults.NewProxy(
+//		faults.WithUpstream(target), // *url.URL; omit for a stand-in
+//		faults.WithSeed(42),
+//		faults.WithJournal(j),
+//		faults.WithSide("front"),
+//	)
+//	if err != nil { ... }
+//	url, err := p.Start("127.0.0.1:0")
+//	defer p.Close()
+//	err = p.Rules().Add(faults.Rule{
+//		Name:  "lose-half",
+//		Match: faults.Match{Path: "/v1/payments*", Probability: 0.5},
+//		Fault: faults.DropResponse{},
+//	})
+//	// ... drive traffic at url ...
+//	lost := j.Snapshot(faults.BySide("front"), faults.ByRule("lose-half"))
+//
+// Faults are small types registered by name (see CREATING_FAULTS.md):
+// delay, abort, drop-response, reset, blackhole, duplicate, throttle,
+// truncate and respond. Rules come from Go, from a YAML rules file
+// (LoadRules) or from the admin API (NewAdmin), all decoded strictly.
+package faults

@@ -1,0 +1,121 @@
+package faults
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+)
+
+// end carries out a pending Lose, journals the exchange and updates the
+// metrics. rec is the handler's recovered panic, if any.
+func (ex *Exchange) end(rec any) {
+	p := ex.p
+	ex.stopGone()
+	abort := false
+	switch {
+	case rec == nil:
+	case rec == http.ErrAbortHandler:
+		abort = true
+	default:
+		ex.noteError(fmt.Errorf("faults: panic in fault %q: %v", ex.entry.Fault, rec))
+		if !ex.started {
+			_ = ex.Respond(http.StatusInternalServerError, nil, []byte("faults: internal error\n"))
+		} else {
+			abort = true
+		}
+	}
+	if !ex.started && ex.lose == "" && ex.ctx.Err() != nil {
+		// The client left or the proxy is closing: make sure net/http does
+		// not send the implicit empty 200 of a handler that wrote nothing.
+		abort = true
+	}
+	// Record before losing the connection, so a client that sees the loss
+	// finds the exchange in the journal.
+	p.journal.Record(ex.finish())
+	if ex.lose != "" && !ex.loseConn() {
+		abort = true // no connection to hijack (HTTP/2, recorder): abort the stream
+	}
+	p.metrics.inflight.Dec()
+	if abort {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// finish completes the journal entry; after it, clientLeft records nothing.
+func (ex *Exchange) finish() Entry {
+	p := ex.p
+	now := p.clock.Now()
+	ex.mu.Lock()
+	ex.finished = true
+	if ex.entry.ClientGone.IsZero() && ex.lose == "" && ex.ctx.Err() != nil && p.ctx.Err() == nil {
+		ex.entry.ClientGone = now
+	}
+	e := ex.entry
+	ex.mu.Unlock()
+	e.Finished = now
+	if ex.started {
+		e.Status = ex.status
+		e.ResponseHeaders = p.respHeaders.pick(ex.w.Header())
+	}
+	if e.Outcome == "" {
+		e.Outcome = ex.outcome(&e)
+	}
+	p.metrics.exchange(&e)
+	return e
+}
+
+func (ex *Exchange) outcome(e *Entry) string {
+	switch {
+	case ex.ctx.Err() != nil && ex.p.ctx.Err() != nil:
+		return OutcomeShutdown
+	case !e.ClientGone.IsZero():
+		return OutcomeClientGone
+	case ex.rule != nil:
+		return OutcomeFaulted
+	case e.Error != "":
+		return OutcomeUpstreamError
+	}
+	return OutcomePassed
+}
+
+func (ex *Exchange) noteGone() {
+	ex.mu.Lock()
+	if ex.entry.ClientGone.IsZero() {
+		ex.entry.ClientGone = ex.p.clock.Now()
+	}
+	ex.mu.Unlock()
+}
+
+// loseConn closes or resets the client connection, after sending whatever
+// part of the response was written. It reports false if the connection
+// cannot be taken over.
+func (ex *Exchange) loseConn() bool {
+	rc := ex.controller()
+	if ex.started {
+		_ = rc.Flush()
+	}
+	conn, brw, err := rc.Hijack()
+	if err != nil {
+		return false
+	}
+	if ex.started {
+		_ = brw.Flush()
+	}
+	if ex.lose == LoseReset {
+		if tc, ok := tcpConn(conn); ok {
+			_ = tc.SetLinger(0) // Close now sends RST instead of FIN
+		}
+	}
+	_ = conn.Close()
+	return true
+}
+
+func tcpConn(c net.Conn) (*net.TCPConn, bool) {
+	switch c := c.(type) {
+	case *net.TCPConn:
+		return c, true
+	case *limitConn:
+		return c.tcp()
+	}
+	return nil, false
+}

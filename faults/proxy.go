@@ -1,0 +1,237 @@
+package faults
+
+import (
+	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Proxy is a fault-injecting HTTP reverse proxy to one upstream, or a
+// stand-in that answers itself. It serves HTTP/1.1 and cleartext HTTP/2. Its
+// methods are safe for concurrent use.
+type Proxy struct {
+	upstream    *url.URL
+	seed        uint64
+	seeded      bool
+	side        string
+	journal     *Journal
+	clock       Clock
+	reqHeaders  headerPicker
+	respHeaders headerPicker
+	standIn     Respond
+	limits      Limits
+	transport   http.RoundTripper
+	log         *slog.Logger
+	initial     []Rule
+
+	rules   *Rules
+	metrics *metrics
+	ctx     context.Context
+	cancel  context.CancelFunc
+	srv     *http.Server
+	connSeq atomic.Uint64
+	exSeq   atomic.Uint64
+
+	mu     sync.Mutex
+	ln     net.Listener
+	closed bool
+	ready  chan struct{} // closed once a listener is set
+}
+
+var _ http.Handler = (*Proxy)(nil)
+
+// NewProxy returns a proxy configured by opts. It does not listen until
+// Serve or Start is called.
+func NewProxy(opts ...Option) (*Proxy, error) {
+	p := &Proxy{
+		side:        "front",
+		clock:       SystemClock(),
+		reqHeaders:  newHeaderPicker(DefaultRequestHeaders()),
+		respHeaders: newHeaderPicker(DefaultResponseHeaders()),
+		standIn:     Respond{Status: http.StatusOK, Headers: map[string]string{"Content-Type": "application/json"}, Body: "{}"},
+		limits:      Limits{}.withDefaults(),
+		ready:       make(chan struct{}),
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	if err := p.init(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Proxy) init() error {
+	if u := p.upstream; u != nil && (u.Host == "" || (u.Scheme != "http" && u.Scheme != "https")) {
+		return fmt.Errorf("faults: upstream %q must be an absolute http or https URL", u)
+	}
+	if err := validateFault(p.standIn); err != nil {
+		return fmt.Errorf("faults: stand-in answer: %w", err)
+	}
+	if !p.seeded {
+		var b [8]byte
+		_, _ = cryptorand.Read(b[:])
+		p.seed = binary.LittleEndian.Uint64(b[:])
+	}
+	if p.journal == nil {
+		p.journal = NewJournal(WithJournalClock(p.clock))
+	}
+	p.journal.noteSeed(p.side, p.seed)
+	if p.log == nil {
+		p.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if p.transport == nil {
+		p.transport = newTransport(p.limits)
+	}
+	p.rules = newRules(p.seed)
+	if err := p.rules.Replace(p.initial...); err != nil {
+		return err
+	}
+	p.metrics = newMetrics(p)
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.srv = p.newServer()
+	return nil
+}
+
+func newTransport(l Limits) *http.Transport {
+	return &http.Transport{
+		Proxy:               nil, // never route through HTTP_PROXY: we are the proxy
+		DialContext:         (&net.Dialer{Timeout: l.DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        1024,
+		MaxIdleConnsPerHost: 1024,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true, // pass bodies through byte for byte
+		WriteBufferSize:     32 << 10,
+		ReadBufferSize:      32 << 10,
+	}
+}
+
+func (p *Proxy) newServer() *http.Server {
+	var protos http.Protocols
+	protos.SetHTTP1(true)
+	protos.SetUnencryptedHTTP2(true)
+	return &http.Server{
+		Handler:           p,
+		Protocols:         &protos,
+		MaxHeaderBytes:    p.limits.MaxHeaderBytes,
+		ReadHeaderTimeout: p.limits.ReadHeaderTimeout,
+		IdleTimeout:       p.limits.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return p.ctx },
+		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, p.connSeq.Add(1))
+		},
+		ConnState: func(c net.Conn, s http.ConnState) {
+			if s == http.StateIdle {
+				_ = c.SetWriteDeadline(time.Time{}) // the stall deadline is per response
+			}
+		},
+	}
+}
+
+type connKey struct{}
+
+// Seed returns the seed behind every random decision of the proxy.
+func (p *Proxy) Seed() uint64 { return p.seed }
+
+// Side returns the proxy's side name.
+func (p *Proxy) Side() string { return p.side }
+
+// Journal returns the journal the proxy records into.
+func (p *Proxy) Journal() *Journal { return p.journal }
+
+// Rules returns the proxy's live rule set.
+func (p *Proxy) Rules() *Rules { return p.rules }
+
+// Upstream returns the upstream URL, or nil for a stand-in.
+func (p *Proxy) Upstream() *url.URL { return p.upstream }
+
+// URL returns the proxy's base URL, e.g. "http://127.0.0.1:41234", or "" if
+// it is not listening yet.
+func (p *Proxy) URL() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln == nil {
+		return ""
+	}
+	return "http://" + p.ln.Addr().String()
+}
+
+// Serve accepts connections on l until Close or Shutdown, then returns nil.
+// A proxy serves one listener in its lifetime.
+func (p *Proxy) Serve(l net.Listener) error {
+	p.mu.Lock()
+	switch {
+	case p.closed:
+		p.mu.Unlock()
+		l.Close()
+		return ErrClosed
+	case p.ln != nil:
+		p.mu.Unlock()
+		return errors.New("faults: proxy is already serving")
+	}
+	p.ln = newLimitListener(l, p.limits.MaxConns)
+	close(p.ready)
+	p.mu.Unlock()
+	err := p.srv.Serve(p.ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Start listens on addr (e.g. "127.0.0.1:0"), serves in the background and
+// returns the proxy's URL.
+func (p *Proxy) Start(addr string) (string, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("faults: listen: %w", err)
+	}
+	go func() { _ = p.Serve(l) }()
+	<-p.ready
+	return p.URL(), nil
+}
+
+// Shutdown stops accepting connections and waits until in-flight exchanges
+// finish or ctx ends; then it cuts the rest (held faults return at once)
+// and closes every connection. It returns ctx's error if it had to cut.
+func (p *Proxy) Shutdown(ctx context.Context) error {
+	p.markClosed()
+	err := p.srv.Shutdown(ctx)
+	p.cancel()
+	_ = p.srv.Close()
+	p.closeIdle()
+	return err
+}
+
+// Close ends every in-flight exchange and closes the listener and all
+// connections at once.
+func (p *Proxy) Close() error {
+	p.markClosed()
+	p.cancel()
+	err := p.srv.Close()
+	p.closeIdle()
+	return err
+}
+
+func (p *Proxy) markClosed() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+}
+
+func (p *Proxy) closeIdle() {
+	if t, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+}

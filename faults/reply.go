@@ -1,0 +1,113 @@
+package faults
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// A Copier streams a response body from src to the client through dst. It
+// must honour ex.Context (use ex.Sleep to wait) and may cut the body by
+// returning ex.Lose(mode).
+type Copier func(ex *Exchange, dst io.Writer, src io.Reader) error
+
+// Reply relays resp (status, headers, body) to the client and closes its body.
+func (ex *Exchange) Reply(resp *http.Response) error { return ex.ReplyWith(resp, nil) }
+
+// ReplyWith is Reply with the body streamed by copy (nil: as fast as the
+// client reads).
+func (ex *Exchange) ReplyWith(resp *http.Response, copy Copier) error {
+	defer resp.Body.Close()
+	h := ex.w.Header()
+	for k, v := range resp.Header {
+		h[k] = v
+	}
+	removeHopHeaders(h)
+	ex.writeHeader(resp.StatusCode)
+	dst := &clientWriter{ex: ex, flush: resp.ContentLength < 0}
+	if copy == nil {
+		copy = copyAll
+	}
+	err := copy(ex, dst, resp.Body)
+	if err != nil && dst.err == nil && ex.ctx.Err() == nil {
+		// The upstream broke off mid-body: cut the client's body too, so it
+		// sees a broken response rather than a short one that looks whole.
+		ex.noteError(err)
+		return ex.Lose(LoseClose)
+	}
+	return nil
+}
+
+// Respond answers the client itself with status, headers and body, without
+// contacting the upstream.
+func (ex *Exchange) Respond(status int, headers map[string]string, body []byte) error {
+	h := ex.w.Header()
+	for k, v := range headers {
+		h.Set(k, v)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	ex.writeHeader(status)
+	_, err := (&clientWriter{ex: ex}).Write(body)
+	return err
+}
+
+func (ex *Exchange) writeHeader(status int) {
+	if ex.started {
+		return
+	}
+	ex.started, ex.status = true, status
+	ex.w.WriteHeader(status)
+}
+
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func copyAll(_ *Exchange, dst io.Writer, src io.Reader) error {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	_, err := io.CopyBuffer(dst, src, *bp)
+	return err
+}
+
+// clientWriter writes response body bytes to the client, counting them,
+// extending the stall deadline and flushing streamed bodies.
+type clientWriter struct {
+	ex    *Exchange
+	flush bool
+	err   error
+}
+
+func (cw *clientWriter) Write(b []byte) (int, error) {
+	if cw.err != nil {
+		return 0, cw.err
+	}
+	ex := cw.ex
+	rc := ex.controller()
+	_ = rc.SetWriteDeadline(ex.p.clock.Now().Add(ex.p.limits.WriteStallTimeout))
+	n, err := ex.w.Write(b)
+	ex.entry.BytesOut += int64(n)
+	if err == nil && cw.flush {
+		err = rc.Flush()
+	}
+	if err != nil {
+		cw.err = errClientWrite{err}
+		return n, cw.err
+	}
+	return n, nil
+}
+
+// Flush sends buffered bytes to the client now.
+func (cw *clientWriter) Flush() error {
+	if err := cw.ex.controller().Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+// errClientWrite marks a failure to write to the client, which ends the
+// exchange as client-gone rather than as an upstream error.
+type errClientWrite struct{ err error }
+
+func (e errClientWrite) Error() string { return "faults: write to client: " + e.err.Error() }
+func (e errClientWrite) Unwrap() error { return e.err }

@@ -1,0 +1,126 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// casework is one check's scratch state: its generator, the fault rules it
+// added (removed by done), and the journal position where it started.
+type casework struct {
+	h    *Harness
+	id   string
+	rnd  *rand.Rand
+	mark uint64
+
+	mu    sync.Mutex
+	rules []placed
+	n     int
+}
+
+type placed struct {
+	p    *faults.Proxy
+	name string
+}
+
+// begin starts a check's casework; callers defer done.
+func (h *Harness) begin(ctx context.Context, checkID string) *casework {
+	h.settle(ctx)
+	return &casework{h: h, id: checkID, rnd: h.rng(checkID), mark: h.Journal.LastSeq()}
+}
+
+// done removes the check's rules and waits for the target to go quiet, so
+// stragglers are not blamed on the next check.
+func (c *casework) done(ctx context.Context) {
+	c.mu.Lock()
+	rules := c.rules
+	c.rules = nil
+	c.mu.Unlock()
+	for _, r := range rules {
+		r.p.Rules().Remove(r.name)
+	}
+	c.h.settle(ctx)
+}
+
+// next returns a per-check sequence number from 1.
+func (c *casework) next() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	return c.n
+}
+
+// key returns a fresh idempotency key: a UUIDv4 drawn from the check's
+// generator (IK-11: high entropy; reproducible from the seed).
+func (c *casework) key() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b [16]byte
+	for i := range b {
+		b[i] = byte(c.rnd.Uint32())
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// tenant returns a tenant name no other check uses, so quotas and
+// idempotency records of checks never meet.
+func (c *casework) tenant() string {
+	return fmt.Sprintf("rc-%s-%d-%04x", c.id, c.next(), c.intn(1<<16))
+}
+
+func (c *casework) intn(n int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rnd.IntN(n)
+}
+
+// amount draws an amount for a payload; 402 is avoided since processors
+// conventionally decline it.
+func (c *casework) amount() int {
+	a := 100 + c.intn(9900)
+	if a == 402 {
+		a++
+	}
+	return a
+}
+
+// fault places a rule on p for the rest of the check.
+func (c *casework) fault(p *faults.Proxy, m faults.Match, f faults.Fault) error {
+	name := fmt.Sprintf("%s-%d", c.id, c.next())
+	if err := p.Rules().Add(faults.Rule{Name: name, Match: m, Fault: f}); err != nil {
+		return fmt.Errorf("suites: placing fault %s: %w", name, err)
+	}
+	c.mu.Lock()
+	c.rules = append(c.rules, placed{p, name})
+	c.mu.Unlock()
+	return nil
+}
+
+// entries returns the journal entries since the check began on side
+// ("front" or "dependency"), in finishing order.
+func (c *casework) entries(side string) []faults.Entry {
+	return c.h.Journal.After(c.mark, faults.BySide(side))
+}
+
+// settle waits until neither proxy has an exchange in flight, bounded so a
+// target that never lets go cannot hang the run.
+func (h *Harness) settle(ctx context.Context) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		busy := h.Front != nil && h.Front.InFlight() > 0 || h.Dependency != nil && h.Dependency.InFlight() > 0
+		if !busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

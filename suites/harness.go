@@ -1,0 +1,184 @@
+package suites
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// Harness is what checks work with: the target behind the front proxy, the
+// dependency proxy, the shared journal, the operation to exercise and the
+// conventions to judge it by. Fields are set once before Run and read-only
+// afterwards.
+type Harness struct {
+	// TargetURL is the front proxy's base URL: every request goes through it.
+	TargetURL string
+	// Front is the proxy in front of the target; Dependency the proxy its
+	// effectful calls go through (nil when the target declares none).
+	Front, Dependency *faults.Proxy
+	// Journal records the exchanges of both proxies.
+	Journal *faults.Journal
+	// Operation is the effectful request the suites exercise.
+	Operation Operation
+	// Conventions says which header names and statuses the target speaks.
+	Conventions Conventions
+	// Seed is the run's seed; each check derives its own generator from it.
+	Seed uint64
+	// Client sends the harness's requests; nil means a client with no
+	// timeout and no proxy from the environment.
+	Client *http.Client
+	// Tolerance is the slack allowed on time bounds (DESIGN: one-sided, explicit).
+	Tolerance time.Duration
+	// Reproduce is the command line that replays the whole run; checks append
+	// a filter to it.
+	Reproduce string
+
+	// Per-suite settings; zero values mean each type's documented defaults.
+	Amplification AmplificationConfig
+	RetryAfter    RetryAfterConfig
+	Deadlines     DeadlineConfig
+	RateLimits    RateLimitConfig
+}
+
+// Operation describes the effectful request. Render returns the request
+// body for v; alt selects a different payload under the same key.
+type Operation struct {
+	Method      string
+	Path        string
+	ContentType string
+	Render      func(v Values, alt bool) ([]byte, error)
+	// Success lists statuses meaning the operation took effect; empty means 2xx.
+	Success []int
+	// EffectMethod and EffectPath select the effectful calls at the
+	// dependency (a path glob); empty means POST to any path.
+	EffectMethod, EffectPath string
+	// Request, when set, renders the whole request (method, path, headers and
+	// body) and takes precedence over Method, Path and Render.
+	Request func(v Values, alt bool) (Request, error)
+}
+
+// Request is a rendered operation, without the key and tenant headers,
+// which the harness sets itself.
+type Request struct {
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte
+}
+
+// render returns the request for v, from Request when set, else from
+// Method, Path, ContentType and Render.
+func (o Operation) render(v Values, alt bool) (Request, error) {
+	if o.Request != nil {
+		return o.Request(v, alt)
+	}
+	body, err := o.Render(v, alt)
+	if err != nil {
+		return Request{}, err
+	}
+	return Request{
+		Method: or(o.Method, http.MethodPost),
+		Path:   o.Path,
+		Header: http.Header{"Content-Type": {or(o.ContentType, "application/json")}},
+		Body:   body,
+	}, nil
+}
+
+// Values are the template values of one logical operation.
+type Values struct {
+	Key    string
+	Tenant string
+	Amount int
+	Seq    int
+}
+
+// Conventions are the target's dialect. Zero values mean the documented
+// defaults.
+type Conventions struct {
+	KeyHeader           string // default Idempotency-Key
+	DependencyKey       string // the key header the target forwards to its dependency; default Idempotency-Key
+	KeyFormat           string // "token" (default) or "sf-string"
+	Profile             string // "ietf" (default) or "stripe"
+	TenantHeader        string // default X-Tenant-ID; "-" means the target has no tenancy
+	DeadlineHeader      string // default X-Request-Timeout-Ms
+	MismatchStatus      int    // default 422 (ietf) or 400 (stripe)
+	InProgressStatus    int    // default 409
+	MissingKeyStatus    int    // default 400
+	MaxConcurrentCopies int    // upper bound of the concurrent-copies draw; default 50
+	// MaxBudget is how long the target takes at most to answer a request
+	// that carries no deadline; default 10 s.
+	MaxBudget time.Duration
+}
+
+func (c Conventions) keyHeader() string    { return or(c.KeyHeader, "Idempotency-Key") }
+func (c Conventions) depKeyHeader() string { return or(c.DependencyKey, "Idempotency-Key") }
+func (c Conventions) tenantHeader() string {
+	if c.TenantHeader == "-" {
+		return ""
+	}
+	return or(c.TenantHeader, "X-Tenant-ID")
+}
+
+func (c Conventions) mismatchStatus() int {
+	switch {
+	case c.MismatchStatus != 0:
+		return c.MismatchStatus
+	case c.Profile == "stripe":
+		return http.StatusBadRequest
+	}
+	return http.StatusUnprocessableEntity
+}
+
+func (c Conventions) inProgressStatus() int { return orInt(c.InProgressStatus, http.StatusConflict) }
+func (c Conventions) missingKeyStatus() int { return orInt(c.MissingKeyStatus, http.StatusBadRequest) }
+func (c Conventions) maxCopies() int        { return orInt(c.MaxConcurrentCopies, 50) }
+
+func (c Conventions) maxBudget() time.Duration {
+	if c.MaxBudget > 0 {
+		return c.MaxBudget
+	}
+	return 10 * time.Second
+}
+
+// formatKey renders a key as the target expects it on the wire.
+func (c Conventions) formatKey(k string) string {
+	if c.KeyFormat == "sf-string" {
+		return `"` + k + `"`
+	}
+	return k
+}
+
+// rng returns the generator of one check: derived from the run seed and
+// the check ID, so a check draws the same values whatever runs before it.
+func (h *Harness) rng(checkID string) *rand.Rand {
+	f := fnv.New64a()
+	fmt.Fprintf(f, "%d/%s", h.Seed, checkID)
+	s := f.Sum64()
+	return rand.New(rand.NewPCG(h.Seed, s))
+}
+
+// tolerance returns the configured slack, 50 ms by default (standards.md §0).
+func (h *Harness) tolerance() time.Duration {
+	if h.Tolerance > 0 {
+		return h.Tolerance
+	}
+	return 50 * time.Millisecond
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,89 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+)
+
+const (
+	ikSource = "draft-ietf-httpapi-idempotency-key-header-07"
+	suiteIK  = "idempotency"
+)
+
+// Idempotency returns the duplicate-side-effect suite (standards.md §1, §7).
+func Idempotency() []Check {
+	return []Check{
+		{ID: "IK-03", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.6",
+			Title: "a first request with a fresh key is processed once", Run: firstRequest},
+		{ID: "IK-04", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.6",
+			Title: "a retry after completion replays the stored response with no second effect", Run: replayAfterCompletion},
+		{ID: "IK-17a", Suite: suiteIK, Level: "HARNESS", Source: ikSource + " §1, §2.6 (standards.md IK-17)",
+			Title: "a response lost after commit, then a retry with the same key: one effect, the original answer", Run: lostResponseFront},
+		{ID: "IK-17b", Suite: suiteIK, Level: "HARNESS", Source: ikSource + " §1, §2.6 (standards.md IK-17)",
+			Title: "a response lost between the service and its dependency: the service's own retry does not charge twice", Run: lostResponseDependency},
+		{ID: "IK-07", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.6, §2.7",
+			Title: "concurrent copies of one request: one effect, the rest 409 or the replay", Run: concurrentCopies},
+		{ID: "IK-06", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.7; RFC 9110 §15.5.21",
+			Title: "the same key with a different payload is rejected with no new effect", Run: payloadMismatch},
+		{ID: "IK-05", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.7",
+			Title: "a request without a key is refused with 400 and a documentation link", Run: missingKey},
+		{ID: "IK-14", Suite: suiteIK, Level: "REC", Source: ikSource + " §5; RFC 9651 §3.3.3",
+			Title: "malformed and oversized keys are refused with 400, never a 5xx", Run: malformedKeys},
+		{ID: "IK-13", Suite: suiteIK, Level: "REC", Source: ikSource + " §5",
+			Title: "the same key from two tenants: two effects, neither sees the other's response", Run: crossTenant},
+		{ID: "IK-17p", Suite: suiteIK, Level: "HARNESS", Source: "standards.md IK-17 (property over random operations and faults)",
+			Title: "property: under random retries, bursts, payload changes, tenants and faults, at most one effect per (tenant, key)", Run: idempotencyProperty},
+	}
+}
+
+func firstRequest(ctx context.Context, h *Harness) Result {
+	c := h.begin(ctx, "IK-03")
+	defer c.done(ctx)
+	r := h.send(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+	ef := c.effects(ctx)
+	want := "a success status and exactly 1 effect at the dependency"
+	if !h.succeeded(r) || ef.total != 1 {
+		return fail(want, fmt.Sprintf("%s and %d effects", describe(r), ef.total), c.evidence()...)
+	}
+	return pass(want, fmt.Sprintf("%s and 1 effect", describe(r)), c.evidence()...)
+}
+
+func replayAfterCompletion(ctx context.Context, h *Harness) Result {
+	c := h.begin(ctx, "IK-04")
+	defer c.done(ctx)
+	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
+	first := h.send(ctx, base)
+	if !h.succeeded(first) {
+		return inconclusive("the first request did not succeed (%s); nothing to replay", describe(first))
+	}
+	want := fmt.Sprintf("3 retries replay %d with a byte-equal body; 1 effect", first.status)
+	for i := range 3 {
+		r := h.send(ctx, base)
+		if r.err != nil || r.status != first.status || !bytes.Equal(r.body, first.body) {
+			return fail(want, fmt.Sprintf("retry %d: %s, body %s (first was %s)", i+1, describe(r), excerpt(r.body), excerpt(first.body)), c.evidence()...)
+		}
+	}
+	if ef := c.effects(ctx); ef.total != 1 {
+		return fail(want, fmt.Sprintf("identical replays but %d effects at the dependency", ef.total), c.evidence()...)
+	}
+	return pass(want, "3 identical replays, 1 effect", c.evidence()...)
+}
+
+// describe renders a reply for a report line.
+func describe(r reply) string {
+	if r.err != nil {
+		return "transport error (" + r.err.Error() + ")"
+	}
+	return fmt.Sprintf("%d", r.status)
+}
+
+// excerpt shortens a body for a report line.
+func excerpt(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,142 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+func lostResponseFront(ctx context.Context, h *Harness) Result {
+	c := h.begin(ctx, "IK-17a")
+	defer c.done(ctx)
+	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
+	match := faults.Match{Headers: map[string]string{h.Conventions.keyHeader(): h.Conventions.formatKey(base.key)}, First: 1}
+	if err := c.fault(h.Front, match, dropResponse()); err != nil {
+		return inconclusive("%v", err)
+	}
+	first := h.send(ctx, base)
+	if h.succeeded(first) {
+		return inconclusive("the front proxy did not lose the first response (%s)", describe(first))
+	}
+	retry := h.resolve(ctx, base)
+	ef := c.effects(ctx)
+	lost := slices.IndexFunc(c.entries("front"), func(e faults.Entry) bool { return e.Fault != "" })
+	want := "the retry succeeds with the answer the target committed; 1 effect"
+	switch {
+	case !h.succeeded(retry):
+		return fail(want, fmt.Sprintf("the retry got %s after the lost response", describe(retry)), c.evidence()...)
+	case ef.total != 1:
+		return fail(want, fmt.Sprintf("%d effects for one logical request (%s)", ef.total, ef), c.evidence()...)
+	case lost >= 0:
+		e := c.entries("front")[lost]
+		if len(e.UpstreamStatuses) > 0 && e.UpstreamStatuses[0] != retry.status {
+			return fail(want, fmt.Sprintf("the lost answer was %d, the retry got %d", e.UpstreamStatuses[0], retry.status), c.evidence()...)
+		}
+	}
+	return pass(want, fmt.Sprintf("retry answered %d, 1 effect", retry.status), c.evidence()...)
+}
+
+func lostResponseDependency(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "IK-17b")
+	defer c.done(ctx)
+	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
+	if err := c.fault(h.Dependency, c.effectMatch(1), dropResponse()); err != nil {
+		return inconclusive("%v", err)
+	}
+	r := h.resolve(ctx, base)
+	ef := c.effects(ctx)
+	want := "1 effect at the dependency although its first answer was lost"
+	if ef.total != 1 {
+		return fail(want, fmt.Sprintf("%d effects for one logical request (%s)", ef.total, ef), c.evidence()...)
+	}
+	if !h.succeeded(r) {
+		return inconclusive("the operation never completed after the lost answer (last: %s)", describe(r))
+	}
+	return pass(want, fmt.Sprintf("1 effect, client got %d", r.status), c.evidence()...)
+}
+
+func concurrentCopies(ctx context.Context, h *Harness) Result {
+	c := h.begin(ctx, "IK-07")
+	defer c.done(ctx)
+	if h.Dependency != nil {
+		// Slow the effectful call so every copy arrives while the first is in progress.
+		if err := c.fault(h.Dependency, c.effectMatch(0), faults.Delay{Duration: 250 * time.Millisecond}); err != nil {
+			return inconclusive("%v", err)
+		}
+	}
+	maxN := h.Conventions.maxCopies()
+	rounds := []int{2 + c.intn(maxN-1)}
+	if rounds[0] != maxN {
+		rounds = append(rounds, maxN)
+	}
+	want := fmt.Sprintf("per round: 1 effect; every other copy %d or a byte-equal replay", h.Conventions.inProgressStatus())
+	var observed []string
+	for _, n := range rounds {
+		base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
+		before := c.effects(ctx).total
+		replies := h.burst(ctx, base, n)
+		got := c.effects(ctx).total - before
+		var wins, conflicts int
+		var winner []byte
+		for _, r := range replies {
+			switch {
+			case h.succeeded(r) && winner == nil:
+				wins, winner = wins+1, r.body
+			case h.succeeded(r) && string(r.body) == string(winner):
+				wins++
+			case h.succeeded(r):
+				return fail(want, fmt.Sprintf("%d copies: two different successful bodies %s and %s", n, excerpt(winner), excerpt(r.body)), c.evidence()...)
+			case r.err == nil && r.status == h.Conventions.inProgressStatus():
+				conflicts++
+			default:
+				return fail(want, fmt.Sprintf("%d copies: one answered %s", n, describe(r)), c.evidence()...)
+			}
+		}
+		if got != 1 {
+			return fail(want, fmt.Sprintf("%d concurrent copies caused %d effects", n, got), c.evidence()...)
+		}
+		observed = append(observed, fmt.Sprintf("%d copies: 1 effect, %d successes, %d conflicts", n, wins, conflicts))
+	}
+	return pass(want, fmt.Sprint(observed), c.evidence()...)
+}
+
+// burst sends n copies of base at once and returns every reply.
+func (h *Harness) burst(ctx context.Context, base call, n int) []reply {
+	replies := make([]reply, n)
+	var start, wg sync.WaitGroup
+	start.Add(1)
+	for i := range n {
+		wg.Go(func() {
+			start.Wait()
+			replies[i] = h.send(ctx, base)
+		})
+	}
+	start.Done()
+	wg.Wait()
+	return replies
+}
+
+// effectMatch selects the effectful dependency calls; first > 0 limits the
+// rule to the first calls after it is placed.
+func (c *casework) effectMatch(first int) faults.Match {
+	return faults.Match{
+		Method: or(c.h.Operation.EffectMethod, http.MethodPost),
+		Path:   c.h.Operation.EffectPath,
+		First:  first,
+	}
+}
+
+// dropResponse loses an answer after the upstream committed it.
+func dropResponse() faults.Fault { return faults.DropResponse{} }
+
+func (ef effects) String() string {
+	return fmt.Sprintf("%d distinct forwarded keys, %d calls without a key", len(ef.byKey), ef.unkeyed)
+}

@@ -1,0 +1,218 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/properties"
+)
+
+// propertyConfig bounds the idempotency property so a certification stays
+// well under a minute; a failure is shrunk for at most ShrinkTime.
+var propertyConfig = properties.Config{Checks: 8, Steps: 10, ShrinkTime: 4 * time.Second}
+
+func idempotencyProperty(ctx context.Context, h *Harness) Result {
+	cfg := propertyConfig
+	cfg.Seed = h.rng("IK-17p").Uint64()
+	var cases atomic.Int64
+	prefix := fmt.Sprintf("p%04x", h.rng("IK-17p/keys").IntN(1<<16))
+	res := properties.Run("IK-17p", cfg, func(t *rapid.T) {
+		n := cases.Add(1)
+		c := h.begin(ctx, "IK-17p")
+		defer c.done(ctx)
+		m := &idemMachine{h: h, c: c, ctx: ctx, name: fmt.Sprintf("%s-%d", prefix, n)}
+		m.tenants = []string{m.name + "-t0"}
+		t.Repeat(map[string]func(*rapid.T){
+			"newOperation":     m.newOperation,
+			"retry":            m.retry,
+			"concurrentBurst":  m.burst,
+			"changePayload":    m.changePayload,
+			"switchTenant":     m.switchTenant,
+			"sameKeyNewTenant": m.sameKeyNewTenant,
+			"":                 m.invariant,
+		})
+	})
+	want := "at most one effect per (tenant, key); every success for a key returns the same body; mismatched payloads rejected"
+	observed := fmt.Sprintf("%d generated cases of up to ~%d steps, seed %d", cfg.Checks, 2*cfg.Steps, cfg.Seed)
+	if !res.Failed {
+		return pass(want, "held over "+observed)
+	}
+	r := fail(want, res.Message)
+	r.Counterexample = res.Counterexample
+	r.Observed = res.Message + " (" + observed + ")"
+	return r
+}
+
+// idemMachine models what a correct idempotent target must do for one
+// generated case; its ops are the logical operations issued so far.
+type idemMachine struct {
+	h       *Harness
+	c       *casework
+	ctx     context.Context
+	name    string
+	tenants []string
+	cur     int
+	ops     []*idemOp
+}
+
+type idemOp struct {
+	label   string // stable name for messages: "op3"
+	tenant  string
+	key     string
+	amount  int
+	done    bool // a definitive answer was seen
+	success bool
+	body    []byte
+	unknown bool // never resolved: may or may not have taken effect
+}
+
+// faultKinds are the front-side faults the property draws from.
+var faultKinds = []string{"none", "lost-response", "reset-before-forwarding", "delay-past-client-timeout", "duplicate-delivery"}
+
+func (m *idemMachine) newOperation(t *rapid.T) {
+	i := len(m.ops)
+	op := &idemOp{label: fmt.Sprintf("op%d", i), tenant: m.tenants[m.cur], key: fmt.Sprintf("%s-k%d", m.name, i), amount: 100 + i}
+	m.ops = append(m.ops, op)
+	m.exercise(t, op, rapid.SampledFrom(faultKinds).Draw(t, "fault"))
+}
+
+func (m *idemMachine) retry(t *rapid.T) {
+	if len(m.ops) == 0 {
+		t.Skip("no operation yet")
+	}
+	op := m.ops[rapid.IntRange(0, len(m.ops)-1).Draw(t, "op")]
+	m.exercise(t, op, rapid.SampledFrom(faultKinds).Draw(t, "fault"))
+}
+
+func (m *idemMachine) burst(t *rapid.T) {
+	if len(m.ops) == 0 {
+		t.Skip("no operation yet")
+	}
+	op := m.ops[rapid.IntRange(0, len(m.ops)-1).Draw(t, "op")]
+	n := rapid.IntRange(2, 6).Draw(t, "copies")
+	for _, r := range m.h.burst(m.ctx, op.call(), n) {
+		m.observe(t, op, r)
+	}
+	m.observe(t, op, m.h.resolveWithin(m.ctx, op.call(), 300*time.Millisecond))
+}
+
+func (m *idemMachine) changePayload(t *rapid.T) {
+	var done []*idemOp
+	for _, op := range m.ops {
+		if op.success {
+			done = append(done, op)
+		}
+	}
+	if len(done) == 0 {
+		t.Skip("no completed operation")
+	}
+	op := done[rapid.IntRange(0, len(done)-1).Draw(t, "completed op")]
+	c := op.call()
+	c.alt = true
+	if r := m.h.send(m.ctx, c); m.h.succeeded(r) {
+		t.Fatalf("%s: a different payload under a completed key succeeded", op.label)
+	}
+}
+
+func (m *idemMachine) switchTenant(t *rapid.T) {
+	next := rapid.IntRange(0, len(m.tenants)).Draw(t, "tenant")
+	if next == len(m.tenants) {
+		m.tenants = append(m.tenants, fmt.Sprintf("%s-t%d", m.name, next))
+	}
+	m.cur = next
+}
+
+func (m *idemMachine) sameKeyNewTenant(t *rapid.T) {
+	if len(m.ops) == 0 || m.h.Conventions.tenantHeader() == "" {
+		t.Skip("no operation yet, or no tenancy")
+	}
+	src := m.ops[rapid.IntRange(0, len(m.ops)-1).Draw(t, "op")]
+	tenant := fmt.Sprintf("%s-t%d", m.name, len(m.tenants))
+	m.tenants = append(m.tenants, tenant)
+	op := &idemOp{label: fmt.Sprintf("op%d", len(m.ops)), tenant: tenant, key: src.key, amount: src.amount}
+	m.ops = append(m.ops, op)
+	m.exercise(t, op, "none")
+}
+
+// exercise sends op once under fault, then resolves it as a retrying
+// client would, checking every answer against the model.
+func (m *idemMachine) exercise(t *rapid.T, op *idemOp, fault string) {
+	c := op.call()
+	if f := m.frontFault(fault); f != nil {
+		match := faults.Match{Headers: map[string]string{m.h.Conventions.keyHeader(): m.h.Conventions.formatKey(op.key)}, First: 1}
+		if m.h.Conventions.tenantHeader() != "" {
+			match.Headers[m.h.Conventions.tenantHeader()] = op.tenant
+		}
+		if err := m.c.fault(m.h.Front, match, f); err != nil {
+			t.Fatalf("placing fault %s: %v", fault, err)
+		}
+		if fault == "delay-past-client-timeout" {
+			c.timeout = 150 * time.Millisecond
+		}
+	}
+	m.observe(t, op, m.h.send(m.ctx, c))
+	m.observe(t, op, m.h.resolveWithin(m.ctx, op.call(), 300*time.Millisecond))
+}
+
+// observe folds one answer into the model and fails on a contradiction.
+func (m *idemMachine) observe(t *rapid.T, op *idemOp, r reply) {
+	switch {
+	case m.h.succeeded(r) && op.success && !bytes.Equal(r.body, op.body):
+		t.Logf("%s: first body %s, now %s", op.label, excerpt(op.body), excerpt(r.body))
+		t.Fatalf("%s: two successes with different bodies", op.label)
+	case m.h.succeeded(r):
+		op.done, op.success, op.unknown, op.body = true, true, false, r.body
+	case r.err == nil && r.status/100 == 4 && r.status != 409 && r.status != 429:
+		if op.success {
+			t.Fatalf("%s: a retry of a completed operation got %d", op.label, r.status)
+		}
+		op.done = true
+	case !op.done:
+		op.unknown = true
+	}
+}
+
+// invariant: the effects at the dependency match the successes the client
+// saw, one per (tenant, key), allowing one for each unresolved operation.
+func (m *idemMachine) invariant(t *rapid.T) {
+	if m.h.Dependency == nil {
+		return
+	}
+	ef := m.c.effects(m.ctx)
+	var succeeded, unknown int
+	for _, op := range m.ops {
+		switch {
+		case op.success:
+			succeeded++
+		case op.unknown:
+			unknown++
+		}
+	}
+	if ef.total < succeeded || ef.total > succeeded+unknown {
+		t.Logf("effects: %s", ef)
+		t.Fatalf("%d effects at the dependency for %d successful and %d unresolved operations", ef.total, succeeded, unknown)
+	}
+}
+
+func (op *idemOp) call() call { return call{key: op.key, tenant: op.tenant, amount: op.amount} }
+
+// frontFault builds the fault a kind names; nil for "none".
+func (m *idemMachine) frontFault(kind string) faults.Fault {
+	switch kind {
+	case "lost-response":
+		return dropResponse()
+	case "reset-before-forwarding":
+		return faults.Reset{}
+	case "delay-past-client-timeout":
+		return faults.Delay{Duration: 400 * time.Millisecond, Phase: "response"}
+	case "duplicate-delivery":
+		return faults.Duplicate{Concurrent: true}
+	}
+	return nil
+}

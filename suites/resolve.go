@@ -1,0 +1,45 @@
+package suites
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// resolve sends base and retries it with the same key, as a well-behaved
+// client would, until a definitive answer or a 5 s budget: it retries
+// transport errors, 409 (in progress), 429 and 5xx, waiting Retry-After
+// (capped at 2 s) or a short exponential backoff.
+func (h *Harness) resolve(ctx context.Context, base call) reply {
+	return h.resolveWithin(ctx, base, 2*time.Second)
+}
+
+// resolveWithin is resolve with Retry-After waits capped at maxWait.
+func (h *Harness) resolveWithin(ctx context.Context, base call, maxWait time.Duration) reply {
+	deadline := time.Now().Add(5 * time.Second)
+	wait := 50 * time.Millisecond
+	for {
+		r := h.send(ctx, base)
+		if !retryable(r) || time.Now().After(deadline) || ctx.Err() != nil {
+			return r
+		}
+		d := wait
+		if r.err == nil {
+			if ra, err := headers.ParseRetryAfter(r.header.Get("Retry-After"), time.Now()); err == nil {
+				d = max(d, min(ra.Delay, maxWait))
+			}
+		}
+		wait = min(2*wait, time.Second)
+		select {
+		case <-ctx.Done():
+			return r
+		case <-time.After(d):
+		}
+	}
+}
+
+func retryable(r reply) bool {
+	return r.err != nil || r.status == http.StatusConflict || r.status == http.StatusTooManyRequests || r.status >= 500
+}

@@ -1,0 +1,156 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// Suites returns every suite by name.
+func Suites() map[string][]Check {
+	all := map[string][]Check{}
+	for _, s := range registry {
+		all[s.name] = s.checks()
+	}
+	return all
+}
+
+// SuiteNames returns the known suite names in reporting order.
+func SuiteNames() []string {
+	names := make([]string, len(registry))
+	for i, s := range registry {
+		names[i] = s.name
+	}
+	return names
+}
+
+// registry lists the suites in reporting order, one per contract. A suite
+// without checks yet is left out rather than registered empty.
+var registry = []struct {
+	name   string
+	checks func() []Check
+}{
+	{suiteIK, Idempotency},
+	{suiteRB, Amplification},
+	{suiteRA, RetryAfter},
+	{suiteDL, Deadlines},
+	{suiteRL, RateLimitHeaders},
+}
+
+// Select returns the checks of the named suites (all when names is empty)
+// or an error naming an unknown suite.
+func Select(names ...string) ([]Check, error) {
+	all := Suites()
+	if len(names) == 0 {
+		names = SuiteNames()
+	}
+	var out []Check
+	for _, n := range names {
+		cs, ok := all[n]
+		if !ok {
+			return nil, fmt.Errorf("suites: unknown suite %q (known: %s)", n, strings.Join(SuiteNames(), ", "))
+		}
+		out = append(out, cs...)
+	}
+	return out, nil
+}
+
+// Progress is told when each check starts and finishes; it may be nil.
+type Progress func(c Check, done bool, res reports.Check)
+
+// Run executes checks in order and returns their report entries. When ctx
+// ends it stops, and the checks not run are omitted; a check that panics is
+// reported inconclusive with the panic, so one bug does not lose the run.
+func Run(ctx context.Context, h *Harness, checks []Check, progress Progress) []reports.Check {
+	var out []reports.Check
+	for _, c := range checks {
+		if ctx.Err() != nil {
+			break
+		}
+		if progress != nil {
+			progress(c, false, reports.Check{})
+		}
+		start := time.Now()
+		res := runOne(ctx, h, c)
+		if ctx.Err() != nil && res.Status != reports.StatusPass {
+			break // interrupted mid-check: its verdict would be a guess
+		}
+		rc := h.toReport(c, res, time.Since(start))
+		out = append(out, rc)
+		if progress != nil {
+			progress(c, true, rc)
+		}
+	}
+	return out
+}
+
+func runOne(ctx context.Context, h *Harness, c Check) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = inconclusive("internal error in check %s: %v\n%s", c.ID, p, debug.Stack())
+		}
+	}()
+	return c.Run(ctx, h)
+}
+
+// maxEvidence bounds the exchanges a check keeps in the report.
+const maxEvidence = 40
+
+func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check {
+	rc := reports.Check{
+		ID: c.ID, Suite: c.Suite, Title: c.Title, Source: c.Source, Level: c.Level,
+		Status: r.Status, Expected: r.Expected, Observed: r.Observed, Reason: r.Reason,
+		Counterexample: r.Counterexample, Duration: reports.Duration(took),
+		Reproduce: r.Reproduce,
+	}
+	if rc.Reproduce == "" && h.Reproduce != "" {
+		rc.Reproduce = h.Reproduce + " --check " + c.ID
+	}
+	ev := r.Evidence
+	if len(ev) > maxEvidence {
+		ev = ev[len(ev)-maxEvidence:]
+	}
+	for _, e := range ev {
+		rc.Evidence = append(rc.Evidence, exchange(e))
+	}
+	return rc
+}
+
+// exchange converts a journal entry into report evidence.
+func exchange(e faults.Entry) reports.Exchange {
+	x := reports.Exchange{
+		ID: e.Seq, Side: e.Side, Method: e.Method, Path: e.Path,
+		Headers: e.Headers, Status: e.Status, Fault: e.Fault,
+		At: reports.Duration(max(e.Offset(e.Received), 0)),
+	}
+	if !e.Finished.IsZero() {
+		x.Took = reports.Duration(e.Finished.Sub(e.Received))
+	}
+	var notes []string
+	if len(e.UpstreamStatuses) > 0 {
+		notes = append(notes, fmt.Sprintf("upstream %v", e.UpstreamStatuses))
+	}
+	if ra := e.ResponseHeader("Retry-After"); ra != "" {
+		notes = append(notes, "Retry-After: "+ra)
+	}
+	if !e.ClientGone.IsZero() {
+		notes = append(notes, fmt.Sprintf("client gone after %s", e.ClientGone.Sub(e.Received).Round(time.Millisecond)))
+	}
+	if e.Error != "" {
+		notes = append(notes, e.Error)
+	}
+	x.Note = strings.Join(notes, "; ")
+	return x
+}
+
+// evidence returns the check's exchanges on both proxies, in finishing order.
+func (c *casework) evidence() []faults.Entry {
+	ev := c.h.Journal.After(c.mark)
+	return slices.Clip(ev)
+}

@@ -1,0 +1,185 @@
+package targets
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Documented defaults, applied by Defaults.
+const (
+	DefaultHealth         = "/healthz"
+	DefaultKeyHeader      = "Idempotency-Key"
+	DefaultTenantHeader   = "X-Tenant-ID"
+	DefaultProcessURL     = "http://127.0.0.1:{{.Port}}"
+	DefaultStartupTimeout = 30 * time.Second // kind process and reference
+	DefaultRunningTimeout = 5 * time.Second  // kind running
+	DefaultStopGrace      = 5 * time.Second
+	DefaultKeyTTL         = 24 * time.Hour
+	DefaultReferenceStore = "sqlite"
+	defaultProbeCount     = "$"
+	defaultMethod         = "POST"
+	defaultProbeMethod    = "GET"
+	defaultContentType    = "application/json"
+	defaultTargetName     = "target"
+)
+
+// defaultTenants are used when tenancy.tenants is empty.
+var defaultTenants = []string{"tenant-a", "tenant-b"}
+
+// Defaults fills every zero value with its documented default, in place. It
+// is idempotent; Parse and Load call it after validating, so callers only
+// need it for Targets built in Go. Kind reference with no operations,
+// dependencies or effects gets the reference stack's.
+func (t *Target) Defaults() {
+	if t.Version == 0 {
+		t.Version = Version
+	}
+	if t.Name == "" {
+		t.Name = defaultTargetName
+	}
+	if t.Kind == "" {
+		t.Kind = KindRunning
+		switch {
+		case !isZero(t.Process):
+			t.Kind = KindProcess
+		case !isZero(t.Reference):
+			t.Kind = KindReference
+		}
+	}
+	t.defaultService()
+	if t.Kind == KindProcess {
+		t.defaultProcess()
+	}
+	if t.Kind == KindReference {
+		t.defaultReference()
+	}
+	for i := range t.Operations {
+		t.Operations[i].defaults()
+	}
+	t.defaultEffects()
+	t.defaultTenancy()
+	t.defaultConventions()
+}
+
+func (t *Target) defaultService() {
+	s := &t.Service
+	if s.URL == "" && t.Kind == KindProcess {
+		s.URL = DefaultProcessURL
+	}
+	if s.Health == "" {
+		s.Health = DefaultHealth
+	}
+	if s.StartupTimeout == 0 {
+		s.StartupTimeout = DefaultStartupTimeout
+		if t.Kind == KindRunning {
+			s.StartupTimeout = DefaultRunningTimeout
+		}
+	}
+}
+
+func (t *Target) defaultProcess() {
+	p := &t.Process
+	if !filepath.IsAbs(p.Dir) {
+		// Relative to the spec's directory, made absolute so Defaults stays idempotent.
+		dir := filepath.Join(t.Dir, p.Dir)
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		p.Dir = dir
+	}
+	if p.StopGrace == 0 {
+		p.StopGrace = DefaultStopGrace
+	}
+}
+
+func (t *Target) defaultReference() {
+	if t.Reference.Store == "" {
+		t.Reference.Store = DefaultReferenceStore
+	}
+	if len(t.Operations) == 0 {
+		t.Operations = referenceOperations()
+	}
+	if len(t.Dependencies) == 0 {
+		t.Dependencies = referenceDependencies()
+	}
+	if isZero(t.Effects) {
+		t.Effects.Ledger.Dependency = "processor"
+	}
+}
+
+func (o *Operation) defaults() {
+	if o.Method == "" {
+		o.Method = defaultMethod
+	}
+	if o.KeyHeader == "" {
+		o.KeyHeader = DefaultKeyHeader
+	}
+	if o.ContentType == "" && o.Body != "" {
+		o.ContentType = defaultContentType
+	}
+}
+
+func (t *Target) defaultEffects() {
+	if l := &t.Effects.Ledger; l.Dependency != "" && l.KeyHeader == "" {
+		l.KeyHeader = DefaultKeyHeader
+	}
+	if p := &t.Effects.Probe; p.URL != "" {
+		if p.Method == "" {
+			p.Method = defaultProbeMethod
+		}
+		if p.Count == "" {
+			p.Count = defaultProbeCount
+		}
+	}
+}
+
+func (t *Target) defaultTenancy() {
+	tn := &t.Tenancy
+	if tn.Disabled {
+		tn.Header, tn.Tenants = "", nil
+		return
+	}
+	if tn.Header == "" {
+		tn.Header = DefaultTenantHeader
+	}
+	if len(tn.Tenants) == 0 {
+		tn.Tenants = slices.Clone(defaultTenants)
+	}
+}
+
+func (t *Target) defaultConventions() {
+	c := &t.Conventions
+	if c.Profile == "" {
+		c.Profile = ProfileIETF
+	}
+	if c.KeyFormat == "" {
+		c.KeyFormat = KeyToken
+	}
+	if c.DeadlineHeader == "" {
+		c.DeadlineHeader = DeadlineRequestTimeoutMs
+	}
+	for _, h := range deadlineHeaders {
+		if strings.EqualFold(h, c.DeadlineHeader) {
+			c.DeadlineHeader = h
+		}
+	}
+	if c.KeyTTL == 0 {
+		c.KeyTTL = DefaultKeyTTL
+	}
+}
+
+// referenceOperations is the reference stack's one effectful operation.
+func referenceOperations() []Operation {
+	return []Operation{{
+		Name: "create-payment",
+		Path: "/v1/payments",
+		Body: `{"amount": {{.Amount}}, "currency": "EUR"}`,
+	}}
+}
+
+// referenceDependencies is the reference stack's processor.
+func referenceDependencies() []Dependency {
+	return []Dependency{{Name: "processor", Path: "/charges"}}
+}

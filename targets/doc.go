@@ -1,0 +1,13 @@
+// Package targets describes the service resilcheck certifies (the target
+// spec, a strictly decoded YAML file with a JSON Schema) and brings it up for
+// a run (launchers for a running service, a process resilcheck starts, and,
+// registered from outside, the built-in reference).
+//
+//	t, err := targets.Load("target.yaml") // *SpecError with file:line:col problems
+//	l, err := targets.NewLauncher(t)
+//	r, err := l.Launch(ctx, targets.LaunchEnv{Dependencies: proxyURLs, Log: w})
+//	defer r.Stop(ctx)
+//
+// Errors matching ErrUnhealthy mean the target could not be reached or did
+// not become healthy; the run is then inconclusive.
+package targets

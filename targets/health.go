@@ -1,0 +1,87 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Health polling pace: quick at first (a process usually comes up within
+// milliseconds), then at most twice a second.
+const (
+	healthFirstDelay  = 25 * time.Millisecond
+	healthMaxDelay    = 500 * time.Millisecond
+	healthAttemptTime = 2 * time.Second // one GET's bound, so a hung service cannot stall the wait
+)
+
+// errDied is returned by waitHealthy when the died channel closes.
+var errDied = errors.New("targets: process died")
+
+// healthURL joins a health path to the service's base URL.
+func healthURL(base, health string) string {
+	if strings.HasPrefix(health, "/") {
+		return strings.TrimSuffix(base, "/") + health
+	}
+	return health
+}
+
+// waitHealthy GETs url until it answers 2xx, timeout passes (an
+// *UnhealthyError), ctx is cancelled (ctx's error) or died closes (errDied).
+func waitHealthy(ctx context.Context, target string, timeout time.Duration, died <-chan struct{}) error {
+	tr := &http.Transport{DisableKeepAlives: true} // no proxy from the environment: targets are direct
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	start := time.Now()
+	deadline := start.Add(timeout)
+	ue := &UnhealthyError{URL: target}
+	for delay := healthFirstDelay; ; delay = min(2*delay, healthMaxDelay) {
+		ue.Attempts++
+		ue.LastStatus, ue.LastErr = probeOnce(ctx, client, target, min(healthAttemptTime, time.Until(deadline)))
+		if ue.LastErr == nil && ue.LastStatus >= 200 && ue.LastStatus < 300 {
+			return nil
+		}
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return fmt.Errorf("targets: waiting for %s: %w", target, ctx.Err())
+		}
+		wait := min(delay, time.Until(deadline))
+		if wait <= 0 || ctx.Err() != nil {
+			ue.Elapsed = time.Since(start)
+			return ue
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-died:
+			timer.Stop()
+			return errDied
+		case <-ctx.Done():
+			timer.Stop()
+		case <-timer.C:
+		}
+	}
+}
+
+// probeOnce makes one bounded GET and returns its status or transport error.
+func probeOnce(ctx context.Context, client *http.Client, target string, limit time.Duration) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(limit, time.Millisecond))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // drop the repeated `Get "URL":` prefix; UnhealthyError names the URL
+		}
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}

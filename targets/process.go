@@ -1,0 +1,167 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"time"
+)
+
+// ProcessLauncher starts a kind-process target: it renders process.command
+// and process.env with ProcessValues, starts the command in its own process
+// group with its output sent to LaunchEnv.Log, and waits for health.
+type ProcessLauncher struct {
+	Target *Target // validated and defaulted
+}
+
+var _ Launcher = (*ProcessLauncher)(nil)
+
+// Launch starts the process and blocks until its health URL answers 2xx. A
+// process that exits first yields an *ExitedError with its exit status and
+// last output; one that stays unhealthy past service.startup_timeout is
+// stopped and yields an *UnhealthyError (both match ErrUnhealthy). ctx also
+// bounds the process's life: cancelling it stops the process as Stop does.
+func (l *ProcessLauncher) Launch(ctx context.Context, env LaunchEnv) (*Running, error) {
+	t := l.Target
+	p, err := newProc(env, t.Process.StopGrace)
+	if err != nil {
+		return nil, err
+	}
+	argv, vars, err := t.Process.Render(p.values)
+	if err == nil {
+		p.base, err = Render(t.Service.URL, p.values)
+	}
+	if err != nil {
+		p.cleanup()
+		return nil, err
+	}
+	p.argv = argv
+	if err := p.start(ctx, t.Process.Dir, vars); err != nil {
+		p.cleanup()
+		return nil, err
+	}
+	err = waitHealthy(ctx, healthURL(p.base, t.Service.Health), t.Service.StartupTimeout, p.done)
+	if errors.Is(err, errDied) {
+		p.cleanup()
+		return nil, &ExitedError{Command: argv, Err: p.waitErr, Output: p.out.Tail()}
+	}
+	if err != nil {
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.grace+time.Second)
+		defer cancel()
+		_ = p.stop(stopCtx)
+		var ue *UnhealthyError
+		if errors.As(err, &ue) {
+			ue.Output = p.out.Tail()
+		}
+		return nil, err
+	}
+	return &Running{URL: p.base, StopFunc: p.stop}, nil
+}
+
+// proc is one started target process.
+type proc struct {
+	values  ProcessValues
+	argv    []string
+	base    string
+	grace   time.Duration
+	ownTemp bool // TempDir was made here and is removed on stop
+	out     *outputLog
+	pid     int
+	done    chan struct{} // closed once the process was reaped and its group killed
+	waitErr error         // set before done closes
+}
+
+func newProc(env LaunchEnv, grace time.Duration) (*proc, error) {
+	p := &proc{grace: max(grace, 0), out: &outputLog{w: env.Log}, done: make(chan struct{})}
+	deps := maps.Clone(env.Dependencies)
+	if deps == nil {
+		deps = map[string]string{}
+	}
+	p.values = ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps}
+	if p.values.Port == 0 {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		p.values.Port = port
+	}
+	if p.values.TempDir == "" {
+		dir, err := os.MkdirTemp("", "resilcheck-target-")
+		if err != nil {
+			return nil, fmt.Errorf("targets: temp dir: %w", err)
+		}
+		p.values.TempDir, p.ownTemp = dir, true
+	}
+	return p, nil
+}
+
+func (p *proc) start(ctx context.Context, dir string, vars map[string]string) error {
+	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		cmd.Env = append(cmd.Env, k+"="+vars[k])
+	}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	ownGroup(cmd)
+	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, sigTerm) }
+	cmd.WaitDelay = p.grace // then the leader is killed and pipes held by strays are closed
+	if err := cmd.Start(); err != nil {
+		return &ExitedError{Command: p.argv, Err: fmt.Errorf("not started: %w", err)}
+	}
+	p.pid = cmd.Process.Pid
+	go func() {
+		p.waitErr = cmd.Wait()
+		_ = signalGroup(p.pid, sigKill) // children left behind by a leader that exited
+		close(p.done)
+	}()
+	return nil
+}
+
+// stop sends SIGTERM to the group, SIGKILL after the grace period (or at
+// once when ctx is done), and waits until the process is reaped.
+func (p *proc) stop(ctx context.Context) error {
+	defer p.cleanup()
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	if err := signalGroup(p.pid, sigTerm); err != nil {
+		return fmt.Errorf("targets: stopping %s: %w", p.argv[0], err)
+	}
+	timer := time.NewTimer(p.grace)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+		return nil
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	_ = signalGroup(p.pid, sigKill)
+	<-p.done // bounded: SIGKILL cannot be ignored and WaitDelay closes held pipes
+	return nil
+}
+
+func (p *proc) cleanup() {
+	if p.ownTemp {
+		_ = os.RemoveAll(p.values.TempDir)
+	}
+}
+
+// freePort asks the kernel for a free loopback port. Another process could
+// take it before the target binds it; a target that fails to bind exits,
+// which Launch reports with its output.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("targets: finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,177 @@
+package targets
+
+import "time"
+
+// Kind says how resilcheck gets hold of the service to certify.
+type Kind string
+
+// The target kinds.
+const (
+	KindRunning   Kind = "running"   // already listening at service.url; resilcheck only checks health
+	KindProcess   Kind = "process"   // resilcheck starts process.command and stops it afterwards
+	KindReference Kind = "reference" // the built-in reference stack, optionally with defects
+)
+
+// Version is the only spec version this package reads.
+const Version = 1
+
+// Target is a decoded target spec. Zero values mean the documented defaults;
+// Parse and Load return it validated with Defaults applied. A Target is not
+// modified by the package after it is returned and may be shared read-only.
+type Target struct {
+	Version      int          `yaml:"version"`      // spec format; 0 means 1, anything else but 1 is rejected
+	Name         string       `yaml:"name"`         // shown in reports; empty = the spec file's base name
+	Kind         Kind         `yaml:"kind"`         // empty = inferred: process or reference if that section is present, else running
+	Service      Service      `yaml:"service"`      // where the service listens and how its health is read
+	Process      Process      `yaml:"process"`      // kind process only
+	Reference    Reference    `yaml:"reference"`    // kind reference only
+	Operations   []Operation  `yaml:"operations"`   // at least one, except kind reference (defaults to the reference's)
+	Dependencies []Dependency `yaml:"dependencies"` // the calls the service makes that the dependency proxy intercepts
+	Effects      Effects      `yaml:"effects"`      // how side effects are counted; at least one way
+	Tenancy      Tenancy      `yaml:"tenancy"`      // what scopes keys and quotas
+	Conventions  Conventions  `yaml:"conventions"`  // protocol dialects the service speaks
+
+	// Dir is the directory relative paths in the spec resolve against: the
+	// spec file's directory (set by Parse and Load; empty = the working directory).
+	Dir string `yaml:"-"`
+
+	src *positions // where each field was written, for error positions; nil when built in Go
+}
+
+// Service says where the target listens and how resilcheck knows it is up.
+type Service struct {
+	// URL is the base URL requests go to. Kind process may use {{.Port}};
+	// empty = http://127.0.0.1:{{.Port}} for kind process (required for running).
+	URL string `yaml:"url"`
+	// Health is a path under URL, or an absolute URL, whose GET must answer 2xx
+	// before certification starts; empty = /healthz.
+	Health string `yaml:"health"`
+	// StartupTimeout bounds the wait for health; 0 = 30s for kind process and
+	// reference, 5s for kind running (it is already up, only blips are waited out).
+	StartupTimeout time.Duration `yaml:"startup_timeout"`
+}
+
+// Process describes the command a kind-process target is started with. Its
+// strings are text/template templates over ProcessValues.
+type Process struct {
+	Command   []string          `yaml:"command"`    // argv; required; argv[0] relative to Dir if it contains a slash
+	Env       map[string]string `yaml:"env"`        // added to resilcheck's own environment (overriding it)
+	Dir       string            `yaml:"dir"`        // working directory, relative to the spec file; empty = the spec file's directory
+	StopGrace time.Duration     `yaml:"stop_grace"` // SIGTERM-to-SIGKILL grace on stop; 0 = 5s
+}
+
+// Reference configures the built-in reference stack (kind reference).
+type Reference struct {
+	Defects []string `yaml:"defects"` // defect names (see resilcheck reference defects); empty = a correct stack
+	// Store is "sqlite" (embedded, in a temp dir), "sqlite:PATH" or a
+	// postgres:// or postgresql:// URL; empty = "sqlite".
+	Store string `yaml:"store"`
+}
+
+// Operation is one effectful request the harness exercises. Path, Body,
+// AltBody and Headers are text/template templates over RequestValues.
+type Operation struct {
+	Name        string            `yaml:"name"`         // required, unique; names the operation in reports
+	Method      string            `yaml:"method"`       // empty = POST
+	Path        string            `yaml:"path"`         // required; starts with /
+	Body        string            `yaml:"body"`         // request body; empty = none
+	AltBody     string            `yaml:"alt_body"`     // a different payload for mismatch checks; empty = Body rendered with another .Amount
+	KeyHeader   string            `yaml:"key_header"`   // empty = Idempotency-Key
+	ContentType string            `yaml:"content_type"` // empty = application/json when Body is set
+	Headers     map[string]string `yaml:"headers"`      // extra request headers (e.g. Authorization)
+	Success     []int             `yaml:"success"`      // statuses meaning the operation took effect; empty = any 2xx
+}
+
+// Dependency is a service the target calls, intercepted by resilcheck's
+// dependency proxy.
+type Dependency struct {
+	// Name is required and unique: letters, digits, - and _. Templates use it as
+	// {{.Dependencies.NAME}}, or {{index .Dependencies "NAME"}} when it has a -.
+	Name string `yaml:"name"`
+	// Listen is host:port for the dependency proxy. Required for kind running
+	// (the service already calls a fixed address); empty = a free loopback port.
+	Listen string `yaml:"listen"`
+	// Upstream is the real dependency's base URL; empty = the proxy's stand-in answers itself.
+	Upstream string `yaml:"upstream"`
+	// Path is the effectful call's path; empty = any POST counts as the call.
+	Path string `yaml:"path"`
+	// StandIn is the stand-in's answer when there is no Upstream; the zero
+	// value answers 200 with an empty JSON object.
+	StandIn StandIn `yaml:"stand_in"`
+}
+
+// StandIn is a scripted dependency answer. Body is a text/template when it
+// contains "{{", with .Method, .Path, .Body, .N (the request's ordinal) and
+// .Header "Name".
+type StandIn struct {
+	Status  int               `yaml:"status"`  // 0 = 200
+	Headers map[string]string `yaml:"headers"` // response headers
+	Body    string            `yaml:"body"`    // empty = {}
+}
+
+// Effects says how side effects are observed; at least one of Ledger and Probe is set.
+type Effects struct {
+	Ledger Ledger `yaml:"ledger"` // count distinct effects at a dependency
+	Probe  Probe  `yaml:"probe"`  // read a count back from the service
+}
+
+// Ledger counts distinct effects that reached a dependency, keyed by the
+// idempotency key the service forwards. The zero value is disabled.
+type Ledger struct {
+	Dependency string `yaml:"dependency"` // a declared dependency's name; empty = no ledger
+	KeyHeader  string `yaml:"key_header"` // the header the service forwards; empty = Idempotency-Key
+}
+
+// Probe reads the number of effects for one key back from the service. The
+// zero value is disabled. URL and Headers are templates over RequestValues.
+type Probe struct {
+	Method  string            `yaml:"method"`  // empty = GET
+	URL     string            `yaml:"url"`     // absolute, or a path under service.url; empty = no probe
+	Headers map[string]string `yaml:"headers"` // extra request headers
+	// Count locates the count in the JSON answer (see CountPath); empty = "$"
+	// (the body is the number, or an array whose length is the count).
+	Count string `yaml:"count"`
+}
+
+// Tenancy says what scopes idempotency keys and quotas.
+type Tenancy struct {
+	// Header carries the tenant on each request; empty = X-Tenant-ID. Writing
+	// header: "" explicitly in YAML sets Disabled.
+	Header   string   `yaml:"header"`
+	Disabled bool     `yaml:"disabled"` // true skips the two-tenant checks
+	Tenants  []string `yaml:"tenants"`  // empty = tenant-a, tenant-b; at least two when given
+}
+
+// Conventions are the protocol dialects the service speaks.
+type Conventions struct {
+	Profile        Profile       `yaml:"profile"`         // empty = ietf
+	KeyFormat      KeyFormat     `yaml:"key_format"`      // empty = token
+	DeadlineHeader string        `yaml:"deadline_header"` // empty = X-Request-Timeout-Ms
+	KeyTTL         time.Duration `yaml:"key_ttl"`         // how long keys are kept; 0 = 24h
+}
+
+// Profile names the status codes expected for idempotency errors.
+type Profile string
+
+// The profiles.
+const (
+	ProfileIETF   Profile = "ietf"   // 400 missing/malformed key, 409 in flight, 422 payload mismatch
+	ProfileStripe Profile = "stripe" // 400 idempotency_error (mismatch too), 409 in flight
+)
+
+// KeyFormat says how an idempotency key is written in its header.
+type KeyFormat string
+
+// The key formats.
+const (
+	KeyToken    KeyFormat = "token"     // bare value, as Stripe and most services accept
+	KeySFString KeyFormat = "sf-string" // RFC 8941 quoted string, as the IETF draft specifies
+)
+
+// The deadline headers the harness can speak (case-insensitive in specs).
+const (
+	DeadlineRequestTimeoutMs = "X-Request-Timeout-Ms"           // relative milliseconds (the reference's)
+	DeadlineGRPCTimeout      = "grpc-timeout"                   // gRPC's TimeoutValue TimeoutUnit
+	DeadlineEnvoyUpstream    = "x-envoy-upstream-rq-timeout-ms" // Envoy, relative milliseconds
+	DeadlineEnvoyExpected    = "x-envoy-expected-rq-timeout-ms" // Envoy, relative milliseconds
+)

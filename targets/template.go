@@ -1,0 +1,169 @@
+package targets
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strings"
+	"text/template"
+	"text/template/parse"
+)
+
+// RequestValues are the values operation and probe templates see. The harness
+// chooses them per request.
+type RequestValues struct {
+	Key    string // the idempotency key of this logical operation
+	Amount int    // a positive amount, different per logical operation
+	Tenant string // the tenant the request is made as; empty when tenancy is disabled
+	Seq    int    // the logical operation's sequence number in the run, from 1
+}
+
+// ProcessValues are the values kind-process templates (command, env,
+// service.url) see. The harness chooses them before starting the process.
+type ProcessValues struct {
+	Port         int               // the port the service must listen on
+	TempDir      string            // a fresh directory, removed after the run
+	Dependencies map[string]string // dependency name → its proxy's base URL, e.g. http://127.0.0.1:9091
+}
+
+// Render expands the text/template text with data. Missing map keys (such
+// as a dependency without a proxy URL) are errors.
+func Render(text string, data any) (string, error) {
+	s, err := render(text, data)
+	if err != nil {
+		return "", fmt.Errorf("targets: %w", err)
+	}
+	return s, nil
+}
+
+func render(text string, data any) (string, error) {
+	tmpl, err := template.New("").Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("bad template: %s", trimTemplateErr(err))
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, data); err != nil {
+		return "", fmt.Errorf("rendering template: %s", trimTemplateErr(err))
+	}
+	return b.String(), nil
+}
+
+// checkTemplate parses text and returns why it is unusable with data's type,
+// or "". It walks the whole tree, so fields in branches not taken are checked
+// too; deps names the entries .Dependencies may be indexed by.
+func checkTemplate(text string, sample any, deps []string) string {
+	tmpl, err := template.New("").Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "bad template: " + trimTemplateErr(err)
+	}
+	c := fieldChecker{typ: reflect.TypeOf(sample), deps: deps}
+	if tmpl.Tree != nil {
+		c.node(tmpl.Tree.Root, true)
+	}
+	if c.bad != "" {
+		return c.bad
+	}
+	if err := tmpl.Execute(&bytes.Buffer{}, sample); err != nil {
+		return "template fails on sample values: " + trimTemplateErr(err)
+	}
+	return ""
+}
+
+func trimTemplateErr(err error) string {
+	s := err.Error()
+	// "template: :1:5: executing ..." / "template: :1: unexpected ..."
+	s = strings.TrimPrefix(s, "template: :")
+	if i := strings.Index(s, ": "); i >= 0 && strings.Trim(s[:i], "0123456789:") == "" {
+		s = s[i+2:]
+	}
+	return s
+}
+
+// fieldChecker reports the first field reference the values type lacks.
+type fieldChecker struct {
+	typ  reflect.Type
+	deps []string
+	bad  string
+}
+
+// node walks n; dotKnown is false inside range and with, where dot changes.
+func (c *fieldChecker) node(n parse.Node, dotKnown bool) {
+	if c.bad != "" || n == nil || reflect.ValueOf(n).IsNil() {
+		return
+	}
+	switch n := n.(type) {
+	case *parse.ListNode:
+		for _, x := range n.Nodes {
+			c.node(x, dotKnown)
+		}
+	case *parse.ActionNode:
+		c.node(n.Pipe, dotKnown)
+	case *parse.IfNode:
+		c.branch(&n.BranchNode, dotKnown, dotKnown)
+	case *parse.RangeNode:
+		c.branch(&n.BranchNode, dotKnown, false)
+	case *parse.WithNode:
+		c.branch(&n.BranchNode, dotKnown, false)
+	case *parse.TemplateNode:
+		c.node(n.Pipe, dotKnown)
+	case *parse.PipeNode:
+		for _, cmd := range n.Cmds {
+			for _, arg := range cmd.Args {
+				c.node(arg, dotKnown)
+			}
+		}
+	case *parse.ChainNode:
+		c.node(n.Node, dotKnown)
+	case *parse.FieldNode:
+		if dotKnown {
+			c.fields(n.Ident)
+		}
+	case *parse.VariableNode:
+		if len(n.Ident) > 1 && n.Ident[0] == "$" {
+			c.fields(n.Ident[1:])
+		}
+	}
+}
+
+func (c *fieldChecker) branch(b *parse.BranchNode, dotKnown, bodyDotKnown bool) {
+	c.node(b.Pipe, dotKnown)
+	c.node(b.List, bodyDotKnown)
+	c.node(b.ElseList, dotKnown)
+}
+
+func (c *fieldChecker) fields(ident []string) {
+	f, ok := c.typ.FieldByName(ident[0])
+	if !ok {
+		c.bad = fmt.Sprintf("template uses .%s; known values: %s", ident[0], valueNames(c.typ))
+		return
+	}
+	if f.Type.Kind() == reflect.Map && len(ident) > 1 && !containsFold(c.deps, ident[1], false) {
+		c.bad = fmt.Sprintf("template uses .%s.%s but no dependency is named %q; declared: %s",
+			ident[0], ident[1], ident[1], orNone(c.deps))
+	}
+}
+
+func valueNames(t reflect.Type) string {
+	var names []string
+	for f := range t.Fields() {
+		names = append(names, "."+f.Name)
+	}
+	return strings.Join(names, " ")
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// containsFold reports whether list holds s (case-insensitively if fold).
+func containsFold(list []string, s string, fold bool) bool {
+	for _, x := range list {
+		if x == s || fold && strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,145 @@
+package targets
+
+import (
+	"cmp"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Validate checks t and returns a *SpecError listing every problem, or nil.
+// It accepts both raw specs (zero values meaning defaults) and defaulted ones;
+// problems carry line and column when t came from Parse or Load.
+func (t *Target) Validate() error {
+	v := &validator{t: t}
+	v.kind = v.checkKind()
+	v.deps = v.checkDependencies()
+	v.checkService()
+	v.checkProcess()
+	v.checkReference()
+	v.checkOperations()
+	v.checkEffects()
+	v.checkTenancy()
+	v.checkConventions()
+	if len(v.probs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(v.probs, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+	return &SpecError{Problems: capProblems(v.probs)}
+}
+
+type validator struct {
+	t     *Target
+	kind  Kind
+	deps  []string // declared dependency names (the reference's when kind reference declares none)
+	probs []Problem
+}
+
+// errf reports a problem at the value of path.
+func (v *validator) errf(path, format string, a ...any) { v.add(path, false, format, a...) }
+
+// keyErrf reports a problem at the key of path (for "this section must not be here").
+func (v *validator) keyErrf(path, format string, a ...any) { v.add(path, true, format, a...) }
+
+func (v *validator) add(path string, key bool, format string, a ...any) {
+	line, col := v.at(path, key)
+	v.probs = append(v.probs, Problem{Line: line, Column: col, Path: path, Msg: fmt.Sprintf(format, a...)})
+}
+
+// at finds where path was written; a field left out is reported at its
+// nearest written parent's key.
+func (v *validator) at(path string, key bool) (line, col int) {
+	if v.t.src == nil {
+		return 0, 0
+	}
+	if p, ok := v.t.src.at[path]; ok {
+		if key {
+			return p.keyLine, p.keyCol
+		}
+		return p.line, p.col
+	}
+	for path != "" {
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+		if p, ok := v.t.src.at[path]; ok {
+			return p.keyLine, p.keyCol
+		}
+	}
+	return 1, 1
+}
+
+func (v *validator) checkKind() Kind {
+	t := v.t
+	if t.Version != 0 && t.Version != Version {
+		v.errf("version", "unsupported version %d; this resilcheck reads version %d", t.Version, Version)
+	}
+	hasProc, hasRef := !isZero(t.Process), !isZero(t.Reference)
+	kind := t.Kind
+	switch kind {
+	case KindRunning, KindProcess, KindReference:
+	case "":
+		switch {
+		case hasProc && hasRef:
+			v.keyErrf("reference", "both process and reference sections are set; set kind to the one you mean")
+		case hasProc:
+			kind = KindProcess
+		case hasRef:
+			kind = KindReference
+		default:
+			kind = KindRunning
+		}
+	default:
+		v.errf("kind", "unknown kind %q; expected running, process or reference", t.Kind)
+		return ""
+	}
+	if hasProc && kind != KindProcess && kind != "" {
+		v.keyErrf("process", "the process section is only for kind process (kind is %s)", kind)
+	}
+	if hasRef && kind != KindReference && kind != "" {
+		v.keyErrf("reference", "the reference section is only for kind reference (kind is %s)", kind)
+	}
+	return kind
+}
+
+func isZero(x any) bool { return reflect.ValueOf(x).IsZero() }
+
+// sample values used to try templates at validation time.
+var sampleRequest = RequestValues{Key: "k-0001", Amount: 100, Tenant: "tenant-a", Seq: 1}
+
+func (v *validator) sampleProcess() ProcessValues {
+	deps := map[string]string{}
+	for i, d := range v.deps {
+		deps[d] = fmt.Sprintf("http://127.0.0.1:%d", 9091+i)
+	}
+	return ProcessValues{Port: 8080, TempDir: "/tmp/resilcheck-target", Dependencies: deps}
+}
+
+// template checks a template field and reports its problem, returning whether it is usable.
+func (v *validator) template(path, text string, sample any) bool {
+	if msg := checkTemplate(text, sample, v.deps); msg != "" {
+		v.errf(path, "%s", msg)
+		return false
+	}
+	return true
+}
+
+// plain rejects template actions in a field that is not expanded.
+func (v *validator) plain(path, s, why string) bool {
+	if strings.Contains(s, "{{") {
+		v.errf(path, "templates are not expanded here (%s)", why)
+		return false
+	}
+	return true
+}
+
+func (v *validator) positive(path string, d interface{ String() string }, neg bool) {
+	if neg {
+		v.errf(path, "must be positive, got %s", d)
+	}
+}

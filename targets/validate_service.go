@@ -1,0 +1,148 @@
+package targets
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/resilcheck/resilcheck/reference/defect"
+)
+
+func (v *validator) checkService() {
+	s := v.t.Service
+	switch v.kind {
+	case KindRunning:
+		if v.plain("service.url", s.URL, "kind running has no chosen port") {
+			if msg := urlProblem(s.URL); msg != "" {
+				v.errf("service.url", "%s", msg)
+			}
+		}
+	case KindProcess:
+		if s.URL != "" && v.template("service.url", s.URL, v.sampleProcess()) {
+			u, _ := Render(s.URL, v.sampleProcess())
+			if msg := urlProblem(u); msg != "" {
+				v.errf("service.url", "%s", msg)
+			}
+		}
+	case KindReference:
+		if s.URL != "" {
+			v.keyErrf("service.url", "kind reference starts its own service; leave service.url out")
+		}
+	}
+	if s.Health != "" && v.plain("service.health", s.Health, "health is fixed") {
+		if msg := pathOrURLProblem(s.Health); msg != "" {
+			v.errf("service.health", "%s", msg)
+		}
+	}
+	v.positive("service.startup_timeout", s.StartupTimeout, s.StartupTimeout < 0)
+}
+
+func (v *validator) checkProcess() {
+	p := v.t.Process
+	if v.kind != KindProcess {
+		return
+	}
+	if len(p.Command) == 0 {
+		v.errf("process.command", "required for kind process; expected a list such as [\"./bin/server\", \"--port\", \"{{.Port}}\"]")
+	}
+	sample := v.sampleProcess()
+	for i, a := range p.Command {
+		path := fmt.Sprintf("process.command[%d]", i)
+		if i == 0 && strings.TrimSpace(a) == "" {
+			v.errf(path, "the program to run must not be empty")
+			continue
+		}
+		v.template(path, a, sample)
+	}
+	for _, k := range sortedKeys(p.Env) {
+		if msg := envNameProblem(k); msg != "" {
+			v.keyErrf("process.env."+k, "%s", msg)
+			continue
+		}
+		v.template("process.env."+k, p.Env[k], sample)
+	}
+	v.plain("process.dir", p.Dir, "dir is a plain path")
+	v.positive("process.stop_grace", p.StopGrace, p.StopGrace < 0)
+}
+
+func (v *validator) checkReference() {
+	r := v.t.Reference
+	for i, name := range r.Defects {
+		if _, err := defect.Parse(name); err != nil {
+			var ue *defect.UnknownError
+			msg := err.Error()
+			if errors.As(err, &ue) {
+				msg = strings.TrimPrefix(msg, "defect: ")
+			}
+			v.errf(fmt.Sprintf("reference.defects[%d]", i), "%s", msg)
+		}
+	}
+	switch st := r.Store; {
+	case st == "", st == "sqlite", strings.HasPrefix(st, "sqlite:"),
+		strings.HasPrefix(st, "postgres://"), strings.HasPrefix(st, "postgresql://"):
+	default:
+		v.errf("reference.store", "expected sqlite, sqlite:PATH or a postgres:// URL, got %q", redactURL(st))
+	}
+}
+
+// checkDependencies validates the dependencies and returns their names.
+func (v *validator) checkDependencies() []string {
+	var names []string
+	seen := map[string]bool{}
+	for i, d := range v.t.Dependencies {
+		p := fmt.Sprintf("dependencies[%d]", i)
+		switch {
+		case d.Name == "":
+			v.errf(p+".name", "required; the name templates use as {{.Dependencies.NAME}}")
+		case !namePattern.MatchString(d.Name):
+			v.errf(p+".name", "expected letters, digits, - and _ starting with a letter, got %q", d.Name)
+		case seen[d.Name]:
+			v.errf(p+".name", "duplicate dependency name %q", d.Name)
+		}
+		if !seen[d.Name] {
+			names = append(names, d.Name)
+		}
+		seen[d.Name] = true
+		switch {
+		case d.Listen == "" && v.kind == KindRunning:
+			v.errf(p+".listen", "required for kind running: the service already calls a fixed address, so the dependency proxy must listen there (e.g. 127.0.0.1:9091)")
+		case d.Listen != "":
+			if msg := listenProblem(d.Listen, v.kind != KindRunning); msg != "" {
+				v.errf(p+".listen", "%s", msg)
+			}
+		}
+		if d.Upstream != "" {
+			if msg := urlProblem(d.Upstream); msg != "" {
+				v.errf(p+".upstream", "%s", msg)
+			}
+		}
+		if d.Path != "" && !strings.HasPrefix(d.Path, "/") {
+			v.errf(p+".path", "expected a path starting with /, got %q", d.Path)
+		}
+		if d.StandIn.Status != 0 && (d.StandIn.Status < 200 || d.StandIn.Status > 599) {
+			v.errf(p+".stand_in.status", "expected a status in 200..599, got %d", d.StandIn.Status)
+		}
+		if d.Upstream != "" && (d.StandIn.Status != 0 || d.StandIn.Body != "" || len(d.StandIn.Headers) > 0) {
+			v.errf(p+".stand_in", "a stand-in answers only when there is no upstream; remove one of them")
+		}
+	}
+	if len(names) == 0 && v.kind == KindReference {
+		for _, d := range referenceDependencies() {
+			names = append(names, d.Name)
+		}
+	}
+	return names
+}
+
+// redactURL hides a password so a store URL can be echoed in errors.
+func redactURL(s string) string {
+	scheme := strings.Index(s, "://")
+	at := strings.LastIndex(s, "@")
+	if scheme < 0 || at < scheme {
+		return s
+	}
+	if user, _, ok := strings.Cut(s[scheme+3:at], ":"); ok {
+		return s[:scheme+3] + user + ":xxxxx" + s[at:]
+	}
+	return s
+}
