@@ -131,6 +131,10 @@ func (r *recorder) result(seed uint64) Result {
 		}
 		first, _, _ := strings.Cut(l, "\n")
 		res.Message = strings.TrimPrefix(first, "[rapid] ")
+		if strings.HasPrefix(res.Message, "flaky test") {
+			// rapid's wording for a failure its replay did not reproduce.
+			res.Message = "failed, but the shrunk case did not fail again on replay: the failure depends on timing (a race)"
+		}
 		for _, c := range r.logs[i+1:] {
 			res.Counterexample = append(res.Counterexample, strings.TrimPrefix(c, "[rapid] "))
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,28 +85,38 @@ func concurrentCopies(ctx context.Context, h *Harness) Result {
 		before := c.effects(ctx).total
 		replies := h.burst(ctx, base, n)
 		got := c.effects(ctx).total - before
-		var wins, conflicts int
-		var winner []byte
-		for _, r := range replies {
-			switch {
-			case h.succeeded(r) && winner == nil:
-				wins, winner = wins+1, r.body
-			case h.succeeded(r) && string(r.body) == string(winner):
-				wins++
-			case h.succeeded(r):
-				return fail(want, fmt.Sprintf("%d copies: two different successful bodies %s and %s", n, excerpt(winner), excerpt(r.body)), c.evidence()...)
-			case r.err == nil && r.status == h.Conventions.inProgressStatus():
-				conflicts++
-			default:
-				return fail(want, fmt.Sprintf("%d copies: one answered %s", n, describe(r)), c.evidence()...)
-			}
-		}
 		if got != 1 {
 			return fail(want, fmt.Sprintf("%d concurrent copies caused %d effects", n, got), c.evidence()...)
 		}
+		wins, conflicts, bad := h.judgeCopies(replies)
+		if bad != "" {
+			return fail(want, fmt.Sprintf("%d copies: %s", n, bad), c.evidence()...)
+		}
 		observed = append(observed, fmt.Sprintf("%d copies: 1 effect, %d successes, %d conflicts", n, wins, conflicts))
 	}
-	return pass(want, fmt.Sprint(observed), c.evidence()...)
+	return pass(want, strings.Join(observed, "; "), c.evidence()...)
+}
+
+// judgeCopies sorts the replies to concurrent copies: successes must all
+// carry the same body, everything else must be the in-progress status.
+// bad describes the first reply that breaks that.
+func (h *Harness) judgeCopies(replies []reply) (wins, conflicts int, bad string) {
+	var winner []byte
+	for _, r := range replies {
+		switch {
+		case h.succeeded(r) && winner == nil:
+			wins, winner = wins+1, r.body
+		case h.succeeded(r) && string(r.body) == string(winner):
+			wins++
+		case h.succeeded(r):
+			return wins, conflicts, fmt.Sprintf("two different successful bodies %s and %s", excerpt(winner), excerpt(r.body))
+		case r.err == nil && r.status == h.Conventions.inProgressStatus():
+			conflicts++
+		default:
+			return wins, conflicts, "one answered " + describe(r)
+		}
+	}
+	return wins, conflicts, ""
 }
 
 // burst sends n copies of base at once and returns every reply.
