@@ -70,9 +70,11 @@ func (ex *Exchange) outbound() *http.Request {
 			out.Body = http.NoBody
 		}
 	} else {
-		body := ex.body
-		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		out.Body, _ = out.GetBody()
+		// No GetBody: net/http would otherwise replay the request on a reused
+		// connection that dies whenever it carries an Idempotency-Key, a second
+		// delivery the journal never sees (and RFC 9110 §9.2.2 forbids a proxy).
+		// Duplicates are the duplicate fault's business, via Forward.
+		out.Body, out.GetBody = io.NopCloser(bytes.NewReader(ex.body)), nil
 	}
 	return out
 }
