@@ -123,6 +123,9 @@ func (c *Client) roundTrip(ctx context.Context, k call, budget time.Duration) (*
 	if err != nil {
 		return nil, err
 	}
+	// The retry loop owns every attempt: stop net/http from replaying a
+	// request carrying an Idempotency-Key on its own when a reused connection dies.
+	req.GetBody = nil
 	req.Header.Set("Accept", "application/json, application/problem+json")
 	if k.body != nil {
 		req.Header.Set("Content-Type", "application/json")

@@ -211,6 +211,9 @@ func (c *caller) attempt(ctx context.Context, call chargeCall, body []byte) *att
 	if err != nil {
 		return &attempt{err: err}
 	}
+	// Every attempt is counted and paced by the retry policy: stop net/http
+	// from replaying this POST on its own when a reused connection dies.
+	req.GetBody = nil
 	req.Header.Set("Content-Type", "application/json")
 	if !c.noKey {
 		req.Header.Set("Idempotency-Key", call.key)
