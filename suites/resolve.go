@@ -9,16 +9,18 @@ import (
 )
 
 // resolve sends base and retries it with the same key, as a well-behaved
-// client would, until a definitive answer or a 5 s budget: it retries
+// client would, until a definitive answer or a 4 s budget: it retries
 // transport errors, 409 (in progress), 429 and 5xx, waiting Retry-After
 // (capped at 2 s) or a short exponential backoff.
 func (h *Harness) resolve(ctx context.Context, base call) reply {
-	return h.resolveWithin(ctx, base, 2*time.Second)
+	return h.resolveWithin(ctx, base, 4*time.Second)
 }
 
-// resolveWithin is resolve with Retry-After waits capped at maxWait.
-func (h *Harness) resolveWithin(ctx context.Context, base call, maxWait time.Duration) reply {
-	deadline := time.Now().Add(5 * time.Second)
+// resolveWithin is resolve with a budget: Retry-After waits are capped at
+// half of it and no retry starts after it.
+func (h *Harness) resolveWithin(ctx context.Context, base call, budget time.Duration) reply {
+	maxWait := budget / 2
+	deadline := time.Now().Add(budget)
 	wait := 50 * time.Millisecond
 	for {
 		r := h.send(ctx, base)

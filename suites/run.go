@@ -90,13 +90,23 @@ func Run(ctx context.Context, h *Harness, checks []Check, progress Progress) []r
 	return out
 }
 
-func runOne(ctx context.Context, h *Harness, c Check) (res Result) {
+// CheckTimeout bounds one check, so a target that stalls every request
+// cannot hold the run; a check that reaches it is inconclusive.
+const CheckTimeout = 90 * time.Second
+
+func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = inconclusive("internal error in check %s: %v\n%s", c.ID, p, debug.Stack())
 		}
 	}()
-	return c.Run(ctx, h)
+	ctx, cancel := context.WithTimeout(parent, CheckTimeout)
+	defer cancel()
+	res = c.Run(ctx, h)
+	if ctx.Err() != nil && parent.Err() == nil {
+		return inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", CheckTimeout, res.Observed, res.Reason)
+	}
+	return res
 }
 
 // maxEvidence bounds the exchanges a check keeps in the report.

@@ -1,0 +1,55 @@
+package certify
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// TestRun_splitReferenceExample certifies examples/split-reference, a
+// process target (the reference split into a gateway and a service process,
+// with the stand-in as processor): green as shipped, and red with a defect
+// switched on, which proves the stand-in ledger counts effects.
+func TestRun_splitReferenceExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds resilcheck and starts processes")
+	}
+	bin := filepath.Join(t.TempDir(), "resilcheck")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/resilcheck").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Setenv("RESILCHECK", bin)
+	spec, err := targets.Load("../examples/split-reference/target.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		defect string
+		fail   []string
+	}{
+		{"", nil},
+		{"no-downstream-key", []string{"IK-17b"}},
+	} {
+		t.Run("defect="+c.defect, func(t *testing.T) {
+			t.Setenv("REFERENCE_DEFECT", c.defect)
+			res, err := Run(context.Background(), Config{Target: spec, Suites: []string{"idempotency"}, Seed: 3})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			var failed []string
+			for _, ch := range res.Report.Checks {
+				if ch.Status != reports.StatusPass {
+					failed = append(failed, ch.ID)
+				}
+			}
+			if !slices.Equal(failed, c.fail) {
+				t.Errorf("checks not passing = %v; want %v", failed, c.fail)
+			}
+		})
+	}
+}
