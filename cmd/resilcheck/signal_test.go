@@ -56,7 +56,7 @@ func TestMain_signals(t *testing.T) {
 			_ = cmd.Process.Kill()
 			t.Fatalf("%d SIGINT: still running after 30 s", signals)
 		}
-		_, err := os.Stat(filepath.Join(dir, "report.json"))
+		_, err = os.Stat(filepath.Join(dir, "report.json"))
 		if signals == 1 && err != nil {
 			t.Errorf("one SIGINT: no partial report: %v", err)
 		}
