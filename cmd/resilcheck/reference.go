@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/resilcheck/resilcheck/certify"
 	"github.com/resilcheck/resilcheck/reference"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reference/gateway"
@@ -144,14 +146,25 @@ func classifyStartErr(err error) error {
 func newReferenceDefectsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "defects",
-		Short: "List the defects the reference stack can switch on",
+		Short: "List the defects the reference stack can switch on, and the checks that catch each (the defect matrix)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := cmd.OutOrStdout()
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "DEFECT\tCOMPONENT\tCAUGHT BY\tWHAT IT BREAKS")
+			matrix := certify.Matrix()
 			for _, d := range defect.All() {
-				fmt.Fprintf(w, "%-26s %-8s %-20s %s\n", d.Name, d.Component, d.Contract, d.Breaks)
+				e := matrix[d.Name]
+				caught := strings.Join(e.Must, " ")
+				if len(e.May) > 0 {
+					caught += " (" + strings.Join(e.May, " ") + ")"
+				}
+				if caught == "" {
+					caught = "-"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Name, d.Component, caught, d.Breaks)
 			}
-			return nil
+			fmt.Fprintln(w, "\nChecks in parentheses may also fail: properties explore at random and may reach the defect.")
+			return w.Flush()
 		},
 	}
 }
