@@ -96,7 +96,9 @@ func DefaultRequestHeaders() []string {
 // DefaultResponseHeaders returns the response headers journaled by default;
 // a trailing * matches any suffix.
 func DefaultResponseHeaders() []string {
-	return []string{"Retry-After", "RateLimit", "RateLimit-Policy", "X-RateLimit-*"}
+	// RateLimit* covers draft -10's pair and the older RateLimit-Limit,
+	// -Remaining and -Reset fields; X-Rate-Limit-* is a common legacy spelling.
+	return []string{"Retry-After", "RateLimit*", "X-RateLimit-*", "X-Rate-Limit-*"}
 }
 
 // headerPicker copies selected headers; names ending in * are prefixes.

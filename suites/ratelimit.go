@@ -1,9 +1,91 @@
 package suites
 
-const suiteRL = "rate-limit-headers"
+import "time"
 
-// RateLimitConfig tunes the rate-limit-headers suite. Zero values mean the documented defaults.
-type RateLimitConfig struct{}
+const (
+	suiteRL  = "rate-limit-headers"
+	rlSource = "draft-ietf-httpapi-ratelimit-headers-10"
+)
 
-// RateLimitHeaders returns the rate-limit-headers suite.
-func RateLimitHeaders() []Check { return nil }
+// RateLimitConfig tunes the rate-limit-headers suite. Zero values mean the
+// documented defaults.
+type RateLimitConfig struct {
+	// ProbePath is the GET path the suite drives; every response to it must
+	// carry the fields and be charged to the tenant. Default "/healthz".
+	ProbePath string
+	// AcceptOlderDrafts accepts the -07 Dictionary and ≤ -06 separate fields
+	// (reported as such); the zero value holds the target to draft -10.
+	AcceptOlderDrafts bool
+	// MaxRate caps the load rate of RL-01q in requests per second; a policy
+	// whose doubled rate exceeds it is skipped. Default 400.
+	MaxRate float64
+	// MaxLoad caps RL-01q's load duration; a window too long to count
+	// several of within it is skipped. Default 8 s.
+	MaxLoad time.Duration
+	// QuotaSlack is the share of q a window's admissions may fall short of
+	// it in RL-01q ("not much less"). Default 0.2.
+	QuotaSlack float64
+	// RatioFactor is how far r/t may exceed q/w before RL-18 fails. Default 10.
+	RatioFactor float64
+}
+
+func (c RateLimitConfig) probePath() string { return or(c.ProbePath, "/healthz") }
+
+func (c RateLimitConfig) maxRate() float64 { return orFloat(c.MaxRate, 400) }
+
+func (c RateLimitConfig) maxLoad() time.Duration {
+	if c.MaxLoad > 0 {
+		return c.MaxLoad
+	}
+	return 8 * time.Second
+}
+
+func (c RateLimitConfig) quotaSlack() float64  { return orFloat(c.QuotaSlack, 0.2) }
+func (c RateLimitConfig) ratioFactor() float64 { return orFloat(c.RatioFactor, 10) }
+
+func orFloat(v, def float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// RateLimitHeaders returns the rate-limit-headers suite (standards.md §2,
+// HS-05). Behaviour checks come first, so the scans that follow judge every
+// response the run produced, 429s included.
+func RateLimitHeaders() []Check {
+	return []Check{
+		{ID: "RL-07b", Suite: suiteRL, Level: "HARNESS", Source: rlSource + " §4.1.1, §6 (standards.md RL-07)",
+			Title: "a sequential client sees remaining never negative, never rising within a window, and no 429 after r>0", Run: sequentialRemaining},
+		{ID: "RL-01q", Suite: suiteRL, Level: "HARNESS", Source: rlSource + " §3.1.1, §3.1.3",
+			Title: "the quota enforced is the quota advertised: at twice the rate, admissions per window match q", Run: enforcedQuota},
+		{ID: "RL-09a", Suite: suiteRL, Level: "SHOULD NOT", Source: rlSource + " §6",
+			Title: "a 429's Retry-After is not earlier than the reset of the exhausted policy", Run: retryAfterVsReset},
+		{ID: "RL-09b", Suite: suiteRL, Level: "HARNESS", Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
+			Title: "once the advertised reset has passed, requests are admitted again", Run: admittedAfterReset},
+		{ID: "HS-05", Suite: suiteRL, Level: "SHOULD", Source: "RFC 6585 §4",
+			Title: "a 429 explains itself in a non-empty body", Run: tooManyBody},
+		{ID: "RL-20", Suite: suiteRL, Level: "HARNESS", Source: rlSource + " §6.1 (standards.md RL-20)",
+			Title: "one tenant exhausting its quota does not limit another", Run: tenantIsolation},
+		{ID: "RL-01", Suite: suiteRL, Level: "MUST", Source: rlSource + " §3, §3.1, §3.1.1",
+			Title: "every response carries RateLimit-Policy: a List of String names, each with q a non-negative Integer", Run: policySyntax},
+		{ID: "RL-02", Suite: suiteRL, Level: "MUST", Source: rlSource + " §3.1.3",
+			Title: "policy windows w are non-zero, non-negative Integers of seconds", Run: policyWindow},
+		{ID: "RL-03", Suite: suiteRL, Level: "MUST", Source: rlSource + " §3.1.2, §10.3",
+			Title: "quota units qu are registered Strings", Run: policyUnit},
+		{ID: "RL-04", Suite: suiteRL, Level: "MUST", Source: rlSource + " §3.1.4, §4.1.3",
+			Title: "partition keys pk are Byte Sequences", Run: partitionKeys},
+		{ID: "RL-07", Suite: suiteRL, Level: "MUST", Source: rlSource + " §4, §4.1.1, §4.1.2",
+			Title: "every response carries RateLimit: named items with r a non-negative Integer and t delay-seconds, not an epoch", Run: limitSyntax},
+		{ID: "RL-08", Suite: suiteRL, Level: "SHOULD", Source: rlSource + " §3",
+			Title: "a tenant's RateLimit-Policy stays the same across responses", Run: policyStable},
+		{ID: "RL-18", Suite: suiteRL, Level: "SHOULD", Source: rlSource + " §6, §8.5",
+			Title: "r/t does not advertise far more than q/w", Run: ratioBound},
+		{ID: "RL-21", Suite: suiteRL, Level: "CONV", Source: "GitHub Docs, Rate limits for the REST API",
+			Title: "a 429 carries X-RateLimit-Remaining: 0", Run: legacyExhausted},
+		{ID: "RL-22", Suite: suiteRL, Level: "CONV", Source: rlSource + " appendix \"RateLimit header fields currently used on the web\"",
+			Title: "X-RateLimit-* values parse, and the reset's interpretation is reported", Run: legacySyntax},
+		{ID: "RL-24", Suite: suiteRL, Level: "HARNESS", Source: "standards.md RL-24 (derived)",
+			Title: "X-RateLimit-* and RateLimit describe the same quota", Run: legacyAgrees},
+	}
+}

@@ -1,0 +1,103 @@
+package suites
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// exhaustWorkers is how many probes exhaust keeps in flight: enough to
+// outrun a refill, few enough not to trip load shedding.
+const exhaustWorkers = 8
+
+// exhaust drives tenant into refusal and returns the first 429 and how
+// many requests it took. It gives up (ok false) after 4 r + 16 requests
+// (1000 at most, 400 when nothing is advertised) or 5 s.
+func (c *casework) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent int, ok bool) {
+	h := c.h
+	o, err := h.rlProbe(ctx, tenant)
+	if err == nil && o.status == http.StatusTooManyRequests {
+		return o, 1, true
+	}
+	budget := int64(400)
+	if l, has := o.minRemaining(); has {
+		budget = min(4*l.Remaining+16, 1000)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var (
+		n    atomic.Int64
+		mu   sync.Mutex
+		got  *rlObs
+		wg   sync.WaitGroup
+		done atomic.Bool
+	)
+	for range exhaustWorkers {
+		wg.Go(func() {
+			for !done.Load() && ctx.Err() == nil && n.Add(1) <= budget {
+				o, err := h.rlProbe(ctx, tenant)
+				if err != nil || o.status != http.StatusTooManyRequests {
+					continue
+				}
+				mu.Lock()
+				if got == nil {
+					got = &o
+				}
+				mu.Unlock()
+				done.Store(true)
+			}
+		})
+	}
+	wg.Wait()
+	sent = int(min(n.Load(), budget)) + 1
+	if got == nil {
+		return rlObs{}, sent, false
+	}
+	return *got, sent, true
+}
+
+// exhaustedReset is the latest reset t among the limits at r=0.
+func exhaustedReset(o rlObs) (time.Duration, bool) {
+	var t time.Duration
+	found := false
+	for _, l := range o.fields.Limits {
+		if l.Remaining == 0 && l.HasReset {
+			t, found = max(t, l.Reset), true
+		}
+	}
+	return t, found
+}
+
+// anyReset is exhaustedReset, or else the latest reset of any limit.
+func anyReset(o rlObs) (time.Duration, bool) {
+	if t, ok := exhaustedReset(o); ok {
+		return t, true
+	}
+	var t time.Duration
+	found := false
+	for _, l := range o.fields.Limits {
+		if l.HasReset {
+			t, found = max(t, l.Reset), true
+		}
+	}
+	return t, found
+}
+
+// retryAfter parses the response's Retry-After against its Date (or its
+// arrival when it has none), as standards.md RL-09 says to convert dates.
+func (o rlObs) retryAfter() (headers.RetryAfter, string, error) {
+	v := o.header.Get("Retry-After")
+	if v == "" {
+		return headers.RetryAfter{}, "", nil
+	}
+	now := o.at
+	if !o.date.IsZero() {
+		now = o.date
+	}
+	ra, err := headers.ParseRetryAfter(v, now)
+	return ra, v, err
+}

@@ -1,0 +1,106 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+func legacyExhausted(ctx context.Context, h *Harness) Result {
+	return h.runScan(ctx, scan{id: "RL-21",
+		applies: func(o rlObs) bool { return o.status == http.StatusTooManyRequests && o.x.Present() },
+		want:    "every 429 that carries X-RateLimit-* says X-RateLimit-Remaining: 0",
+		judge: func(o rlObs) string {
+			switch {
+			case !o.x.HasRemaining:
+				return "no " + o.x.Prefix + "Remaining" + o.x.Window
+			case o.x.Remaining != 0:
+				return fmt.Sprintf("%sRemaining%s: %d on a refusal", o.x.Prefix, o.x.Window, o.x.Remaining)
+			}
+			return ""
+		},
+		prepare: func(ctx context.Context, c *casework) { c.exhaust(ctx, c.tenant()) },
+		none:    "no 429 carried X-RateLimit-* fields",
+		summary: resetKinds})
+}
+
+func legacySyntax(ctx context.Context, h *Harness) Result {
+	return h.runScan(ctx, scan{id: "RL-22",
+		applies: func(o rlObs) bool { return o.x.Present() || o.xErr != nil },
+		want:    "X-RateLimit-Limit/-Remaining as 1*DIGIT; -Reset as delta seconds, epoch s or ms, HTTP-date or RFC 3339 (RL-22 heuristic)",
+		judge: func(o rlObs) string {
+			var msgs []string
+			for _, v := range headers.Violations(o.xErr) {
+				msgs = append(msgs, fmt.Sprintf("%s = %q: %s", v.Field, v.Value, v.Msg))
+			}
+			return strings.Join(msgs, "; ")
+		},
+		none:    "no response carried X-RateLimit-* or X-Rate-Limit-* fields",
+		summary: resetKinds})
+}
+
+func legacyAgrees(ctx context.Context, h *Harness) Result {
+	slack := time.Second + h.tolerance()
+	return h.runScan(ctx, scan{id: "RL-24",
+		applies: func(o rlObs) bool { return o.x.Present() && o.xErr == nil && len(o.fields.Limits) > 0 },
+		want: fmt.Sprintf("X-RateLimit-Remaining = r, X-RateLimit-Limit = q, X-RateLimit-Reset as a delay within %s of t (1 s resolution + tolerance)",
+			slack),
+		judge: func(o rlObs) string { return disagreement(o, slack) },
+		none:  "no response carried both X-RateLimit-* and RateLimit fields",
+		summary: func(obs []rlObs) string {
+			return resetKinds(obs)
+		}})
+}
+
+// disagreement compares the legacy fields with the limit that has least
+// remaining (the one that decides admission).
+func disagreement(o rlObs, slack time.Duration) string {
+	l, _ := o.minRemaining()
+	x := o.x
+	if x.HasRemaining && x.Remaining != l.Remaining {
+		return fmt.Sprintf("%sRemaining %d but r=%d", x.Prefix, x.Remaining, l.Remaining)
+	}
+	q, hasQ := l.Quota, l.Quota > 0
+	if p, ok := policyOf(o.fields, l); ok {
+		q, hasQ = p.Quota, true
+	}
+	if x.HasLimit && hasQ && x.Limit != q {
+		return fmt.Sprintf("%sLimit %d but q=%d", x.Prefix, x.Limit, q)
+	}
+	if x.HasReset && l.HasReset && !resetAgrees(o, l, slack) {
+		return fmt.Sprintf("%sReset read as %s is %s away but t=%s", x.Prefix, x.ResetKind, x.ResetIn.Round(time.Millisecond), l.Reset)
+	}
+	return ""
+}
+
+// resetAgrees reports whether the legacy reset matches t within slack. A
+// delay is compared as is; an instant is compared at some moment between
+// the request's arrival and the response, since the target may compute its
+// fields anywhere in between (a slow response must not look inconsistent).
+func resetAgrees(o rlObs, l headers.Limit, slack time.Duration) bool {
+	if o.x.ResetKind == headers.ResetDeltaSeconds {
+		d := o.x.ResetIn - l.Reset
+		return d <= slack && d >= -slack
+	}
+	from := o.sent
+	if from.IsZero() || from.After(o.at) {
+		from = o.at
+	}
+	latest := o.x.ResetAt.Sub(o.at) - l.Reset   // the smallest difference, at the response
+	earliest := o.x.ResetAt.Sub(from) - l.Reset // the largest, at the request
+	return latest <= slack && earliest >= -slack
+}
+
+// resetKinds reports how the X-RateLimit-Reset values were read (RL-22).
+func resetKinds(obs []rlObs) string {
+	return "X-RateLimit-Reset read as " + distinct(obs, func(o rlObs) string {
+		if !o.x.HasReset {
+			return "absent"
+		}
+		return string(o.x.ResetKind)
+	})
+}

@@ -1,0 +1,165 @@
+package suites
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// rlObs is one response as the rate-limit checks see it: its fields parsed
+// strictly, with the violations kept apart so each check judges its rules.
+type rlObs struct {
+	sent   time.Time // when the request left (own) or reached the front proxy (journal)
+	at     time.Time // when the response headers arrived
+	date   time.Time // the response's Date; zero when unknown (journal entries)
+	status int
+	tenant string
+	source string // "own GET /healthz #3" or "journal front-17"
+	header http.Header
+	body   []byte
+	entry  *faults.Entry // the journal entry, for evidence; nil for own replies
+
+	fields    headers.RateLimitFields
+	fieldsErr error
+	x         headers.XRateLimit
+	xErr      error
+}
+
+func observe(h http.Header, at time.Time) rlObs {
+	o := rlObs{at: at, header: h}
+	o.fields, o.fieldsErr = headers.ParseRateLimitFields(h)
+	o.x, o.xErr = headers.ParseXRateLimit(h, at)
+	if d, err := http.ParseTime(h.Get("Date")); err == nil {
+		o.date = d
+	}
+	return o
+}
+
+// advertises reports whether the response carries any IETF field, valid or not.
+func (o rlObs) advertises() bool {
+	for _, n := range []string{headers.RateLimit, headers.RateLimitPolicy, headers.RateLimitLimit,
+		headers.RateLimitRemaining, headers.RateLimitReset} {
+		if len(o.header.Values(n)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// minRemaining is the smallest r over the response's limits and the limit it
+// belongs to; ok is false when no limit parsed.
+func (o rlObs) minRemaining() (headers.Limit, bool) {
+	if len(o.fields.Limits) == 0 {
+		return headers.Limit{}, false
+	}
+	m := o.fields.Limits[0]
+	for _, l := range o.fields.Limits[1:] {
+		if l.Remaining < m.Remaining {
+			m = l
+		}
+	}
+	return m, true
+}
+
+// rlProbe sends one GET of the probe path for tenant; the request is made
+// non-replayable so net/http cannot send it twice behind the suite's back.
+func (h *Harness) rlProbe(ctx context.Context, tenant string) (rlObs, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.TargetURL+h.RateLimits.probePath(), nil)
+	if err != nil {
+		return rlObs{}, err
+	}
+	// A GET without a body is replayable; an opaque empty body is not, and
+	// net/http still sends no body for it.
+	req.Body = io.NopCloser(strings.NewReader(""))
+	if th := h.Conventions.tenantHeader(); th != "" && tenant != "" {
+		req.Header.Set(th, tenant)
+	}
+	sent := time.Now()
+	resp, err := h.client().Do(req)
+	if err != nil {
+		return rlObs{}, err
+	}
+	defer resp.Body.Close()
+	o := observe(resp.Header, time.Now())
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBody))
+	o.sent, o.status, o.tenant, o.body = sent, resp.StatusCode, tenant, body
+	o.source = "own GET " + h.RateLimits.probePath()
+	return o, err
+}
+
+// journalObs returns every response the front proxy passed from the target
+// in the whole run: responses a fault rule made up are not the target's.
+func (h *Harness) journalObs() []rlObs {
+	var out []rlObs
+	for _, e := range h.Journal.After(0, faults.BySide("front")) {
+		if e.Rule != "" || e.Outcome != faults.OutcomePassed || e.Status == 0 {
+			continue
+		}
+		hd := http.Header{}
+		for k, v := range e.ResponseHeaders {
+			hd[k] = []string{v}
+		}
+		at := e.Answered
+		if at.IsZero() {
+			at = e.Finished
+		}
+		o := observe(hd, at)
+		o.sent = e.Received
+		o.status, o.tenant, o.source = e.Status, e.Header(h.Conventions.tenantHeader()), "journal "+e.ID
+		o.entry = &e
+		out = append(out, o)
+	}
+	return out
+}
+
+// sample sends n sequential probes on a fresh tenant, then one effectful
+// request, so a scan check has responses of its own even when run alone.
+func (c *casework) sample(ctx context.Context, n int) []rlObs {
+	tenant := c.tenant()
+	var out []rlObs
+	for range n {
+		if o, err := c.h.rlProbe(ctx, tenant); err == nil {
+			out = append(out, o)
+		}
+	}
+	sent := time.Now()
+	r := c.h.send(ctx, call{key: c.key(), tenant: tenant, amount: c.amount()})
+	if r.err == nil {
+		o := observe(r.header, sent.Add(r.took))
+		o.sent = sent
+		o.status, o.tenant, o.body, o.source = r.status, tenant, r.body, "own "+or(c.h.Operation.Method, http.MethodPost)+" "+c.h.Operation.Path
+		out = append(out, o)
+	}
+	return out
+}
+
+// seen is everything a scan check judges: its own sample, then the journal.
+func (c *casework) seen(ctx context.Context) []rlObs {
+	own := c.sample(ctx, 6)
+	c.h.settle(ctx)
+	out := own
+	for _, o := range c.h.journalObs() {
+		if len(own) == 0 || o.tenant != own[0].tenant { // own replies are also journaled
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// entriesOf returns the journal entries behind obs, for evidence.
+func entriesOf(obs []rlObs) []faults.Entry {
+	var out []faults.Entry
+	for _, o := range obs {
+		if o.entry != nil {
+			out = append(out, *o.entry)
+		}
+	}
+	return out
+}

@@ -1,0 +1,117 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+func retryAfterVsReset(ctx context.Context, h *Harness) Result {
+	c := h.begin(ctx, "RL-09a")
+	defer c.done(ctx)
+	o, n, ok := c.exhaust(ctx, c.tenant())
+	if !ok {
+		return inconclusive("no 429 after %d requests on a fresh tenant; nothing to compare", n)
+	}
+	ra, raw, err := o.retryAfter()
+	switch {
+	case raw == "":
+		return skip("the 429 carried no Retry-After; RL-09 constrains only responses with both fields")
+	case err != nil:
+		return skip("the 429's Retry-After %q is invalid; its syntax is HS-01's (retry-after suite)", raw)
+	}
+	if !o.advertises() {
+		return skip("the 429 carried no RateLimit fields (RL-07 reports the absence)")
+	}
+	t, ok := exhaustedReset(o)
+	if !ok {
+		return skip("the 429 advertised no policy at r=0 with a reset (RL-07b judges a refusal after r>0)")
+	}
+	slack := time.Duration(0) // both values have 1 s resolution
+	if ra.Date && o.date.IsZero() {
+		slack = time.Second // a date compared with the arrival instead of Date
+	}
+	want := fmt.Sprintf("Retry-After ≥ t=%s of the policy at r=0 (slack %s)", t, slack)
+	got := fmt.Sprintf("after %d requests: 429 with Retry-After %q (%s) and RateLimit %q", n, raw, ra.Delay, o.header.Get("RateLimit"))
+	if ra.Delay+slack < t {
+		return fail(want, got+": Retry-After points earlier than the reset", c.evidence()...)
+	}
+	return pass(want, got, c.evidence()...)
+}
+
+func admittedAfterReset(ctx context.Context, h *Harness) Result {
+	c := h.begin(ctx, "RL-09b")
+	defer c.done(ctx)
+	tenant := c.tenant()
+	o, n, ok := c.exhaust(ctx, tenant)
+	if !ok {
+		return inconclusive("no 429 after %d requests on a fresh tenant", n)
+	}
+	wait, basis := time.Duration(0), ""
+	if ra, raw, err := o.retryAfter(); raw != "" && err == nil {
+		wait, basis = ra.Delay, fmt.Sprintf("Retry-After %q", raw)
+	}
+	if t, ok := anyReset(o); ok && (basis == "" || t > wait) {
+		wait, basis = t, fmt.Sprintf("t=%s", t)
+	}
+	switch {
+	case basis == "":
+		return skip("the 429 advertised neither a valid Retry-After nor a reset")
+	case wait > h.RateLimits.maxLoad():
+		return skip("the advertised wait %s exceeds the suite's %s cap", wait, h.RateLimits.maxLoad())
+	}
+	tol := h.tolerance()
+	select {
+	case <-ctx.Done():
+		return inconclusive("interrupted")
+	case <-time.After(time.Until(o.at.Add(wait + tol))):
+	}
+	p, err := h.rlProbe(ctx, tenant)
+	want := fmt.Sprintf("a request sent once the later of Retry-After and t has passed (+%s) is admitted", tol)
+	switch {
+	case err != nil:
+		return fail(want, fmt.Sprintf("transport error %v after waiting %s (%s)", err, wait, basis), c.evidence()...)
+	case p.status == http.StatusTooManyRequests:
+		return fail(want, fmt.Sprintf("refused again %s after the 429 although %s; RateLimit %q", p.at.Sub(o.at).Round(time.Millisecond),
+			basis, p.header.Get("RateLimit")), c.evidence()...)
+	}
+	return pass(want, fmt.Sprintf("429 after %d requests (%s); %d %s later", n, basis, p.status, p.at.Sub(o.at).Round(time.Millisecond)), c.evidence()...)
+}
+
+func tooManyBody(ctx context.Context, h *Harness) Result {
+	c := h.begin(ctx, "HS-05")
+	defer c.done(ctx)
+	o, n, ok := c.exhaust(ctx, c.tenant())
+	if !ok {
+		return inconclusive("no 429 after %d requests on a fresh tenant", n)
+	}
+	want := "the 429 has a non-empty body explaining the condition"
+	got := fmt.Sprintf("429 after %d requests, Content-Type %q, body %s", n, o.header.Get("Content-Type"), excerpt(o.body))
+	if len(bytes.TrimSpace(o.body)) == 0 {
+		return fail(want, got, c.evidence()...)
+	}
+	return pass(want, got, c.evidence()...)
+}
+
+func tenantIsolation(ctx context.Context, h *Harness) Result {
+	c := h.begin(ctx, "RL-20")
+	defer c.done(ctx)
+	a, b := c.tenant(), c.tenant()
+	_, n, ok := c.exhaust(ctx, a)
+	if !ok {
+		return inconclusive("tenant %s was not refused after %d requests", a, n)
+	}
+	pb, errB := h.rlProbe(ctx, b)
+	pa, errA := h.rlProbe(ctx, a)
+	want := "right after tenant A's 429, a fresh tenant B is admitted"
+	switch {
+	case errB != nil:
+		return fail(want, fmt.Sprintf("tenant B: transport error %v", errB), c.evidence()...)
+	case pb.status == http.StatusTooManyRequests:
+		return fail(want, fmt.Sprintf("tenant B refused after A (%d requests) was exhausted; RateLimit %q", n, pb.header.Get("RateLimit")), c.evidence()...)
+	}
+	again := "A again: " + describe(reply{status: pa.status, err: errA})
+	return pass(want, fmt.Sprintf("A refused after %d requests; B then %d (RateLimit %q); %s", n, pb.status, pb.header.Get("RateLimit"), again), c.evidence()...)
+}

@@ -1,0 +1,105 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// sequentialRemaining: one client, one request at a time, as fast as it
+// can. Between two consecutive responses of one window r must not rise,
+// and a response with r>0 promises the next request at least one unit, so
+// a 429 right after it shows r overstated (time passing only adds quota).
+func sequentialRemaining(ctx context.Context, h *Harness) Result {
+	c := h.begin(ctx, "RL-07b")
+	defer c.done(ctx)
+	tenant := c.tenant()
+	first, err := h.rlProbe(ctx, tenant)
+	switch {
+	case err != nil:
+		return inconclusive("first request failed: %v", err)
+	case !first.advertises():
+		return skip("the target sends no RateLimit fields (RL-01 and RL-07 report the absence)")
+	}
+	l0, ok := first.minRemaining()
+	if !ok {
+		return skip("RateLimit did not parse (RL-07 reports it): %v", first.fieldsErr)
+	}
+	budget := int(min(3*l0.Remaining+20, 600))
+	deadline := time.Now().Add(3 * time.Second)
+	obs := []rlObs{first}
+	refused := 0
+	for len(obs) < budget && refused < 3 && time.Now().Before(deadline) {
+		o, err := h.rlProbe(ctx, tenant)
+		if err != nil {
+			return inconclusive("request %d failed: %v", len(obs)+1, err)
+		}
+		obs = append(obs, o)
+		if o.status == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	countsRequests := true
+	if p, ok := policyOf(first.fields, l0); ok && p.Unit != headers.UnitRequests {
+		countsRequests = false
+	}
+	bad := judgeSequence(obs, countsRequests)
+	want := "r ≥ 0; r non-increasing between responses with the same advertised reset; no 429 right after r>0"
+	got := fmt.Sprintf("%d sequential requests, %d refused, r first %d, last %d", len(obs), refused, l0.Remaining, lastRemaining(obs))
+	if refused == 0 {
+		got += " (the quota was not reached, so the no-429-after-r>0 rule was not exercised)"
+	}
+	if len(bad) > 0 {
+		r := fail(want, got+"; "+bad[0], c.evidence()...)
+		r.Counterexample = bad[:min(len(bad), maxCounterexamples)]
+		return r
+	}
+	return pass(want, got, c.evidence()...)
+}
+
+func judgeSequence(obs []rlObs, countsRequests bool) []string {
+	var bad []string
+	for i := 1; i < len(obs); i++ {
+		prev, cur := obs[i-1], obs[i]
+		if msg := cur.ruleViolations("RL-07", headers.RateLimit, headers.RateLimitRemaining); msg != "" {
+			bad = append(bad, fmt.Sprintf("request %d: %s", i+1, msg))
+			continue
+		}
+		pl, okP := prev.minRemaining()
+		cl, okC := cur.minRemaining()
+		if !okP || !okC {
+			continue
+		}
+		if k := windowEnd(prev, pl); !k.IsZero() && k.Equal(windowEnd(cur, cl)) && cl.Remaining > pl.Remaining {
+			bad = append(bad, fmt.Sprintf("request %d: r rose from %d to %d before the reset at %s", i+1, pl.Remaining, cl.Remaining, k.UTC().Format(time.TimeOnly)))
+		}
+		if countsRequests && prev.status != http.StatusTooManyRequests && pl.Remaining > 0 && cur.status == http.StatusTooManyRequests {
+			bad = append(bad, fmt.Sprintf("request %d: 429 right after a %d that advertised r=%d", i+1, prev.status, pl.Remaining))
+		}
+	}
+	return bad
+}
+
+// windowEnd is the instant a response says its window resets: the legacy
+// epoch reset when there is one (exact), else Date + t; zero when unknown.
+func windowEnd(o rlObs, l headers.Limit) time.Time {
+	if o.x.HasReset && (o.x.ResetKind == headers.ResetEpochSeconds || o.x.ResetKind == headers.ResetEpochMillis) {
+		return o.x.ResetAt
+	}
+	if o.date.IsZero() || !l.HasReset {
+		return time.Time{}
+	}
+	return o.date.Add(l.Reset)
+}
+
+func lastRemaining(obs []rlObs) int64 {
+	for i := len(obs) - 1; i >= 0; i-- {
+		if l, ok := obs[i].minRemaining(); ok {
+			return l.Remaining
+		}
+	}
+	return -1
+}
