@@ -1,9 +1,123 @@
 package suites
 
-const suiteRA = "retry-after"
+import "time"
 
-// RetryAfterConfig tunes the retry-after suite. Zero values mean the documented defaults.
-type RetryAfterConfig struct{}
+const (
+	suiteRA  = "retry-after"
+	raSource = "RFC 9110 §10.2.3"
+)
 
-// RetryAfter returns the retry-after suite.
-func RetryAfter() []Check { return nil }
+// RetryAfterConfig tunes the retry-after suite. Zero values mean the
+// documented defaults, each taken from the source named on its field.
+type RetryAfterConfig struct {
+	// Tolerance is the slack on every "no earlier than" bound; default the
+	// harness tolerance (standards.md §0: 50 ms). Retry-After has 1-second
+	// resolution, so bounds are whole seconds minus this slack.
+	Tolerance time.Duration
+	// Budget is the deadline sent (in the convention's deadline header) with
+	// the requests whose dependency answers carry a Retry-After of 1 s; it must
+	// leave room for that wait. Default 3 s; the reference clips it to its
+	// 2 s maximum, which still leaves room.
+	Budget time.Duration
+	// AnswerSlack is how long after its budget a request may still be
+	// answered when the dependency asks for a huge wait (HS-10). Default
+	// 500 ms: the defect caught waits the huge value itself (10⁶ s), so any
+	// slack far below the budget tells the two apart on a busy machine.
+	AnswerSlack time.Duration
+	// HugeValue is the Retry-After the dependency sends in HS-10; default
+	// "1000000", the example of ratelimit-headers-10 §8.5.1.
+	HugeValue string
+	// InvalidValues are the malformed Retry-After values HS-09 draws two
+	// from; default the HS-01 counterexamples of standards.md plus the
+	// bad-retry-after defect's "1.5s" and a truncated date.
+	InvalidValues []string
+	// FallbackMax is the longest gap allowed between attempts after an
+	// invalid Retry-After (HS-09: it is ignored and the normal backoff
+	// applies). Default 1 s, the reference service's backoff cap
+	// (payments.RetryConfig.MaxDelay); raise it for clients with a longer
+	// cap (AWS: 20 s).
+	FallbackMax time.Duration
+	// StormLimit is the most dependency calls one request may cause while
+	// the dependency keeps answering with an invalid Retry-After; more is a
+	// retry storm. Default 10: the reference makes 3 (its MaxAttempts), a
+	// gateway retrying as well makes at most 3×3, a tight loop hundreds.
+	StormLimit int
+	// BreakerFlush is how many consecutive successes are sent before each
+	// dependency-fault case, so failures of earlier cases have left the
+	// target's count-based circuit breaker window and it is closed. Default
+	// 10, the reference breaker's window (payments.RetryConfig.BreakerWindow).
+	BreakerFlush int
+	// FlushWithin bounds the wait for those successes (an open breaker
+	// half-opens after its delay; the reference's is 1 s). Default 5 s.
+	FlushWithin time.Duration
+	// ExhaustLimit bounds the requests sent to drive one fresh tenant into
+	// 429. Default 400 (eight bursts of the reference's 50).
+	ExhaustLimit int
+	// MaxWait is the longest Retry-After the server-side checks wait out to
+	// see a request admitted; a longer one is reported as not verified.
+	// Default 5 s.
+	MaxWait time.Duration
+}
+
+func (c RetryAfterConfig) tolerance(h *Harness) time.Duration {
+	if c.Tolerance > 0 {
+		return c.Tolerance
+	}
+	return h.tolerance()
+}
+
+func (c RetryAfterConfig) budget() time.Duration { return raOr(c.Budget, 3*time.Second) }
+func (c RetryAfterConfig) answerSlack() time.Duration {
+	return raOr(c.AnswerSlack, 500*time.Millisecond)
+}
+func (c RetryAfterConfig) hugeValue() string          { return or(c.HugeValue, "1000000") }
+func (c RetryAfterConfig) fallbackMax() time.Duration { return raOr(c.FallbackMax, time.Second) }
+func (c RetryAfterConfig) stormLimit() int            { return orInt(c.StormLimit, 10) }
+func (c RetryAfterConfig) breakerFlush() int          { return orInt(c.BreakerFlush, 10) }
+func (c RetryAfterConfig) flushWithin() time.Duration { return raOr(c.FlushWithin, 5*time.Second) }
+func (c RetryAfterConfig) exhaustLimit() int          { return orInt(c.ExhaustLimit, 400) }
+func (c RetryAfterConfig) maxWait() time.Duration     { return raOr(c.MaxWait, 5*time.Second) }
+
+func (c RetryAfterConfig) invalidValues() []string {
+	if len(c.InvalidValues) > 0 {
+		return c.InvalidValues
+	}
+	return []string{"1.5s", "-1", "1.5", "5s", "120, 60", "soon", "Sun, 06 Nov 1994"}
+}
+
+func raOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// RetryAfter returns the Retry-After suite (standards.md §3 HS-01..03,
+// HS-08..10, §2 RL-09, RL-10, §6 BO-07). Server-side checks drive the
+// target into 429 and 503 and hold its Retry-After to its word; client-side
+// checks answer the target's dependency calls with 429/503 and a
+// Retry-After and time the target's next call in the dependency journal.
+// Checks that fail the dependency first send BreakerFlush successes, so the
+// target's circuit breaker never sees more than one case's failures.
+func RetryAfter() []Check {
+	return []Check{
+		{ID: "HS-01a", Suite: suiteRA, Level: "HARNESS", Source: raSource + "; RFC 6585 §4",
+			Title: "a 429 carries a valid Retry-After that tells the truth: refused before it elapses, admitted after", Run: raTruthful429},
+		{ID: "RL-09", Suite: suiteRA, Level: "SHOULD NOT", Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
+			Title: "a 429's Retry-After does not point earlier than the RateLimit reset", Run: raNotBeforeReset},
+		{ID: "HS-01b", Suite: suiteRA, Level: "HARNESS", Source: raSource + "; RFC 9110 §15.6.4",
+			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
+		{ID: "HS-08", Suite: suiteRA, Level: "REC", Source: raSource + " (standards.md HS-08, BO-07)",
+			Title: "after a dependency's 503 with Retry-After: 1, the next call comes no earlier", Run: raHonoursSeconds},
+		{ID: "RL-10", Suite: suiteRA, Level: "MUST", Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
+			Title: "after a dependency's 429 with Retry-After and an earlier RateLimit reset, Retry-After wins", Run: raPrecedence},
+		{ID: "HS-03", Suite: suiteRA, Level: "MUST", Source: "RFC 9110 §5.6.7, §10.2.3",
+			Title: "a Retry-After HTTP-date in each of the three formats is honoured", Run: raHonoursDates},
+		{ID: "HS-09", Suite: suiteRA, Level: "CONV", Source: "Envoy router docs; AWS SDK retry tests (standards.md HS-09)",
+			Title: "an invalid Retry-After falls back to the normal backoff: neither a storm nor no retry", Run: raInvalidFallsBack},
+		{ID: "HS-10", Suite: suiteRA, Level: "REC", Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1 (standards.md HS-10)",
+			Title: "a huge Retry-After does not hold the caller past its deadline", Run: raHugeIsCapped},
+		{ID: "HS-02", Suite: suiteRA, Level: "MUST", Source: raSource + ", §5.6.7",
+			Title: "every 429 and 503 of the run carries Retry-After as delay-seconds or IMF-fixdate", Run: raRunWideSyntax},
+	}
+}

@@ -1,0 +1,193 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// raStamped is a reply with the instants it was sent and fully received.
+type raStamped struct {
+	reply
+	sent, at time.Time
+}
+
+func (h *Harness) raSend(ctx context.Context, c call) raStamped {
+	sent := time.Now()
+	r := h.send(ctx, c)
+	return raStamped{reply: r, sent: sent, at: time.Now()}
+}
+
+// raRule places a rule like fault does and returns its name, so the check
+// can lift it before done (which removes it anyway).
+func (c *casework) raRule(p *faults.Proxy, m faults.Match, f faults.Fault) (string, error) {
+	if err := c.fault(p, m, f); err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rules[len(c.rules)-1].name, nil
+}
+
+// raBudget returns a header carrying budget d in the target's deadline
+// convention (X-Request-Timeout-Ms unless configured otherwise).
+func (h *Harness) raBudget(d time.Duration) http.Header {
+	name := or(h.Conventions.DeadlineHeader, headers.RequestTimeoutMs)
+	v := strconv.FormatInt(d.Milliseconds(), 10)
+	if strings.EqualFold(name, "grpc-timeout") {
+		v = headers.FormatGRPCTimeout(d)
+	}
+	return http.Header{http.CanonicalHeaderKey(name): {v}}
+}
+
+// raFlush sends requests until BreakerFlush succeed in a row, so the
+// failures of earlier cases have left a count-based breaker window and an
+// open breaker has half-opened and closed. It waits out each refusal's
+// Retry-After (at most 1 s) or 100 ms.
+func (c *casework) raFlush(ctx context.Context) error {
+	h, cfg := c.h, c.h.RetryAfter
+	deadline := time.Now().Add(cfg.flushWithin())
+	tenant := c.tenant()
+	var last reply
+	for streak := 0; streak < cfg.breakerFlush(); {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("the target did not answer %d requests in a row with success within %s (last: %s)",
+				cfg.breakerFlush(), cfg.flushWithin(), describe(last))
+		}
+		last = h.send(ctx, call{key: c.key(), tenant: tenant, amount: c.amount()})
+		if h.succeeded(last) {
+			streak++
+			continue
+		}
+		streak = 0
+		wait := 100 * time.Millisecond
+		if last.err == nil {
+			if ra, err := headers.ParseRetryAfter(last.header.Get("Retry-After"), time.Now()); err == nil {
+				wait = max(wait, min(ra.Delay, time.Second))
+			}
+		}
+		raSleep(ctx, wait)
+	}
+	h.settle(ctx)
+	return nil
+}
+
+// raExhaust sends waves of concurrent requests as tenant until one is
+// refused with 429 or ExhaustLimit is reached; replies come in wave order.
+func (c *casework) raExhaust(ctx context.Context, tenant string) ([]raStamped, error) {
+	const wave = 10
+	var out []raStamped
+	for len(out) < c.h.RetryAfter.exhaustLimit() && ctx.Err() == nil {
+		rs := make([]raStamped, wave)
+		calls := make([]call, wave)
+		for i := range calls {
+			calls[i] = call{key: c.key(), tenant: tenant, amount: c.amount()}
+		}
+		var wg sync.WaitGroup
+		for i := range rs {
+			wg.Go(func() { rs[i] = c.h.raSend(ctx, calls[i]) })
+		}
+		wg.Wait()
+		out = append(out, rs...)
+		if slices.ContainsFunc(rs, func(r raStamped) bool { return r.err == nil && r.status == http.StatusTooManyRequests }) {
+			return out, nil
+		}
+	}
+	return out, fmt.Errorf("no 429 after %d requests from one tenant", len(out))
+}
+
+// raDepOutcome is one dependency-fault case: the client's answer and the
+// effectful dependency calls it caused, by arrival.
+type raDepOutcome struct {
+	reply    raStamped
+	calls    []faults.Entry
+	faulted  *faults.Entry // the first call the rule answered
+	next     *faults.Entry // the first later call with the same forwarded key
+	evidence []faults.Entry
+	// keyHeader is the key header the target forwards to its dependency.
+	keyHeader string
+}
+
+// gap is the time from the faulted answer to the next call.
+func (o raDepOutcome) gap() time.Duration { return o.next.Received.Sub(o.faulted.Finished) }
+
+// raDepCase flushes the breaker, then lets fault answer the first `first`
+// effectful dependency calls (0: all) while one request with a fresh key
+// and the given budget goes through. prepare runs after the flush, just
+// before the rule is placed, and returns the fault (so dates can be stamped
+// then).
+func (c *casework) raDepCase(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
+	h := c.h
+	if err := c.raFlush(ctx); err != nil {
+		return raDepOutcome{}, err
+	}
+	mark := h.Journal.LastSeq()
+	name, err := c.raRule(h.Dependency, c.effectMatch(first), prepare())
+	if err != nil {
+		return raDepOutcome{}, err
+	}
+	r := h.raSend(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount(),
+		header: h.raBudget(budget), timeout: budget + 3*time.Second})
+	h.Dependency.Rules().Remove(name)
+	h.settle(ctx)
+	o := raDepOutcome{reply: r, evidence: h.Journal.After(mark), keyHeader: h.Conventions.depKeyHeader()}
+	method := or(h.Operation.EffectMethod, http.MethodPost)
+	for _, e := range o.evidence {
+		if e.Side == "dependency" && e.Method == method && (h.Operation.EffectPath == "" || faults.ByPath(h.Operation.EffectPath)(&e)) {
+			o.calls = append(o.calls, e)
+		}
+	}
+	slices.SortFunc(o.calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
+	key := o.keyHeader
+	for i := range o.calls {
+		e := &o.calls[i]
+		switch {
+		case o.faulted == nil && e.Rule == name:
+			o.faulted = e
+		case o.faulted != nil && o.next == nil && e.Header(key) == o.faulted.Header(key):
+			o.next = e
+		}
+	}
+	return o, nil
+}
+
+// raAlignedSecond returns a whole wall-clock second S no more than 350 ms
+// in the past, waiting for the next one if need be, so a date S+N sent now
+// lies between N−0.35 s and N s ahead.
+func raAlignedSecond(ctx context.Context) time.Time {
+	now := time.Now()
+	s := now.Truncate(time.Second)
+	if now.Sub(s) > 350*time.Millisecond {
+		s = s.Add(time.Second)
+		raSleep(ctx, time.Until(s)+time.Millisecond)
+	}
+	return s.UTC()
+}
+
+func raSleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// raMs renders a duration in milliseconds for report lines.
+func raMs(d time.Duration) string {
+	if d > -10*time.Millisecond && d < 10*time.Millisecond {
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}

@@ -1,0 +1,243 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// raHonoursSeconds: the dependency's first answer is 503 with
+// Retry-After: 1; the target's next call must come at least 1 s later.
+func raHonoursSeconds(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "HS-08")
+	defer c.done(ctx)
+	o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
+		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": "1"})
+	})
+	return c.raJudgeWait(o, err, "a 503 with Retry-After: 1", time.Second, time.Time{})
+}
+
+// raPrecedence: the dependency's first answer is 429 with Retry-After: 1
+// and a RateLimit reset of 0 s; Retry-After takes precedence (RL-10).
+func raPrecedence(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "RL-10")
+	defer c.done(ctx)
+	o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
+		return raAbort(http.StatusTooManyRequests, map[string]string{
+			"Retry-After": "1", "RateLimit": `"dep";r=0;t=0`, "RateLimit-Policy": `"dep";q=10;w=1`,
+		})
+	})
+	return c.raJudgeWait(o, err, `a 429 with Retry-After: 1 and RateLimit: "dep";r=0;t=0`, time.Second, time.Time{})
+}
+
+// raDateForms are the three HTTP-date formats a recipient must accept.
+var raDateForms = []struct{ name, layout string }{
+	{"IMF-fixdate", headers.IMFFixdate},
+	{"rfc850", headers.RFC850Date},
+	{"asctime", headers.ASCTimeDate},
+}
+
+// raHonoursDates: for each HTTP-date format, the dependency's first answer
+// (429 or 503, drawn) carries Date: S and Retry-After: S+1 s; the next call
+// must not come before S+1 s.
+func raHonoursDates(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "HS-03")
+	defer c.done(ctx)
+	tol := h.RetryAfter.tolerance(h)
+	want := fmt.Sprintf("for each form, the next call no earlier than the Retry-After date (1 s after the Date sent with it) −%s", raMs(tol))
+	var seen []string
+	var ev []faults.Entry
+	var failed bool
+	for _, f := range raDateForms {
+		status := []int{http.StatusServiceUnavailable, http.StatusTooManyRequests}[c.intn(2)]
+		var date, until time.Time
+		o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
+			date = raAlignedSecond(ctx)
+			until = date.Add(time.Second)
+			return raAbort(status, map[string]string{"Date": date.Format(headers.IMFFixdate), "Retry-After": until.Format(f.layout)})
+		})
+		ev = append(ev, o.evidence...)
+		what := fmt.Sprintf("%d with Retry-After %q", status, until.Format(f.layout))
+		switch res := c.raJudgeWait(o, err, what, 0, until); res.Status {
+		case reports.StatusPass:
+			seen = append(seen, fmt.Sprintf("%s: next call %s after the date, %s after the answer",
+				f.name, raMs(o.next.Received.Sub(until)), raMs(o.gap())))
+		case reports.StatusFail:
+			failed = true
+			seen = append(seen, f.name+": "+res.Observed)
+		default:
+			return res
+		}
+	}
+	if failed {
+		return fail(want, strings.Join(seen, "; "), ev...)
+	}
+	return pass(want, strings.Join(seen, "; "), ev...)
+}
+
+// raJudgeWait holds the call after the faulted one to a minimum gap after
+// the faulted answer, and to notBefore when set (wall clock).
+func (c *casework) raJudgeWait(o raDepOutcome, err error, what string, minGap time.Duration, notBefore time.Time) Result {
+	tol := c.h.RetryAfter.tolerance(c.h)
+	want := fmt.Sprintf("after %s the next dependency call comes no earlier than %s (−%s)", what, raMs(minGap), raMs(tol))
+	if !notBefore.IsZero() {
+		want = fmt.Sprintf("after %s the next dependency call comes no earlier than that date (−%s)", what, raMs(tol))
+	}
+	switch {
+	case err != nil:
+		return inconclusive("%v", err)
+	case o.faulted == nil:
+		return inconclusive("the target made no dependency call to answer with %s (client got %s)", what, describe(o.reply.reply))
+	case o.next == nil:
+		return inconclusive("the target made no further dependency call after %s (client got %s); nothing to time: a target that does not retry passes vacuously",
+			what, describe(o.reply.reply))
+	}
+	gap := o.gap()
+	if gap+tol < minGap {
+		return fail(want, fmt.Sprintf("the next call came %s after %s", raMs(gap), what), o.evidence...)
+	}
+	if !notBefore.IsZero() && o.next.Received.Add(tol).Before(notBefore) {
+		return fail(want, fmt.Sprintf("the next call came %s after %s, %s before its date",
+			raMs(gap), what, raMs(notBefore.Sub(o.next.Received))), o.evidence...)
+	}
+	return pass(want, fmt.Sprintf("the next call came %s after %s; the client got %s", raMs(gap), what, describe(o.reply.reply)), o.evidence...)
+}
+
+// raInvalidFallsBack: the dependency keeps answering 503 with a malformed
+// Retry-After (two drawn values, one case each); the target must retry on
+// its normal backoff: at least one retry, none later than FallbackMax after
+// the previous answer, no more than StormLimit calls.
+func raInvalidFallsBack(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "HS-09")
+	defer c.done(ctx)
+	cfg := h.RetryAfter
+	tol := cfg.tolerance(h)
+	want := fmt.Sprintf("the value is ignored: a retry comes, each within %s (+%s) of the previous answer, at most %d calls",
+		raMs(cfg.fallbackMax()), raMs(tol), cfg.stormLimit())
+	values := cfg.invalidValues()
+	picked := []string{values[c.intn(len(values))]}
+	if len(values) > 1 {
+		i := c.intn(len(values) - 1)
+		if values[i] == picked[0] {
+			i = len(values) - 1
+		}
+		picked = append(picked, values[i])
+	}
+	var seen []string
+	var ev []faults.Entry
+	for _, v := range picked {
+		o, err := c.raDepCase(ctx, 0, cfg.budget(), func() faults.Fault {
+			return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": v})
+		})
+		if err != nil {
+			return inconclusive("%v", err)
+		}
+		ev = append(ev, o.evidence...)
+		calls := o.keyCalls()
+		switch {
+		case len(calls) == 0:
+			return inconclusive("the target made no dependency call (client got %s)", describe(o.reply.reply))
+		case len(calls) > cfg.stormLimit():
+			return fail(want, fmt.Sprintf("Retry-After %q: %d calls for one request", v, len(calls)), ev...)
+		case len(calls) == 1:
+			return c.raNoRetry(ctx, want, v, o, ev)
+		}
+		var gaps []string
+		for i := 1; i < len(calls); i++ {
+			gap := calls[i].Received.Sub(calls[i-1].Finished)
+			if gap > cfg.fallbackMax()+tol {
+				return fail(want, fmt.Sprintf("Retry-After %q: call %d came %s after the previous answer, beyond the backoff", v, i+1, raMs(gap)), ev...)
+			}
+			gaps = append(gaps, raMs(gap))
+		}
+		seen = append(seen, fmt.Sprintf("%q: %d calls, gaps %s, client got %s", v, len(calls), strings.Join(gaps, ", "), describe(o.reply.reply)))
+	}
+	return pass(want, strings.Join(seen, "; "), ev...)
+}
+
+// raNoRetry tells "an invalid value stopped the retries" from "the target
+// never retries a 503": it repeats the case without any Retry-After.
+func (c *casework) raNoRetry(ctx context.Context, want, v string, o raDepOutcome, ev []faults.Entry) Result {
+	base, err := c.raDepCase(ctx, 0, c.h.RetryAfter.budget(), func() faults.Fault {
+		return raAbort(http.StatusServiceUnavailable, nil)
+	})
+	if err != nil {
+		return inconclusive("%v", err)
+	}
+	if n := len(base.keyCalls()); n > 1 {
+		return fail(want, fmt.Sprintf("no retry after a 503 with Retry-After %q (client got %s), yet %d calls after a 503 without one",
+			v, describe(o.reply.reply), n), append(ev, base.evidence...)...)
+	}
+	return skip("the target does not retry a dependency's 503 at all; there is no backoff to fall back to")
+}
+
+// keyCalls returns the calls sharing the faulted call's forwarded key.
+func (o raDepOutcome) keyCalls() []faults.Entry {
+	if o.faulted == nil {
+		return nil
+	}
+	var out []faults.Entry
+	for _, e := range o.calls {
+		if e.Header(o.keyHeader) == o.faulted.Header(o.keyHeader) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// raHugeIsCapped: the dependency's first answer is 503 with a huge
+// Retry-After; the client, with a drawn budget, must still get an answer by
+// that budget plus AnswerSlack, whether the target capped the wait or gave up.
+func raHugeIsCapped(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "HS-10")
+	defer c.done(ctx)
+	cfg := h.RetryAfter
+	budget := time.Second + time.Duration(c.intn(1000))*time.Millisecond
+	huge := cfg.hugeValue()
+	want := fmt.Sprintf("with a budget of %s, an answer within %s (budget + %s) although the dependency said Retry-After: %s",
+		raMs(budget), raMs(budget+cfg.answerSlack()), raMs(cfg.answerSlack()), huge)
+	o, err := c.raDepCase(ctx, 1, budget, func() faults.Fault {
+		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": huge})
+	})
+	if err != nil {
+		return inconclusive("%v", err)
+	}
+	r := o.reply
+	switch {
+	case o.faulted == nil:
+		return inconclusive("the target made no dependency call (client got %s)", describe(r.reply))
+	case r.err != nil:
+		return fail(want, fmt.Sprintf("no answer: %v after %s", r.err, raMs(r.took)), o.evidence...)
+	case r.took > budget+cfg.answerSlack():
+		return fail(want, fmt.Sprintf("answered %d only after %s", r.status, raMs(r.took)), o.evidence...)
+	}
+	how := "gave up without calling again"
+	if o.next != nil {
+		how = fmt.Sprintf("capped the wait and called again %s later", raMs(o.gap()))
+	}
+	if v := r.header.Get("Retry-After"); v != "" {
+		how += fmt.Sprintf(", and passed Retry-After %q on", v)
+	}
+	return pass(want, fmt.Sprintf("answered %d after %s; the target %s", r.status, raMs(r.took), how), o.evidence...)
+}

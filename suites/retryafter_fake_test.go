@@ -1,0 +1,157 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// raFake is a tiny service with one dependency, broken in the ways no
+// reference defect is, to prove HS-09, HS-10 and RL-09 can fail.
+type raFake struct {
+	dep string // the dependency proxy's URL
+	// hugeWait honours any Retry-After, giving up only a second after the
+	// caller's budget (HS-10's defect).
+	hugeWait bool
+	// invalidStops stops retrying on an unparseable Retry-After (HS-09's).
+	invalidStops bool
+	// resetAhead answers every request 429 with Retry-After: 1 and a
+	// RateLimit reset of 3 s (RL-09's).
+	resetAhead bool
+}
+
+func (f *raFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.resetAhead {
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("RateLimit", `"tenant";r=0;t=3`)
+		w.WriteHeader(http.StatusTooManyRequests)
+		return
+	}
+	budget, ok, _ := headers.Timeout(r.Header)
+	if !ok {
+		budget = 2 * time.Second
+	}
+	deadline := time.Now().Add(budget)
+	if f.hugeWait {
+		deadline = deadline.Add(time.Second)
+	}
+	ctx, cancel := context.WithDeadline(r.Context(), deadline)
+	defer cancel()
+	for range 3 {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.dep+"/charges", bytes.NewReader([]byte(`{}`)))
+		req.Header.Set("Idempotency-Key", r.Header.Get("Idempotency-Key"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			break
+		}
+		resp.Body.Close()
+		if resp.StatusCode < 300 {
+			w.WriteHeader(http.StatusCreated)
+			return
+		}
+		wait := 10 * time.Millisecond
+		if v := resp.Header.Get("Retry-After"); v != "" {
+			ra, err := headers.ParseRetryAfter(v, time.Now())
+			if err != nil && f.invalidStops {
+				break
+			}
+			if err == nil {
+				wait = max(wait, ra.Delay)
+			}
+		}
+		if !f.hugeWait && time.Now().Add(wait).After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	w.Header().Set("Retry-After", "1")
+	w.WriteHeader(http.StatusServiceUnavailable)
+}
+
+// raFakeHarness starts front proxy → fake → dependency proxy (a stand-in
+// that charges) on loopback.
+func raFakeHarness(t *testing.T, f *raFake) *Harness {
+	t.Helper()
+	j := faults.NewJournal()
+	dep, err := faults.NewProxy(faults.WithSide("dependency"), faults.WithJournal(j), faults.WithSeed(1),
+		faults.WithStandIn(faults.Respond{Status: http.StatusCreated, Body: `{"id":"ch_1"}`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.dep, err = dep.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dep.Close() })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: f, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	u, _ := url.Parse("http://" + l.Addr().String())
+	front, err := faults.NewProxy(faults.WithUpstream(u), faults.WithSide("front"), faults.WithJournal(j), faults.WithSeed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frontURL, err := front.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = front.Close() })
+	return &Harness{
+		TargetURL: frontURL, Front: front, Dependency: dep, Journal: j, Seed: 1,
+		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",
+			Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }},
+		RetryAfter: RetryAfterConfig{Budget: 500 * time.Millisecond, AnswerSlack: 300 * time.Millisecond, BreakerFlush: 1},
+	}
+}
+
+func TestRetryAfter_catchesUnfitTargets(t *testing.T) {
+	cases := []struct {
+		name string
+		fake raFake
+		run  func(context.Context, *Harness) Result
+	}{
+		{"HS-10 waits out a huge Retry-After", raFake{hugeWait: true}, raHugeIsCapped},
+		{"HS-09 stops retrying on an invalid Retry-After", raFake{invalidStops: true}, raInvalidFallsBack},
+		{"RL-09 Retry-After earlier than the reset", raFake{resetAhead: true}, raNotBeforeReset},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := c.fake
+			h := raFakeHarness(t, &f)
+			res := c.run(t.Context(), h)
+			if res.Status != reports.StatusFail {
+				t.Fatalf("status %s, want fail; observed %q, reason %q", res.Status, res.Observed, res.Reason)
+			}
+			t.Logf("observed: %s", res.Observed)
+		})
+	}
+}
+
+func TestRetryAfter_passesFitFake(t *testing.T) {
+	t.Parallel()
+	h := raFakeHarness(t, &raFake{})
+	for _, run := range []func(context.Context, *Harness) Result{raHugeIsCapped, raInvalidFallsBack} {
+		if res := run(t.Context(), h); res.Status != reports.StatusPass {
+			t.Errorf("status %s, want pass; observed %q, reason %q", res.Status, res.Observed, res.Reason)
+		}
+	}
+}
