@@ -8,39 +8,6 @@ import (
 	"time"
 )
 
-func retryAfterVsReset(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "RL-09a")
-	defer c.done(ctx)
-	o, n, ok := c.exhaust(ctx, c.tenant())
-	if !ok {
-		return inconclusive("no 429 after %d requests on a fresh tenant; nothing to compare", n)
-	}
-	ra, raw, err := o.retryAfter()
-	switch {
-	case raw == "":
-		return skip("the 429 carried no Retry-After; RL-09 constrains only responses with both fields")
-	case err != nil:
-		return skip("the 429's Retry-After %q is invalid; its syntax is HS-01's (retry-after suite)", raw)
-	}
-	if !o.advertises() {
-		return skip("the 429 carried no RateLimit fields (RL-07 reports the absence)")
-	}
-	t, ok := exhaustedReset(o)
-	if !ok {
-		return skip("the 429 advertised no policy at r=0 with a reset (RL-07b judges a refusal after r>0)")
-	}
-	slack := time.Duration(0) // both values have 1 s resolution
-	if ra.Date && o.date.IsZero() {
-		slack = time.Second // a date compared with the arrival instead of Date
-	}
-	want := fmt.Sprintf("Retry-After ≥ t=%s of the policy at r=0 (slack %s)", t, slack)
-	got := fmt.Sprintf("after %d requests: 429 with Retry-After %q (%s) and RateLimit %q", n, raw, ra.Delay, o.header.Get("RateLimit"))
-	if ra.Delay+slack < t {
-		return fail(want, got+": Retry-After points earlier than the reset", c.evidence()...)
-	}
-	return pass(want, got, c.evidence()...)
-}
-
 func admittedAfterReset(ctx context.Context, h *Harness) Result {
 	c := h.begin(ctx, "RL-09b")
 	defer c.done(ctx)
