@@ -2,5 +2,13 @@ package certify
 
 import "github.com/resilcheck/resilcheck/reference/defect"
 
-// deadlineMatrix: the defects the deadline suite catches.
-var deadlineMatrix = map[defect.Name]Expectation{}
+// deadlineMatrix: the defects the deadline suite catches. Without
+// propagation every downstream call lacks a budget in each of the three
+// formats; work after the deadline runs detached from the caller, so its
+// dependency call outlives both the deadline (DL-03) and a disconnected
+// caller (DL-07), and its retries start after the deadline (DL-06). The
+// caller's own answer stays on time under both, so HS-18 passes.
+var deadlineMatrix = map[defect.Name]Expectation{
+	defect.NoDeadlinePropagation: {Must: []string{"DL-04", "DL-04g", "DL-04e"}},
+	defect.WorkAfterDeadline:     {Must: []string{"DL-03", "DL-06", "DL-07"}},
+}

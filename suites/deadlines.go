@@ -1,9 +1,114 @@
 package suites
 
-const suiteDL = "deadlines"
+import (
+	"net/http"
+	"slices"
+	"time"
 
-// DeadlineConfig tunes the deadlines suite. Zero values mean the documented defaults.
-type DeadlineConfig struct{}
+	"github.com/resilcheck/resilcheck/headers"
+)
 
-// Deadlines returns the deadlines suite.
-func Deadlines() []Check { return nil }
+const (
+	suiteDL  = "deadlines"
+	dlSource = "standards.md §4"
+	sreDL    = "SRE book ch. 22 \"Addressing Cascading Failures\""
+)
+
+// DeadlineConfig tunes the deadlines suite. Zero values mean the documented
+// defaults, chosen so the reference stack is certified in about 10 s.
+type DeadlineConfig struct {
+	// TimeoutStatus is the status the target answers when a caller's budget
+	// runs out; 0 means 504 Gateway Timeout (HS-18).
+	TimeoutStatus int
+	// Tolerance is the slack on every deadline bound; 0 means 200 ms. It is
+	// wider than the harness tolerance because a deadline is enforced by
+	// every hop's timers (gateway and service in the reference), and the
+	// journal's timestamps include both proxies' scheduling on a busy machine.
+	// Budgets drawn below are many tolerances apart from the defects' timings.
+	Tolerance time.Duration
+	// MinBudget and MaxBudget bound the budgets the checks send while the
+	// dependency hangs; 0 means 300 ms and 700 ms. The lower bound must leave
+	// the target time to reach its dependency.
+	MinBudget, MaxBudget time.Duration
+	// Watch is how long DL-06 keeps watching the dependency after the
+	// deadline, to catch a target that retries in the background; 0 means
+	// 1.2 s (the reference's whole retry schedule fits in 1.1 s).
+	Watch time.Duration
+	// Formats lists the deadline headers DL-04 sends budgets in, one check
+	// per format: Conventions.DeadlineHeader (DL-04), grpc-timeout (DL-04g)
+	// and x-envoy-upstream-rq-timeout-ms (DL-04e). Empty means all three; a
+	// format not listed is skipped.
+	Formats []string
+	// Warmup is how many consecutive successful requests each check sends
+	// before it starts, so a circuit breaker opened by earlier checks has
+	// closed and forgotten their failures; 0 means 10 (the reference's
+	// breaker looks at its last 10 calls), negative disables it.
+	Warmup int
+}
+
+func (c DeadlineConfig) timeoutStatus() int { return orInt(c.TimeoutStatus, http.StatusGatewayTimeout) }
+
+func (c DeadlineConfig) tolerance() time.Duration { return dlOr(c.Tolerance, 200*time.Millisecond) }
+
+func (c DeadlineConfig) budgets() (lo, hi time.Duration) {
+	lo, hi = dlOr(c.MinBudget, 300*time.Millisecond), dlOr(c.MaxBudget, 700*time.Millisecond)
+	return lo, max(hi, lo+time.Millisecond)
+}
+
+func (c DeadlineConfig) watch() time.Duration { return dlOr(c.Watch, 1200*time.Millisecond) }
+
+func (c DeadlineConfig) warmup() int {
+	switch {
+	case c.Warmup < 0:
+		return 0
+	case c.Warmup == 0:
+		return 10
+	}
+	return c.Warmup
+}
+
+// sendsFormat reports whether DL-04 is to exercise the deadline header name.
+func (c DeadlineConfig) sendsFormat(name string) bool {
+	if len(c.Formats) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(c.Formats, func(f string) bool { return http.CanonicalHeaderKey(f) == http.CanonicalHeaderKey(name) })
+}
+
+// dlHeader is the deadline header the target reads (Conventions.DeadlineHeader,
+// canonical form), X-Request-Timeout-Ms by default.
+func dlHeader(c Conventions) string {
+	return http.CanonicalHeaderKey(or(c.DeadlineHeader, headers.RequestTimeoutMs))
+}
+
+func dlOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// Deadlines returns the deadline suite (standards.md §4 and HS-18): budgets
+// sent while the dependency hangs, and what the target does with them.
+func Deadlines() []Check {
+	return []Check{
+		{ID: "HS-18", Suite: suiteDL, Level: "REC", Source: "RFC 9110 §15.6.5; " + dlSource + " DL-03",
+			Title: "with the dependency hanging, the target answers 504 by the caller's budget", Run: dlAnswersByBudget},
+		{ID: "DL-03", Suite: suiteDL, Level: "REC", Source: "grpc.io \"Deadlines\" (Deadlines on the Server); " + dlSource + " DL-03",
+			Title: "the target cancels its dependency call when the caller's budget runs out", Run: dlCancelsAtDeadline},
+		{ID: "DL-04", Suite: suiteDL, Level: "REC", Source: "grpc.io \"Deadlines\" (Deadline Propagation); " + sreDL + "; " + dlSource + " DL-04",
+			Title: "the budget passed downstream is what was received minus what was spent (the target's deadline header)", Run: dlPropagates("DL-04", dlConventionFormat)},
+		{ID: "DL-04g", Suite: suiteDL, Level: "REC", Source: "grpc PROTOCOL-HTTP2.md (grpc-timeout); " + dlSource + " DL-04",
+			Title: "a budget sent as grpc-timeout is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates("DL-04g", headers.GRPCTimeout)},
+		{ID: "DL-04e", Suite: suiteDL, Level: "REC", Source: "Envoy router filter docs (x-envoy-upstream-rq-timeout-ms); " + dlSource + " DL-04",
+			Title: "a budget sent as x-envoy-upstream-rq-timeout-ms is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates("DL-04e", headers.EnvoyUpstreamRqMs)},
+		{ID: "DL-06", Suite: suiteDL, Level: "REC", Source: sreDL + " (Missing deadlines); " + dlSource + " DL-06",
+			Title: "no dependency call starts after the caller's deadline, even when calls fail and could be retried", Run: dlNoWorkAfterDeadline},
+		{ID: "DL-06b", Suite: suiteDL, Level: "REC", Source: sreDL + " (Missing deadlines); " + dlSource + " DL-06",
+			Title: "a request whose budget is already spent gets an immediate 504 and causes no dependency call", Run: dlExpiredBudget},
+		{ID: "DL-07", Suite: suiteDL, Level: "REC", Source: sreDL + " (Cancellation propagation); " + dlSource + " DL-07",
+			Title: "a caller that disconnects cancels the target's dependency call", Run: dlCancelsOnDisconnect},
+		{ID: "HS-18b", Suite: suiteDL, Level: "REC", Source: "RFC 9110 §15.6.5; " + dlSource + " DL-14 (servers may clamp)",
+			Title: "with no budget and the dependency hanging, the target still answers 504 within its maximum budget", Run: dlAnswersWithoutBudget},
+	}
+}

@@ -1,0 +1,181 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// dlConventionFormat stands for the target's own deadline header
+// (Conventions.DeadlineHeader) where a check takes a header name.
+const dlConventionFormat = ""
+
+// dlCase is one deadline check's casework with the suite's settings.
+type dlCase struct {
+	*casework
+	cfg DeadlineConfig
+	tol time.Duration
+}
+
+// dlBegin warms the target up, then starts the check's casework. When the
+// target cannot be brought to a healthy state it returns ok false and the
+// inconclusive result to report; otherwise callers defer c.done.
+func (h *Harness) dlBegin(ctx context.Context, id string) (c *dlCase, res Result, ok bool) {
+	if h.Dependency == nil {
+		return nil, skip("the target declares no dependency: a hanging dependency cannot be simulated"), false
+	}
+	if err := h.dlWarmup(ctx, id); err != nil {
+		return nil, inconclusive("%v", err), false
+	}
+	cfg := h.Deadlines
+	return &dlCase{casework: h.begin(ctx, id), cfg: cfg, tol: cfg.tolerance()}, Result{}, true
+}
+
+// dlWarmup sends healthy requests until DeadlineConfig.Warmup of them in a
+// row succeed. Checks run one after another on one stack, and a breaker
+// that counts failures (hung or failed dependency calls of earlier checks or
+// suites) would otherwise answer 503 without calling the dependency at all,
+// leaving nothing to judge. It waits out Retry-After (capped at 1.5 s) and
+// gives up after 5 s.
+func (h *Harness) dlWarmup(ctx context.Context, id string) error {
+	n := h.Deadlines.warmup()
+	if n == 0 {
+		return nil
+	}
+	w := h.begin(ctx, id+"~warmup")
+	defer w.done(ctx)
+	tenant := w.tenant()
+	until := time.Now().Add(5 * time.Second)
+	var last reply
+	for ok, sent := 0, 0; ok < n; sent++ {
+		if time.Now().After(until) || ctx.Err() != nil {
+			return fmt.Errorf("suites: warm-up before %s: %d requests in 5s did not give %d successes in a row (last: %s)", id, sent, n, describe(last))
+		}
+		if sent > 0 && sent%40 == 0 {
+			tenant = w.tenant() // stay clear of a per-tenant rate limit
+		}
+		last = h.send(ctx, call{key: w.key(), tenant: tenant, amount: w.amount(), timeout: 2 * time.Second})
+		if h.succeeded(last) {
+			ok++
+			continue
+		}
+		ok = 0
+		wait := 100 * time.Millisecond
+		if last.err == nil {
+			if ra, err := headers.ParseRetryAfter(last.header.Get("Retry-After"), time.Now()); err == nil {
+				wait = max(wait, min(ra.Delay, 1500*time.Millisecond))
+			}
+		}
+		dlSleep(ctx, wait)
+	}
+	return nil
+}
+
+// budget draws a budget in [MinBudget, MaxBudget), whole milliseconds.
+func (c *dlCase) budget() time.Duration {
+	lo, hi := c.cfg.budgets()
+	return lo + time.Duration(c.intn(int((hi-lo)/time.Millisecond)))*time.Millisecond
+}
+
+// hang blackholes every call to the dependency for the rest of the check.
+func (c *dlCase) hang() error {
+	return c.fault(c.h.Dependency, faults.Match{}, faults.Blackhole{})
+}
+
+// sendBudget sends one operation carrying budget in the header name
+// (dlConventionFormat: the target's own); budget < 0 sends none. The client
+// waits at most wait.
+func (c *dlCase) sendBudget(ctx context.Context, name string, budget, wait time.Duration) reply {
+	if name == dlConventionFormat {
+		name = dlHeader(c.h.Conventions)
+	}
+	var hd http.Header
+	if budget >= 0 {
+		hd = http.Header{}
+		headers.SetTimeout(hd, name, budget)
+	}
+	return c.h.send(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount(), header: hd, timeout: wait})
+}
+
+// front returns the check's first request at the front proxy (the one the
+// budget was sent with), once the proxies are quiet.
+func (c *dlCase) front(ctx context.Context) (faults.Entry, bool) {
+	c.h.settle(ctx)
+	var first faults.Entry
+	found := false
+	for _, e := range c.entries("front") {
+		if c.h.Operation.Path != "" && e.Path != c.h.Operation.Path {
+			continue
+		}
+		if !found || e.Received.Before(first.Received) {
+			first, found = e, true
+		}
+	}
+	return first, found
+}
+
+// calls returns the check's dependency calls in the order they started.
+func (c *dlCase) calls() []faults.Entry {
+	es := c.entries("dependency")
+	slices.SortFunc(es, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
+	return es
+}
+
+// dlTook is how long the target took to answer e: from the front proxy
+// receiving the request to the response being done, or the client's
+// measure when the proxy has no finish time.
+func dlTook(e faults.Entry, found bool, r reply) time.Duration {
+	if found && !e.Finished.IsZero() {
+		return e.Finished.Sub(e.Received)
+	}
+	return r.took
+}
+
+// dlDownstreamBudget reads the budget a dependency call carried, in any of
+// the deadline headers the journal records (headers.Timeout's order).
+func dlDownstreamBudget(e faults.Entry) (d time.Duration, ok bool, err error) {
+	hd := http.Header{}
+	for k, v := range e.Headers {
+		hd[k] = []string{v}
+	}
+	return headers.Timeout(hd)
+}
+
+// quiet waits until the dependency has seen no new call and none in flight
+// for period, so a target still retrying in the background after its
+// answer is observed here rather than blamed on the next check. It gives up
+// after limit.
+func (c *dlCase) quiet(ctx context.Context, period, limit time.Duration) {
+	until := time.Now().Add(limit)
+	for ctx.Err() == nil && time.Now().Before(until) {
+		c.h.settle(ctx)
+		seen := c.h.Journal.LastSeq()
+		dlSleep(ctx, period)
+		if c.h.Journal.LastSeq() == seen && c.h.Dependency.InFlight() == 0 && c.h.Front.InFlight() == 0 {
+			return
+		}
+	}
+}
+
+// dlMs renders d in whole milliseconds for report lines.
+func dlMs(d time.Duration) string {
+	return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds())
+}
+
+// dlSleep waits d or until ctx ends.
+func dlSleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,71 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// dlPropagates returns DL-04 for one deadline header format (name, or
+// dlConventionFormat for the target's own). The first dependency call hangs
+// for a while, then fails with 503, so a target that retries makes a second
+// call later in its budget: each call must carry a budget no larger than
+// the one sent minus the time elapsed since (T_out ≤ T_in − elapsed + ε),
+// which a hard-coded, fresh or copied budget does not satisfy.
+func dlPropagates(id, name string) func(ctx context.Context, h *Harness) Result {
+	return func(ctx context.Context, h *Harness) Result {
+		own := dlHeader(h.Conventions)
+		switch {
+		case name == dlConventionFormat:
+			name = own
+		case http.CanonicalHeaderKey(name) == own:
+			return skip("%s is the target's own deadline header, exercised by DL-04", name)
+		}
+		if !h.Deadlines.sendsFormat(name) {
+			return skip("%s is not among the deadline formats to exercise (DeadlineConfig.Formats %v)", name, h.Deadlines.Formats)
+		}
+		c, res, ok := h.dlBegin(ctx, id)
+		if !ok {
+			return res
+		}
+		defer c.done(ctx)
+		lo, hi := c.cfg.budgets()
+		b := hi + time.Duration(100+c.intn(400))*time.Millisecond
+		hold := lo + time.Duration(c.intn(200))*time.Millisecond
+		if err := c.fault(h.Dependency, faults.Match{First: 1}, faults.Blackhole{Timeout: hold, Mode: "status", Status: http.StatusServiceUnavailable}); err != nil {
+			return inconclusive("%v", err)
+		}
+		r := c.sendBudget(ctx, name, b, b+c.tol+2*time.Second)
+		front, found := c.front(ctx)
+		if !found {
+			return inconclusive("the front proxy journaled no request (client: %s)", describe(r))
+		}
+		calls := c.calls()
+		want := fmt.Sprintf("every dependency call carries a budget ≤ %s sent in %s − time elapsed since + %s tolerance (first call held %s, then 503)",
+			dlMs(b), name, dlMs(c.tol), dlMs(hold))
+		if len(calls) == 0 {
+			return inconclusive("the target made no dependency call (it answered %s)", describe(r))
+		}
+		var seen []string
+		for i, e := range calls {
+			elapsed := e.Received.Sub(front.Received)
+			allowed := b - elapsed + c.tol
+			d, present, err := dlDownstreamBudget(e)
+			switch {
+			case err != nil:
+				return fail(want, fmt.Sprintf("call %d at +%s carried a malformed budget: %v", i+1, dlMs(elapsed), err), c.evidence()...)
+			case !present:
+				return fail(want, fmt.Sprintf("call %d at +%s carried no budget (none of X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-timeout-ms)", i+1, dlMs(elapsed)), c.evidence()...)
+			case d > allowed:
+				return fail(want, fmt.Sprintf("call %d at +%s carried %s; at most %s was left (%s over, tolerance included)",
+					i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(d-allowed)), c.evidence()...)
+			}
+			seen = append(seen, fmt.Sprintf("call %d at +%s: %s (%s left; margin %s)", i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(b-elapsed-d)))
+		}
+		return pass(want, strings.Join(seen, "; ")+"; client got "+describe(r), c.evidence()...)
+	}
+}

@@ -1,0 +1,90 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// dlAnswersByBudget (HS-18): the dependency hangs; the caller's budget, not
+// the dependency, decides when the target answers, and it answers 504.
+func dlAnswersByBudget(ctx context.Context, h *Harness) Result {
+	c, res, ok := h.dlBegin(ctx, "HS-18")
+	if !ok {
+		return res
+	}
+	defer c.done(ctx)
+	if err := c.hang(); err != nil {
+		return inconclusive("%v", err)
+	}
+	b := c.budget()
+	r := c.sendBudget(ctx, dlConventionFormat, b, b+c.tol+2*time.Second)
+	front, found := c.front(ctx)
+	return c.judgeTimeout(r, front, found, b, fmt.Sprintf("a budget of %s in %s", dlMs(b), dlHeader(h.Conventions)))
+}
+
+// dlAnswersWithoutBudget (HS-18b): no budget at all and a hanging
+// dependency; the target must still bound the wait by its own maximum
+// (Conventions.MaxBudget) instead of waiting on the dependency forever.
+func dlAnswersWithoutBudget(ctx context.Context, h *Harness) Result {
+	c, res, ok := h.dlBegin(ctx, "HS-18b")
+	if !ok {
+		return res
+	}
+	defer c.done(ctx)
+	if err := c.hang(); err != nil {
+		return inconclusive("%v", err)
+	}
+	limit := h.Conventions.maxBudget()
+	r := c.sendBudget(ctx, dlConventionFormat, -1, limit+c.tol+2*time.Second)
+	front, found := c.front(ctx)
+	return c.judgeTimeout(r, front, found, limit, fmt.Sprintf("no budget (the target's maximum is %s, Conventions.MaxBudget)", dlMs(limit)))
+}
+
+// judgeTimeout passes when r is the timeout status within limit plus the
+// suite tolerance, measured at the front proxy.
+func (c *dlCase) judgeTimeout(r reply, front faults.Entry, found bool, limit time.Duration, sent string) Result {
+	status := c.cfg.timeoutStatus()
+	want := fmt.Sprintf("%d within %s + %s tolerance of the request, with %s and the dependency hanging", status, dlMs(limit), dlMs(c.tol), sent)
+	t := dlTook(front, found, r)
+	switch {
+	case r.err != nil:
+		return fail(want, fmt.Sprintf("no answer after %s (%v)", dlMs(r.took), r.err), c.evidence()...)
+	case r.status != status:
+		return fail(want, fmt.Sprintf("%d after %s", r.status, dlMs(t)), c.evidence()...)
+	case t > limit+c.tol:
+		return fail(want, fmt.Sprintf("%d after %s, %s past the bound", r.status, dlMs(t), dlMs(t-limit)), c.evidence()...)
+	}
+	return pass(want, fmt.Sprintf("%d after %s", r.status, dlMs(t)), c.evidence()...)
+}
+
+// dlExpiredBudget (DL-06b): a budget of zero is already spent; the target
+// answers at once and starts no work (SRE book: check the deadline before
+// each stage).
+func dlExpiredBudget(ctx context.Context, h *Harness) Result {
+	c, res, ok := h.dlBegin(ctx, "DL-06b")
+	if !ok {
+		return res
+	}
+	defer c.done(ctx)
+	r := c.sendBudget(ctx, dlConventionFormat, 0, c.tol+2*time.Second)
+	dlSleep(ctx, c.tol) // work started in the background shows up meanwhile
+	front, found := c.front(ctx)
+	status := c.cfg.timeoutStatus()
+	want := fmt.Sprintf("%d within %s tolerance and no dependency call, for a budget of 0 in %s", status, dlMs(c.tol), dlHeader(h.Conventions))
+	t := dlTook(front, found, r)
+	calls := c.calls()
+	switch {
+	case len(calls) > 0 || h.Dependency.InFlight() > 0:
+		return fail(want, fmt.Sprintf("%d dependency calls (%d still open) for a request with no budget left; answered %s", len(calls), h.Dependency.InFlight(), describe(r)), c.evidence()...)
+	case r.err != nil:
+		return fail(want, fmt.Sprintf("no answer after %s (%v)", dlMs(r.took), r.err), c.evidence()...)
+	case r.status != status:
+		return fail(want, fmt.Sprintf("%d after %s, no dependency call", r.status, dlMs(t)), c.evidence()...)
+	case t > c.tol:
+		return fail(want, fmt.Sprintf("%d after %s, no dependency call", r.status, dlMs(t)), c.evidence()...)
+	}
+	return pass(want, fmt.Sprintf("%d after %s, no dependency call", r.status, dlMs(t)), c.evidence()...)
+}

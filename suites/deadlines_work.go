@@ -1,0 +1,59 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// dlNoWorkAfterDeadline (DL-06): every dependency call hangs past the
+// caller's deadline and then fails with 503, the kind of failure a retrying
+// target retries. A target that stops at its deadline makes no further
+// call; one that works on after its caller's deadline retries after it. The
+// suite watches the dependency for DeadlineConfig.Watch past the deadline.
+func dlNoWorkAfterDeadline(ctx context.Context, h *Harness) Result {
+	c, res, ok := h.dlBegin(ctx, "DL-06")
+	if !ok {
+		return res
+	}
+	defer c.done(ctx)
+	b := c.budget()
+	// Held past the deadline by twice the tolerance, so a retry right after
+	// the 503 lands clearly after the deadline.
+	hold := b + 2*c.tol
+	if err := c.fault(h.Dependency, faults.Match{}, faults.Blackhole{Timeout: hold, Mode: "status", Status: http.StatusServiceUnavailable}); err != nil {
+		return inconclusive("%v", err)
+	}
+	sent := time.Now()
+	r := c.sendBudget(ctx, dlConventionFormat, b, b+c.tol+2*time.Second)
+	dlSleep(ctx, time.Until(sent.Add(b+c.cfg.watch())))
+	// A target working on in the background pauses between retries; wait
+	// for a quarter of the watch with nothing happening before judging.
+	c.quiet(ctx, c.cfg.watch()/4, 5*time.Second)
+	front, found := c.front(ctx)
+	if !found {
+		return inconclusive("the front proxy journaled no request (client: %s)", describe(r))
+	}
+	deadline := front.Received.Add(b)
+	want := fmt.Sprintf("no dependency call starts later than %s after the deadline (budget %s in %s; every call held %s, then 503; watched %s)",
+		dlMs(c.tol), dlMs(b), dlHeader(h.Conventions), dlMs(hold), dlMs(c.cfg.watch()))
+	calls := c.calls()
+	if len(calls) == 0 {
+		return inconclusive("the target made no dependency call (it answered %s)", describe(r))
+	}
+	var late []string
+	for i, e := range calls {
+		if after := e.Received.Sub(deadline); after > c.tol {
+			late = append(late, fmt.Sprintf("call %d started %s after the deadline", i+1, dlMs(after)))
+		}
+	}
+	if len(late) > 0 {
+		return fail(want, fmt.Sprintf("%d of %d calls started after the deadline: %v; client got %s", len(late), len(calls), late, describe(r)), c.evidence()...)
+	}
+	last := calls[len(calls)-1]
+	return pass(want, fmt.Sprintf("%d calls, the last started %s the deadline; client got %s",
+		len(calls), dlRel(last.Received.Sub(deadline)), describe(r)), c.evidence()...)
+}
