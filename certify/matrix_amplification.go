@@ -3,4 +3,14 @@ package certify
 import "github.com/resilcheck/resilcheck/reference/defect"
 
 // amplificationMatrix: the defects the retry-amplification suite catches.
-var amplificationMatrix = map[defect.Name]Expectation{}
+// retry-every-tier multiplies attempts per layer, so every per-request
+// count fails (a 4xx turns into the service's 502, which the gateway
+// re-sends too); no-downstream-key makes the service retry its POST without
+// a key (HS-13), on top of the idempotency suite's IK-17b.
+var amplificationMatrix = map[defect.Name]Expectation{
+	defect.RetryEveryTier:    {Must: []string{"RB-01", "RB-01b", "HS-14", "RB-03"}},
+	defect.RetryNonRetryable: {Must: []string{"RB-01b"}},
+	defect.NoJitter:          {Must: []string{"RB-15", "BO-01", "BO-08"}},
+	defect.NoRetryBudget:     {Must: []string{"RB-02", "RB-05"}},
+	defect.NoDownstreamKey:   {Must: []string{"HS-13"}},
+}

@@ -1,9 +1,119 @@
 package suites
 
-const suiteRB = "retry-amplification"
+import "time"
 
-// AmplificationConfig tunes the retry-amplification suite. Zero values mean the documented defaults.
-type AmplificationConfig struct{}
+const (
+	suiteRB  = "retry-amplification"
+	sreCh21  = "Google SRE book ch. 21 \"Handling Overload\""
+	sreCh22  = "Google SRE book ch. 22 \"Addressing Cascading Failures\""
+	brooker  = "Brooker 2015, \"Exponential Backoff And Jitter\""
+	rfc9110R = "RFC 9110 §9.2.2"
+)
 
-// Amplification returns the retry-amplification suite.
-func Amplification() []Check { return nil }
+// AmplificationConfig tunes the retry-amplification suite. Zero values mean
+// the documented defaults, each taken from the source named.
+type AmplificationConfig struct {
+	// MaxAttempts caps the attempts per logical request, the first
+	// included [3: SRE ch. 21 "per-request budget of 3", AWS SDK standard
+	// mode; gRPC allows at most 5].
+	MaxAttempts int
+	// RetryRatio bounds retries as a share of requests under a sustained
+	// outage: calls ≤ (1 + RetryRatio)·requests + RetryFloor [0.1: SRE ch. 21
+	// "per-client retry ratio below 10 %", "≈1.1X with the client budget"].
+	RetryRatio float64
+	// RetryFloor is the retries always allowed on top of RetryRatio [3:
+	// Envoy's min_retry_concurrency and failsafe-go's minimum concurrency].
+	RetryFloor int
+	// MinRetriesPerSec and PercentCanRetry are Finagle's RetryBudget: over a
+	// window of t seconds, retries ≤ MinRetriesPerSec·t + PercentCanRetry·
+	// requests [10 and 0.2: Finagle RetryBudget() defaults; its 100-retry
+	// reserve is the 10/s floor over its 10 s ttl, scaled here to the window].
+	MinRetriesPerSec float64
+	PercentCanRetry  float64
+	// RecoverWithin is how soon after the dependency heals requests must
+	// succeed again [1.5 s: a harness choice for short windows, above the
+	// reference's 1 s breaker delay; raise it for breakers that stay open
+	// longer (failsafe-go's default delay is 1 min, Hystrix's 5 s)].
+	RecoverWithin time.Duration
+	// Jitter is the declared backoff formula: "full" (BO-01), "equal"
+	// (BO-02) or "decorrelated" (BO-03) ["full": Brooker 2015's
+	// recommendation and the AWS SDK standard mode]. The other two checks skip.
+	Jitter string
+	// BaseDelay and MaxDelay are the declared backoff base and cap: retry n
+	// (from 0) waits at most min(MaxDelay, BaseDelay·2ⁿ) [50 ms: the AWS SDK
+	// 2026 transient base; 20 s: the AWS SDK MAX_BACKOFF].
+	BaseDelay, MaxDelay time.Duration
+	// BackoffRounds is how many rounds of simultaneous failures sample the
+	// backoff [14: about 42 waits after the first failure (28 of them from
+	// 4 requests failing together) and 14 after the second; enough for the
+	// KS test at α = 0.01 to reject lockstep and for the lockstep tests to
+	// err on a jittered target less than once in 10⁴ runs].
+	BackoffRounds int
+	// Bucket and MaxBucketShare are BO-08's lockstep test: no more than
+	// MaxBucketShare of a fleet's retries may land in one Bucket [10 ms
+	// (BO-08) and 0.7; BO-08's max(3, N/10) assumes retries spread over at
+	// least 100 ms, while a 50 ms first backoff spreads them over about 5
+	// buckets: full jitter puts ~20 % in a bucket (more than 70 % in fewer
+	// than 1 run in 10⁴ with 16+ retries), lockstep ~100 %].
+	Bucket         time.Duration
+	MaxBucketShare float64
+}
+
+func (c AmplificationConfig) maxAttempts() int { return orInt(c.MaxAttempts, 3) }
+func (c AmplificationConfig) retryFloor() int  { return orInt(c.RetryFloor, 3) }
+func (c AmplificationConfig) retryRatio() float64 {
+	return orFloat(c.RetryRatio, 0.1)
+}
+func (c AmplificationConfig) minRetriesPerSec() float64 { return orFloat(c.MinRetriesPerSec, 10) }
+func (c AmplificationConfig) percentCanRetry() float64  { return orFloat(c.PercentCanRetry, 0.2) }
+func (c AmplificationConfig) recoverWithin() time.Duration {
+	return rbDuration(c.RecoverWithin, 1500*time.Millisecond)
+}
+func (c AmplificationConfig) jitter() string { return or(c.Jitter, "full") }
+func (c AmplificationConfig) baseDelay() time.Duration {
+	return rbDuration(c.BaseDelay, 50*time.Millisecond)
+}
+func (c AmplificationConfig) maxDelay() time.Duration { return rbDuration(c.MaxDelay, 20*time.Second) }
+func (c AmplificationConfig) backoffRounds() int      { return orInt(c.BackoffRounds, 14) }
+func (c AmplificationConfig) bucket() time.Duration   { return rbDuration(c.Bucket, 10*time.Millisecond) }
+func (c AmplificationConfig) maxBucketShare() float64 { return orFloat(c.MaxBucketShare, 0.7) }
+
+// Amplification returns the retry-amplification suite (standards.md §5, §6,
+// HS-13, HS-14): attempts per logical request, retries per request under an
+// outage, layered retries, and the shape of the backoff, all measured at the
+// dependency proxy.
+func Amplification() []Check {
+	return []Check{
+		{ID: "RB-01b", Suite: suiteRB, Level: "REC", Source: "standards.md RB-01; AWS SDK retryable codes; Envoy retriable-4xx",
+			Title: "a non-retryable answer (400, 401, 422) from the dependency is not retried: exactly one call", Run: nonRetryable},
+		{ID: "HS-14", Suite: suiteRB, Level: "MUST NOT", Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
+			Title: "a gateway does not re-send a failed POST to the service behind it", Run: gatewayNoRetry},
+		{ID: "RB-15", Suite: suiteRB, Level: "REC", Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,
+			Title: "retry waits grow exponentially and are dispersed, never fixed or synchronized", Run: randomizedBackoff},
+		{ID: "BO-01", Suite: suiteRB, Level: "CONV", Source: brooker + " (Full Jitter); aws-arch-backoff-simulator",
+			Title: "full jitter: retry n waits uniformly in [0, min(cap, base·2ⁿ)]", Run: jitterFormula("BO-01", "full")},
+		{ID: "BO-02", Suite: suiteRB, Level: "CONV", Source: brooker + " (Equal Jitter)",
+			Title: "equal jitter: retry n waits uniformly in [v/2, v], v = min(cap, base·2ⁿ)", Run: jitterFormula("BO-02", "equal")},
+		{ID: "BO-03", Suite: suiteRB, Level: "CONV", Source: brooker + " (Decorrelated Jitter)",
+			Title: "decorrelated jitter: each wait in [base, min(cap, 3·previous wait)]", Run: jitterFormula("BO-03", "decorrelated")},
+		{ID: "BO-08", Suite: suiteRB, Level: "REC", Source: brooker + "; " + sreCh22 + " (retry ripples)",
+			Title: "requests failing together do not retry in lockstep", Run: fleetLockstep},
+		{ID: "RB-01", Suite: suiteRB, Level: "REC", Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",
+			Title: "attempts per logical request stay within the cap (503 without Retry-After, reset, hang)", Run: attemptCap},
+		{ID: "HS-13", Suite: suiteRB, Level: "SHOULD NOT", Source: rfc9110R,
+			Title: "a retried POST to the dependency carries the same Idempotency-Key on every attempt", Run: keyedRetries},
+		{ID: "RB-03", Suite: suiteRB, Level: "REC", Source: sreCh21 + " (Figure 21-2); " + sreCh22 + " (\"4^3 = 64 attempts\")",
+			Title: "under load, retries happen at one layer only: attempts per request ≤ one layer's cap", Run: oneLayer},
+		{ID: "RB-02", Suite: suiteRB, Level: "REC", Source: sreCh21 + " \"Deciding to Retry\"",
+			Title: "a sustained outage amplifies calls to the dependency by at most the retry ratio", Run: outageAmplification},
+		{ID: "RB-05", Suite: suiteRB, Level: "CONV", Source: "Finagle RetryBudget() defaults; " + sreCh22,
+			Title: "retries fall off under a sustained outage and calls come back without a storm", Run: outageRecovery},
+	}
+}
+
+func rbDuration(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -23,6 +23,7 @@ func newReportCmd() *cobra.Command {
 		},
 	}
 	cmd.AddCommand(newReportRenderCmd())
+	cmd.AddCommand(newReportMergeCmd())
 	return cmd
 }
 

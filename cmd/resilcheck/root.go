@@ -54,6 +54,7 @@ var commands = []func() *cobra.Command{
 	newReferenceCmd,
 	newCertifyCmd,
 	newReportCmd,
+	newLoadCmd,
 }
 
 // run executes the CLI with args and returns the exit code. A panic in a

@@ -1,0 +1,156 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// nonRetryableStatuses are answers no retry can change: the request itself
+// is wrong (AWS retries only 500/502/503/504 and throttling; Envoy's
+// retriable-4xx is 409 alone).
+var nonRetryableStatuses = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusUnprocessableEntity}
+
+func nonRetryable(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "RB-01b")
+	defer c.done(ctx)
+	if err := c.rbHeal(ctx); err != nil {
+		return inconclusive("before the check: %v", err)
+	}
+	want := "exactly 1 dependency call per logical request when the dependency answers 400, 401 or 422"
+	var seen []string
+	var ev []faults.Entry
+	for _, status := range nonRetryableStatuses {
+		remove, err := c.rbRule(h.Dependency, c.effectMatch(0), faults.Abort{Status: status, Body: http.StatusText(status)})
+		if err != nil {
+			return inconclusive("%v", err)
+		}
+		r, calls := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+		remove()
+		ev = append(ev, calls...)
+		switch {
+		case len(calls) == 0:
+			return inconclusive("the dependency saw no call for a payment (%s to the client)", describe(r))
+		case len(calls) > 1:
+			return fail(want, fmt.Sprintf("the dependency answered %d and was called %d times for one logical request (client got %s)", status, len(calls), describe(r)), c.evidence()...)
+		}
+		seen = append(seen, fmt.Sprintf("%d: 1 call, client got %s", status, describe(r)))
+	}
+	return pass(want, strings.Join(seen, "; "), ev...)
+}
+
+func gatewayNoRetry(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "HS-14")
+	defer c.done(ctx)
+	if err := c.rbHeal(ctx); err != nil {
+		return inconclusive("before the check: %v", err)
+	}
+	// A 200 the service cannot use ends its work with a 5xx of its own and
+	// gives it no reason to retry, so every further call comes from a tier
+	// above re-sending the POST.
+	if err := c.fault(h.Dependency, c.effectMatch(0), faults.Respond{Status: http.StatusOK, Headers: map[string]string{"Content-Type": "application/json"}, Body: "{}"}); err != nil {
+		return inconclusive("%v", err)
+	}
+	want := "the target answers the failed POST with a 5xx after exactly 1 dependency call: no tier re-sends it (strict RFC profile, no Idempotency-Key exception)"
+	n := 1 + c.intn(2)
+	var seen []string
+	for range n {
+		r, calls := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+		switch {
+		case r.err == nil && r.status < 500:
+			return inconclusive("the target answered %d to an unusable dependency answer: no failure for a gateway to retry", r.status)
+		case len(calls) == 0:
+			return inconclusive("the dependency saw no call (client got %s)", describe(r))
+		case len(calls) > 1:
+			return fail(want, fmt.Sprintf("one POST answered %s reached the dependency %d times with keys %s: a tier above the service re-sent it",
+				describe(r), len(calls), keyList(h, calls)), c.evidence()...)
+		}
+		seen = append(seen, describe(r)+" after 1 call")
+	}
+	return pass(want, strings.Join(seen, "; "), c.evidence()...)
+}
+
+func attemptCap(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "RB-01")
+	defer c.done(ctx)
+	limit := h.Amplification.maxAttempts()
+	want := fmt.Sprintf("at most %d dependency calls per logical request while every call fails (503 without Retry-After, reset, hang)", limit)
+	var seen []string
+	for _, kind := range failureKinds {
+		if err := c.rbHeal(ctx); err != nil {
+			return inconclusive("before the %s case: %v", kind, err)
+		}
+		remove, err := c.rbRule(h.Dependency, c.effectMatch(0), failureFault(kind))
+		if err != nil {
+			return inconclusive("%v", err)
+		}
+		cl := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
+		label := kind
+		if kind == "hang" {
+			budget := 300*time.Millisecond + time.Duration(c.intn(200))*time.Millisecond
+			cl.header, cl.timeout = h.budgetHeader(budget), budget+3*time.Second
+			label = fmt.Sprintf("hang (budget %s)", budget)
+		}
+		r, calls := c.logical(ctx, cl)
+		remove()
+		if len(calls) > limit {
+			return fail(want, fmt.Sprintf("%s: %d calls for one logical request (keys %s), client got %s", label, len(calls), keyList(h, calls), describe(r)), c.evidence()...)
+		}
+		seen = append(seen, fmt.Sprintf("%s: %d calls, client got %s", label, len(calls), describe(r)))
+	}
+	return pass(want, strings.Join(seen, "; "), c.evidence()...)
+}
+
+func keyedRetries(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "HS-13")
+	defer c.done(ctx)
+	if err := c.rbHeal(ctx); err != nil {
+		return inconclusive("before the check: %v", err)
+	}
+	kind := []string{"503", "reset"}[c.intn(2)]
+	if err := c.fault(h.Dependency, c.effectMatch(0), failureFault(kind)); err != nil {
+		return inconclusive("%v", err)
+	}
+	name := h.Conventions.depKeyHeader()
+	want := fmt.Sprintf("every retried call carries %s, the same value on every attempt of one logical request (or no retry at all)", name)
+	r, calls := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+	switch {
+	case len(calls) == 0:
+		return inconclusive("the dependency saw no call (client got %s)", describe(r))
+	case len(calls) == 1:
+		return pass(want, fmt.Sprintf("%s on every call: 1 call, no retry", kind), calls...)
+	}
+	first := calls[0].Header(name)
+	for i, e := range calls {
+		if k := e.Header(name); k == "" || k != first {
+			return fail(want, fmt.Sprintf("%s on every call: attempt %d of %d carried %s %q (first attempt %q): a POST retried without a key the dependency can deduplicate",
+				kind, i+1, len(calls), name, k, first), calls...)
+		}
+	}
+	return pass(want, fmt.Sprintf("%s on every call: %d attempts, all with %s %s", kind, len(calls), name, first), calls...)
+}
+
+// keyList renders the forwarded keys of calls, "(none)" for unkeyed ones.
+func keyList(h *Harness, calls []faults.Entry) string {
+	var ks []string
+	for _, e := range calls {
+		ks = append(ks, or(e.Header(h.Conventions.depKeyHeader()), "(none)"))
+	}
+	return "[" + strings.Join(ks, " ") + "]"
+}

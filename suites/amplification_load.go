@@ -1,0 +1,215 @@
+package suites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/load"
+)
+
+// outage is one steady-rate run against a failing dependency: requests at
+// rate through the front proxy while every effectful call fails as kind
+// says, for outage, then recovery more of load with the dependency healthy.
+type outage struct {
+	rate             float64
+	outage, recovery time.Duration
+	kind             string
+
+	start, healed time.Time
+	front, calls  []faults.Entry // front exchanges and effectful dependency calls of the run
+}
+
+// runOutage heals the target, then drives o with the load package. A rate
+// the harness could not keep is reported as the reason for inconclusive.
+func (c *casework) runOutage(ctx context.Context, o *outage) (reason string) {
+	h := c.h
+	if err := c.rbHeal(ctx); err != nil {
+		return "before the outage: " + err.Error()
+	}
+	op, err := h.Operation.render(Values{}, false)
+	if err != nil {
+		return err.Error()
+	}
+	var tenants []string
+	for range 4 {
+		tenants = append(tenants, c.tenant()) // 4 buckets: the rate stays far below any per-tenant limit
+	}
+	spec := load.Spec{
+		URL: h.TargetURL + op.Path, Method: op.Method,
+		KeyHeader: h.Conventions.keyHeader(), TenantHeader: h.Conventions.tenantHeader(),
+		Pacing: load.Pacing{Rate: o.rate}, Duration: o.outage + o.recovery,
+		Timeout: 5 * time.Second, Seed: uint64(c.intn(1 << 62)), Name: c.id,
+		Build: func(d load.BodyData, hd http.Header) ([]byte, error) {
+			r, err := h.Operation.render(Values{Key: d.Key, Tenant: d.Tenant, Amount: 1000 + d.Seq%8000, Seq: d.Seq}, false)
+			if err != nil {
+				return nil, err
+			}
+			for k, vs := range r.Header {
+				hd[k] = vs
+			}
+			hd.Set(h.Conventions.keyHeader(), h.Conventions.formatKey(d.Key))
+			return r.Body, nil
+		},
+	}
+	if spec.TenantHeader != "" {
+		spec.Tenants = tenants
+	}
+	h.settle(ctx)
+	mark := c.rbMark()
+	remove, err := c.rbRule(h.Dependency, c.effectMatch(0), failureFault(o.kind))
+	if err != nil {
+		return err.Error()
+	}
+	var once sync.Once
+	heal := func() { once.Do(func() { remove(); o.healed = time.Now() }) }
+	o.start = time.Now()
+	if o.recovery > 0 {
+		t := time.AfterFunc(o.outage, heal)
+		defer t.Stop()
+	}
+	_, err = load.Run(ctx, spec, nil)
+	h.settle(ctx)
+	heal()
+	o.front, o.calls = c.frontCalls(mark), c.effectCalls(mark)
+	var sf *load.ShortfallError
+	switch {
+	case errors.As(err, &sf):
+		return "the harness could not keep the request rate: " + sf.Error()
+	case err != nil:
+		return err.Error()
+	case len(o.front) == 0:
+		return "no request reached the front proxy"
+	}
+	return ""
+}
+
+// retriesIn counts, among calls grouped by forwarded key, the repeated
+// calls (retries) received in [from, to), and the requests received at the
+// front in the same window.
+func (c *casework) retriesIn(o *outage, from, to time.Time) (retries, requests int) {
+	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
+	for _, g := range c.byKey(o.calls) {
+		for _, e := range g[1:] {
+			if in(e.Received) {
+				retries++
+			}
+		}
+	}
+	for _, e := range o.front {
+		if in(e.Received) {
+			requests++
+		}
+	}
+	return retries, requests
+}
+
+func oneLayer(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "RB-03")
+	defer c.done(ctx)
+	o := &outage{rate: float64(8 + c.intn(5)), outage: 800*time.Millisecond + time.Duration(c.intn(300))*time.Millisecond, kind: "503"}
+	if reason := c.runOutage(ctx, o); reason != "" {
+		return inconclusive("%s", reason)
+	}
+	limit := h.Amplification.maxAttempts()
+	want := fmt.Sprintf("while every dependency call fails: at most %d calls per logical request (one layer's attempts, not the product over layers), and the caller told to back off (429, 503 or 504)", limit)
+	groups := c.byKey(o.calls)
+	worst, n := worstGroup(groups)
+	if n > limit {
+		return fail(want, fmt.Sprintf("%d requests at %.0f/s: one logical request reached the dependency %d times (key %s): more than one layer retries",
+			len(o.front), o.rate, n, keyList(h, worst[:1])), append(worst, o.front...)...)
+	}
+	for _, e := range o.front {
+		if e.Status != http.StatusTooManyRequests && e.Status != http.StatusServiceUnavailable && e.Status != http.StatusGatewayTimeout {
+			return fail(want, fmt.Sprintf("a request answered %d during the outage instead of a back-off signal", e.Status), e)
+		}
+	}
+	return pass(want, fmt.Sprintf("%d requests at %.0f/s over %s: at most %d calls per request (%d calls in all), every answer a back-off signal",
+		len(o.front), o.rate, o.outage, n, len(o.calls)), c.evidence()...)
+}
+
+func outageAmplification(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "RB-02")
+	defer c.done(ctx)
+	o := &outage{rate: float64(15 + c.intn(10)), outage: time.Second + time.Duration(c.intn(400))*time.Millisecond, kind: []string{"503", "reset"}[c.intn(2)]}
+	if reason := c.runOutage(ctx, o); reason != "" {
+		return inconclusive("%s", reason)
+	}
+	cfg := h.Amplification
+	n := len(o.front)
+	limit := (1+cfg.retryRatio())*float64(n) + float64(cfg.retryFloor())
+	want := fmt.Sprintf("dependency calls ≤ (1 + %.2f)·requests + %d during a sustained outage (SRE: ≈1.1× with a retry budget, ≈3× without)", cfg.retryRatio(), cfg.retryFloor())
+	obs := fmt.Sprintf("%s outage of %s at %.0f req/s: %d requests, %d dependency calls (amplification %.2f, limit %.1f calls)",
+		o.kind, o.outage, o.rate, n, len(o.calls), float64(len(o.calls))/float64(n), limit)
+	if float64(len(o.calls)) > limit {
+		return fail(want, obs, c.evidence()...)
+	}
+	return pass(want, obs, c.evidence()...)
+}
+
+func outageRecovery(ctx context.Context, h *Harness) Result {
+	if h.Dependency == nil {
+		return skip("the target declares no dependency")
+	}
+	c := h.begin(ctx, "RB-05")
+	defer c.done(ctx)
+	cfg := h.Amplification
+	o := &outage{rate: float64(15 + c.intn(10)), outage: time.Second + time.Duration(c.intn(300))*time.Millisecond,
+		recovery: cfg.recoverWithin() + 600*time.Millisecond, kind: []string{"503", "reset"}[c.intn(2)]}
+	if reason := c.runOutage(ctx, o); reason != "" {
+		return inconclusive("%s", reason)
+	}
+	end := time.Now()
+	if err := c.rbHeal(ctx); err != nil { // leave the target healthy for what follows
+		return inconclusive("after recovery: %v", err)
+	}
+	perSec, pct := cfg.minRetriesPerSec(), cfg.percentCanRetry()
+	budget := func(window time.Duration, requests int) float64 {
+		return perSec*window.Seconds() + pct*float64(requests)
+	}
+	want := fmt.Sprintf("retries ≤ %.0f/s·t + %.0f%% of requests in the outage and in the recovery that follows (Finagle's budget); requests sent %s after the dependency heals succeed (≥ 90%%)",
+		perSec, 100*pct, cfg.recoverWithin())
+	outRetries, outReqs := c.retriesIn(o, o.start, o.healed)
+	recRetries, recReqs := c.retriesIn(o, o.healed, end)
+	obs := fmt.Sprintf("%s outage of %s at %.0f req/s: %d retries for %d requests (budget %.1f); recovery: %d retries for %d requests (budget %.1f)",
+		o.kind, o.healed.Sub(o.start).Round(time.Millisecond), o.rate, outRetries, outReqs, budget(o.healed.Sub(o.start), outReqs),
+		recRetries, recReqs, budget(end.Sub(o.healed), recReqs))
+	switch {
+	case float64(outRetries) > budget(o.healed.Sub(o.start), outReqs):
+		return fail(want, obs+": retries did not fall off during the outage", c.evidence()...)
+	case float64(recRetries) > budget(end.Sub(o.healed), recReqs):
+		return fail(want, obs+": a retry storm after recovery", c.evidence()...)
+	}
+	var late, ok int
+	var failed []string
+	for _, e := range o.front {
+		if e.Received.Before(o.healed.Add(cfg.recoverWithin())) {
+			continue
+		}
+		late++
+		if h.succeeded(reply{status: e.Status}) {
+			ok++
+		} else if len(failed) < 5 {
+			failed = append(failed, fmt.Sprint(e.Status))
+		}
+	}
+	if late < 3 {
+		return inconclusive("only %d requests were sent %s after the dependency healed", late, cfg.recoverWithin())
+	}
+	obs += fmt.Sprintf("; %d of %d requests sent %s after healing succeeded", ok, late, cfg.recoverWithin())
+	if float64(ok) < 0.9*float64(late) {
+		return fail(want, obs+" (failures: "+strings.Join(failed, ", ")+"): calls did not come back", c.evidence()...)
+	}
+	return pass(want, obs, c.evidence()...)
+}

@@ -1,0 +1,159 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+	"weak"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// backoffSample is what rounds of simultaneous failures showed about the
+// target's waits between attempts at the dependency. A wait is measured
+// from the moment the proxy finished the failed answer to the moment the
+// next attempt with the same forwarded key arrived, so it includes the
+// target's own processing (positive noise only).
+type backoffSample struct {
+	waits  [2][]time.Duration // by retry index: the wait before attempt 2, and before attempt 3
+	chains [][]time.Duration  // per logical request, its waits in order (BO-03)
+	fleets []time.Duration    // the first waits of requests that failed together (BO-08)
+	rounds int
+	// unkeyed is set when the target forwards no key: requests then run one
+	// at a time and no fleet is sampled.
+	unkeyed bool
+	calls   []faults.Entry
+	reason  string // why the sample cannot be judged; "" when it can
+}
+
+// minWaits is the fewest waits of one retry index worth judging.
+const minWaits = 10
+
+// backoffMemo shares one sample among the backoff checks of a run, so the
+// failure rounds (a couple of seconds) are driven once; entries go with
+// their Harness.
+var backoffMemo sync.Map // weak.Pointer[Harness] → *backoffSample
+
+// backoffSample returns the run's sample, driving the rounds on first use.
+func (h *Harness) backoffSample(ctx context.Context, c *casework) *backoffSample {
+	k := weak.Make(h)
+	if v, ok := backoffMemo.Load(k); ok {
+		return v.(*backoffSample)
+	}
+	s := c.sampleBackoff(ctx)
+	if ctx.Err() == nil {
+		backoffMemo.Store(k, s)
+		runtime.AddCleanup(h, func(k weak.Pointer[Harness]) { backoffMemo.Delete(k) }, k)
+	}
+	return s
+}
+
+// sampleBackoff drives BackoffRounds rounds. Even rounds fail the first
+// attempts of 4 concurrent requests (a small fleet failing together); odd
+// rounds fail 2 requests twice each (a second retry). A target that
+// forwards no key gets rounds of one request failed twice instead. A round fails at most
+// 4 calls, followed by 6 successes, so a count-based breaker with a window
+// of 10 and a threshold of 5 never opens and every retry is seen.
+func (c *casework) sampleBackoff(ctx context.Context) *backoffSample {
+	s := &backoffSample{}
+	if err := c.rbHeal(ctx); err != nil {
+		s.reason = "before sampling: " + err.Error()
+		return s
+	}
+	rounds := c.h.Amplification.backoffRounds()
+	for i := 0; i < rounds; i++ {
+		fleet := !s.unkeyed && i%2 == 0
+		n, first := 2, 4
+		switch {
+		case s.unkeyed:
+			n, first = 1, 2 // one request at a time: its calls are the only ones
+		case fleet:
+			n = 4
+		}
+		remove, err := c.rbRule(c.h.Dependency, c.effectMatch(first), faults.Abort{Status: http.StatusServiceUnavailable, Body: "unavailable"})
+		if err != nil {
+			s.reason = err.Error()
+			return s
+		}
+		mark := c.rbMark()
+		c.concurrent(ctx, n)
+		c.h.settle(ctx)
+		remove()
+		calls := c.effectCalls(mark)
+		s.calls = append(s.calls, calls...)
+		groups := c.byKey(calls)
+		switch {
+		case s.unkeyed:
+			groups = [][]faults.Entry{calls}
+		case slices.ContainsFunc(calls, func(e faults.Entry) bool { return e.Header(c.h.Conventions.depKeyHeader()) == "" }):
+			// Calls without a key cannot be told apart when requests overlap:
+			// start over with one request per round.
+			s.unkeyed, s.waits, s.chains, s.fleets, s.rounds, i = true, [2][]time.Duration{}, nil, nil, 0, -1
+			continue
+		}
+		s.add(groups, fleet)
+		s.rounds++
+		if ok := c.concurrent(ctx, 6); ok < 6 {
+			if err := c.rbHeal(ctx); err != nil {
+				s.reason = fmt.Sprintf("after round %d: %v", i+1, err)
+				return s
+			}
+		}
+		if ctx.Err() != nil {
+			s.reason = "interrupted"
+			return s
+		}
+	}
+	if len(s.waits[0]) < minWaits {
+		s.reason = fmt.Sprintf("only %d retries after %d rounds of failed first attempts (%d calls): the target hardly retries, nothing to judge",
+			len(s.waits[0]), s.rounds, len(s.calls))
+	}
+	return s
+}
+
+// add folds the waits of one round's requests (calls grouped per request)
+// into the sample: a wait follows every call the round's rule failed.
+func (s *backoffSample) add(groups [][]faults.Entry, fleet bool) {
+	for _, g := range groups {
+		var chain []time.Duration
+		for j := 0; j+1 < len(g) && g[j].Fault != ""; j++ {
+			w := g[j+1].Received.Sub(g[j].Finished)
+			chain = append(chain, w)
+			if j < len(s.waits) {
+				s.waits[j] = append(s.waits[j], w)
+			}
+			if j == 0 && fleet {
+				s.fleets = append(s.fleets, w)
+			}
+		}
+		if len(chain) > 0 {
+			s.chains = append(s.chains, chain)
+		}
+	}
+}
+
+// concurrent sends n fresh operations at once and returns how many succeeded.
+func (c *casework) concurrent(ctx context.Context, n int) int {
+	calls := make([]call, n)
+	for i := range calls {
+		calls[i] = call{key: c.key(), tenant: c.tenant(), amount: c.amount(), timeout: 5 * time.Second}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for _, cl := range calls {
+		wg.Go(func() {
+			if c.h.succeeded(c.h.send(ctx, cl)) {
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return ok
+}
