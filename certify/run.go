@@ -91,18 +91,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	results := suites.Run(ctx, h, checks, progressPrinter(cfg.Progress))
 
 	rep := &reports.Report{
-		Schema:    reports.Schema,
-		Seed:      seed,
-		Reproduce: h.Reproduce,
-		Target:    env.target,
-		Tool:      reports.Tool{Name: "resilcheck", Version: or(cfg.Version, "dev"), Go: runtime.Version()},
-		Started:   started.UTC(),
-		Duration:  reports.Duration(time.Since(started)),
-		Tolerances: []reports.Tolerance{
-			{Name: "time bound slack", Value: "50ms", Why: "standards.md §0: max(50 ms, 2 % of the interval), one-sided"},
-		},
-		Checks:  results,
-		Journal: JournalFile,
+		Schema:     reports.Schema,
+		Seed:       seed,
+		Reproduce:  h.Reproduce,
+		Target:     env.target,
+		Tool:       reports.Tool{Name: "resilcheck", Version: or(cfg.Version, "dev"), Go: runtime.Version()},
+		Started:    started.UTC(),
+		Duration:   reports.Duration(time.Since(started)),
+		Tolerances: h.Tolerances(),
+		Checks:     results,
+		Journal:    JournalFile,
 	}
 	if ctx.Err() != nil {
 		rep.Interrupted = fmt.Sprintf("stopped by a signal after %d of %d checks", len(results), len(checks))

@@ -67,15 +67,15 @@ func (c AmplificationConfig) retryRatio() float64 {
 func (c AmplificationConfig) minRetriesPerSec() float64 { return orFloat(c.MinRetriesPerSec, 10) }
 func (c AmplificationConfig) percentCanRetry() float64  { return orFloat(c.PercentCanRetry, 0.2) }
 func (c AmplificationConfig) recoverWithin() time.Duration {
-	return rbDuration(c.RecoverWithin, 1500*time.Millisecond)
+	return orDuration(c.RecoverWithin, 1500*time.Millisecond)
 }
 func (c AmplificationConfig) jitter() string { return or(c.Jitter, "full") }
 func (c AmplificationConfig) baseDelay() time.Duration {
-	return rbDuration(c.BaseDelay, 50*time.Millisecond)
+	return orDuration(c.BaseDelay, 50*time.Millisecond)
 }
-func (c AmplificationConfig) maxDelay() time.Duration { return rbDuration(c.MaxDelay, 20*time.Second) }
+func (c AmplificationConfig) maxDelay() time.Duration { return orDuration(c.MaxDelay, 20*time.Second) }
 func (c AmplificationConfig) backoffRounds() int      { return orInt(c.BackoffRounds, 14) }
-func (c AmplificationConfig) bucket() time.Duration   { return rbDuration(c.Bucket, 10*time.Millisecond) }
+func (c AmplificationConfig) bucket() time.Duration   { return orDuration(c.Bucket, 10*time.Millisecond) }
 func (c AmplificationConfig) maxBucketShare() float64 { return orFloat(c.MaxBucketShare, 0.7) }
 
 // Amplification returns the retry-amplification suite (standards.md §5, §6,
@@ -109,11 +109,4 @@ func Amplification() []Check {
 		{ID: "RB-05", Suite: suiteRB, Level: "CONV", Source: "Finagle RetryBudget() defaults; " + sreCh22,
 			Title: "retries fall off under a sustained outage and calls come back without a storm", Run: outageRecovery},
 	}
-}
-
-func rbDuration(v, def time.Duration) time.Duration {
-	if v <= 0 {
-		return def
-	}
-	return v
 }

@@ -21,14 +21,14 @@ func nonRetryable(ctx context.Context, h *Harness) Result {
 	}
 	c := h.begin(ctx, "RB-01b")
 	defer c.done(ctx)
-	if err := c.rbHeal(ctx); err != nil {
+	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
 	want := "exactly 1 dependency call per logical request when the dependency answers 400, 401 or 422"
 	var seen []string
 	var ev []faults.Entry
 	for _, status := range nonRetryableStatuses {
-		remove, err := c.rbRule(h.Dependency, c.effectMatch(0), faults.Abort{Status: status, Body: http.StatusText(status)})
+		_, remove, err := c.rule(h.Dependency, c.effectMatch(0), faults.Abort{Status: status, Body: http.StatusText(status)})
 		if err != nil {
 			return inconclusive("%v", err)
 		}
@@ -52,7 +52,7 @@ func gatewayNoRetry(ctx context.Context, h *Harness) Result {
 	}
 	c := h.begin(ctx, "HS-14")
 	defer c.done(ctx)
-	if err := c.rbHeal(ctx); err != nil {
+	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
 	// A 200 the service cannot use ends its work with a 5xx of its own and
@@ -90,10 +90,10 @@ func attemptCap(ctx context.Context, h *Harness) Result {
 	want := fmt.Sprintf("at most %d dependency calls per logical request while every call fails (503 without Retry-After, reset, hang)", limit)
 	var seen []string
 	for _, kind := range failureKinds {
-		if err := c.rbHeal(ctx); err != nil {
+		if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 			return inconclusive("before the %s case: %v", kind, err)
 		}
-		remove, err := c.rbRule(h.Dependency, c.effectMatch(0), failureFault(kind))
+		_, remove, err := c.rule(h.Dependency, c.effectMatch(0), failureFault(kind))
 		if err != nil {
 			return inconclusive("%v", err)
 		}
@@ -120,7 +120,7 @@ func keyedRetries(ctx context.Context, h *Harness) Result {
 	}
 	c := h.begin(ctx, "HS-13")
 	defer c.done(ctx)
-	if err := c.rbHeal(ctx); err != nil {
+	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
 	kind := []string{"503", "reset"}[c.intn(2)]

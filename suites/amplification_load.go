@@ -29,7 +29,7 @@ type outage struct {
 // the harness could not keep is reported as the reason for inconclusive.
 func (c *casework) runOutage(ctx context.Context, o *outage) (reason string) {
 	h := c.h
-	if err := c.rbHeal(ctx); err != nil {
+	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		return "before the outage: " + err.Error()
 	}
 	op, err := h.Operation.render(Values{}, false)
@@ -62,7 +62,7 @@ func (c *casework) runOutage(ctx context.Context, o *outage) (reason string) {
 	}
 	h.settle(ctx)
 	mark := c.rbMark()
-	remove, err := c.rbRule(h.Dependency, c.effectMatch(0), failureFault(o.kind))
+	_, remove, err := c.rule(h.Dependency, c.effectMatch(0), failureFault(o.kind))
 	if err != nil {
 		return err.Error()
 	}
@@ -171,7 +171,7 @@ func outageRecovery(ctx context.Context, h *Harness) Result {
 		return inconclusive("%s", reason)
 	}
 	end := time.Now()
-	if err := c.rbHeal(ctx); err != nil { // leave the target healthy for what follows
+	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil { // leave the target healthy for what follows
 		return inconclusive("after recovery: %v", err)
 	}
 	perSec, pct := cfg.minRetriesPerSec(), cfg.percentCanRetry()

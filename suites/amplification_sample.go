@@ -60,7 +60,7 @@ func (h *Harness) backoffSample(ctx context.Context, c *casework) *backoffSample
 // of 10 and a threshold of 5 never opens and every retry is seen.
 func (c *casework) sampleBackoff(ctx context.Context) *backoffSample {
 	s := &backoffSample{}
-	if err := c.rbHeal(ctx); err != nil {
+	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		s.reason = "before sampling: " + err.Error()
 		return s
 	}
@@ -74,7 +74,7 @@ func (c *casework) sampleBackoff(ctx context.Context) *backoffSample {
 		case fleet:
 			n = 4
 		}
-		remove, err := c.rbRule(c.h.Dependency, c.effectMatch(first), faults.Abort{Status: http.StatusServiceUnavailable, Body: "unavailable"})
+		_, remove, err := c.rule(c.h.Dependency, c.effectMatch(first), faults.Abort{Status: http.StatusServiceUnavailable, Body: "unavailable"})
 		if err != nil {
 			s.reason = err.Error()
 			return s
@@ -98,7 +98,7 @@ func (c *casework) sampleBackoff(ctx context.Context) *backoffSample {
 		s.add(groups, fleet)
 		s.rounds++
 		if ok := c.concurrent(ctx, 6); ok < 6 {
-			if err := c.rbHeal(ctx); err != nil {
+			if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 				s.reason = fmt.Sprintf("after round %d: %v", i+1, err)
 				return s
 			}

@@ -93,14 +93,21 @@ func (c *casework) amount() int {
 
 // fault places a rule on p for the rest of the check.
 func (c *casework) fault(p *faults.Proxy, m faults.Match, f faults.Fault) error {
-	name := fmt.Sprintf("%s-%d", c.id, c.next())
+	_, _, err := c.rule(p, m, f)
+	return err
+}
+
+// rule places a rule on p and returns its name (journal entries carry it)
+// and a function that lifts it early; done lifts it in any case.
+func (c *casework) rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name string, lift func(), err error) {
+	name = fmt.Sprintf("%s-%d", c.id, c.next())
 	if err := p.Rules().Add(faults.Rule{Name: name, Match: m, Fault: f}); err != nil {
-		return fmt.Errorf("suites: placing fault %s: %w", name, err)
+		return "", nil, fmt.Errorf("suites: placing fault %s: %w", name, err)
 	}
 	c.mu.Lock()
 	c.rules = append(c.rules, placed{p, name})
 	c.mu.Unlock()
-	return nil
+	return name, func() { p.Rules().Remove(name) }, nil
 }
 
 // entries returns the journal entries since the check began on side

@@ -48,14 +48,16 @@ type DeadlineConfig struct {
 
 func (c DeadlineConfig) timeoutStatus() int { return orInt(c.TimeoutStatus, http.StatusGatewayTimeout) }
 
-func (c DeadlineConfig) tolerance() time.Duration { return dlOr(c.Tolerance, 200*time.Millisecond) }
+func (c DeadlineConfig) tolerance() time.Duration {
+	return orDuration(c.Tolerance, 200*time.Millisecond)
+}
 
 func (c DeadlineConfig) budgets() (lo, hi time.Duration) {
-	lo, hi = dlOr(c.MinBudget, 300*time.Millisecond), dlOr(c.MaxBudget, 700*time.Millisecond)
+	lo, hi = orDuration(c.MinBudget, 300*time.Millisecond), orDuration(c.MaxBudget, 700*time.Millisecond)
 	return lo, max(hi, lo+time.Millisecond)
 }
 
-func (c DeadlineConfig) watch() time.Duration { return dlOr(c.Watch, 1200*time.Millisecond) }
+func (c DeadlineConfig) watch() time.Duration { return orDuration(c.Watch, 1200*time.Millisecond) }
 
 func (c DeadlineConfig) warmup() int {
 	switch {
@@ -79,13 +81,6 @@ func (c DeadlineConfig) sendsFormat(name string) bool {
 // canonical form), X-Request-Timeout-Ms by default.
 func dlHeader(c Conventions) string {
 	return http.CanonicalHeaderKey(or(c.DeadlineHeader, headers.RequestTimeoutMs))
-}
-
-func dlOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 // Deadlines returns the deadline suite (standards.md §4 and HS-18): budgets

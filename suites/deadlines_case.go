@@ -36,12 +36,9 @@ func (h *Harness) dlBegin(ctx context.Context, id string) (c *dlCase, res Result
 	return &dlCase{casework: h.begin(ctx, id), cfg: cfg, tol: cfg.tolerance()}, Result{}, true
 }
 
-// dlWarmup sends healthy requests until DeadlineConfig.Warmup of them in a
-// row succeed. Checks run one after another on one stack, and a breaker
-// that counts failures (hung or failed dependency calls of earlier checks or
-// suites) would otherwise answer 503 without calling the dependency at all,
-// leaving nothing to judge. It waits out Retry-After (capped at 1.5 s) and
-// gives up after 5 s.
+// dlWarmup heals the target before a deadline check: a breaker that counts
+// the hung calls of earlier checks would otherwise answer 503 without
+// calling the dependency at all, leaving nothing to judge.
 func (h *Harness) dlWarmup(ctx context.Context, id string) error {
 	n := h.Deadlines.warmup()
 	if n == 0 {
@@ -49,29 +46,8 @@ func (h *Harness) dlWarmup(ctx context.Context, id string) error {
 	}
 	w := h.begin(ctx, id+"~warmup")
 	defer w.done(ctx)
-	tenant := w.tenant()
-	until := time.Now().Add(5 * time.Second)
-	var last reply
-	for ok, sent := 0, 0; ok < n; sent++ {
-		if time.Now().After(until) || ctx.Err() != nil {
-			return fmt.Errorf("suites: warm-up before %s: %d requests in 5s did not give %d successes in a row (last: %s)", id, sent, n, describe(last))
-		}
-		if sent > 0 && sent%40 == 0 {
-			tenant = w.tenant() // stay clear of a per-tenant rate limit
-		}
-		last = h.send(ctx, call{key: w.key(), tenant: tenant, amount: w.amount(), timeout: 2 * time.Second})
-		if h.succeeded(last) {
-			ok++
-			continue
-		}
-		ok = 0
-		wait := 100 * time.Millisecond
-		if last.err == nil {
-			if ra, err := headers.ParseRetryAfter(last.header.Get("Retry-After"), time.Now()); err == nil {
-				wait = max(wait, min(ra.Delay, 1500*time.Millisecond))
-			}
-		}
-		dlSleep(ctx, wait)
+	if err := w.heal(ctx, n, 5*time.Second); err != nil {
+		return fmt.Errorf("suites: warm-up before %s: %w", id, err)
 	}
 	return nil
 }
@@ -155,7 +131,7 @@ func (c *dlCase) quiet(ctx context.Context, period, limit time.Duration) {
 	for ctx.Err() == nil && time.Now().Before(until) {
 		c.h.settle(ctx)
 		seen := c.h.Journal.LastSeq()
-		dlSleep(ctx, period)
+		sleepCtx(ctx, period)
 		if c.h.Journal.LastSeq() == seen && c.h.Dependency.InFlight() == 0 && c.h.Front.InFlight() == 0 {
 			return
 		}
@@ -168,14 +144,3 @@ func dlMs(d time.Duration) string {
 }
 
 // dlSleep waits d or until ctx ends.
-func dlSleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}

@@ -70,7 +70,7 @@ func dlExpiredBudget(ctx context.Context, h *Harness) Result {
 	}
 	defer c.done(ctx)
 	r := c.sendBudget(ctx, dlConventionFormat, 0, c.tol+2*time.Second)
-	dlSleep(ctx, c.tol) // work started in the background shows up meanwhile
+	sleepCtx(ctx, c.tol) // work started in the background shows up meanwhile
 	front, found := c.front(ctx)
 	status := c.cfg.timeoutStatus()
 	want := fmt.Sprintf("%d within %s tolerance and no dependency call, for a budget of 0 in %s", status, dlMs(c.tol), dlHeader(h.Conventions))

@@ -29,7 +29,7 @@ func dlNoWorkAfterDeadline(ctx context.Context, h *Harness) Result {
 	}
 	sent := time.Now()
 	r := c.sendBudget(ctx, dlConventionFormat, b, b+c.tol+2*time.Second)
-	dlSleep(ctx, time.Until(sent.Add(b+c.cfg.watch())))
+	sleepCtx(ctx, time.Until(sent.Add(b+c.cfg.watch())))
 	// A target working on in the background pauses between retries; wait
 	// for a quarter of the watch with nothing happening before judging.
 	c.quiet(ctx, c.cfg.watch()/4, 5*time.Second)

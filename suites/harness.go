@@ -176,6 +176,20 @@ func or(s, def string) string {
 	return s
 }
 
+func orDuration(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func orFloat(v, def float64) float64 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
 func orInt(v, def int) int {
 	if v == 0 {
 		return def

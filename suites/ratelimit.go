@@ -43,13 +43,6 @@ func (c RateLimitConfig) maxLoad() time.Duration {
 func (c RateLimitConfig) quotaSlack() float64  { return orFloat(c.QuotaSlack, 0.2) }
 func (c RateLimitConfig) ratioFactor() float64 { return orFloat(c.RatioFactor, 10) }
 
-func orFloat(v, def float64) float64 {
-	if v > 0 {
-		return v
-	}
-	return def
-}
-
 // RateLimitHeaders returns the rate-limit-headers suite (standards.md §2,
 // HS-05). Behaviour checks come first, so the scans that follow judge every
 // response the run produced, 429s included.

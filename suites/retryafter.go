@@ -66,30 +66,25 @@ func (c RetryAfterConfig) tolerance(h *Harness) time.Duration {
 	return h.tolerance()
 }
 
-func (c RetryAfterConfig) budget() time.Duration { return raOr(c.Budget, 3*time.Second) }
+func (c RetryAfterConfig) budget() time.Duration { return orDuration(c.Budget, 3*time.Second) }
 func (c RetryAfterConfig) answerSlack() time.Duration {
-	return raOr(c.AnswerSlack, 500*time.Millisecond)
+	return orDuration(c.AnswerSlack, 500*time.Millisecond)
 }
 func (c RetryAfterConfig) hugeValue() string          { return or(c.HugeValue, "1000000") }
-func (c RetryAfterConfig) fallbackMax() time.Duration { return raOr(c.FallbackMax, time.Second) }
+func (c RetryAfterConfig) fallbackMax() time.Duration { return orDuration(c.FallbackMax, time.Second) }
 func (c RetryAfterConfig) stormLimit() int            { return orInt(c.StormLimit, 10) }
 func (c RetryAfterConfig) breakerFlush() int          { return orInt(c.BreakerFlush, 10) }
-func (c RetryAfterConfig) flushWithin() time.Duration { return raOr(c.FlushWithin, 5*time.Second) }
-func (c RetryAfterConfig) exhaustLimit() int          { return orInt(c.ExhaustLimit, 400) }
-func (c RetryAfterConfig) maxWait() time.Duration     { return raOr(c.MaxWait, 5*time.Second) }
+func (c RetryAfterConfig) flushWithin() time.Duration {
+	return orDuration(c.FlushWithin, 5*time.Second)
+}
+func (c RetryAfterConfig) exhaustLimit() int      { return orInt(c.ExhaustLimit, 400) }
+func (c RetryAfterConfig) maxWait() time.Duration { return orDuration(c.MaxWait, 5*time.Second) }
 
 func (c RetryAfterConfig) invalidValues() []string {
 	if len(c.InvalidValues) > 0 {
 		return c.InvalidValues
 	}
 	return []string{"1.5s", "-1", "1.5", "5s", "120, 60", "soon", "Sun, 06 Nov 1994"}
-}
-
-func raOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 // RetryAfter returns the Retry-After suite (standards.md §3 HS-01..03,

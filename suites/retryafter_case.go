@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
-	"github.com/resilcheck/resilcheck/headers"
 )
 
 // raStamped is a reply with the instants it was sent and fully received.
@@ -24,60 +21,6 @@ func (h *Harness) raSend(ctx context.Context, c call) raStamped {
 	sent := time.Now()
 	r := h.send(ctx, c)
 	return raStamped{reply: r, sent: sent, at: time.Now()}
-}
-
-// raRule places a rule like fault does and returns its name, so the check
-// can lift it before done (which removes it anyway).
-func (c *casework) raRule(p *faults.Proxy, m faults.Match, f faults.Fault) (string, error) {
-	if err := c.fault(p, m, f); err != nil {
-		return "", err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.rules[len(c.rules)-1].name, nil
-}
-
-// raBudget returns a header carrying budget d in the target's deadline
-// convention (X-Request-Timeout-Ms unless configured otherwise).
-func (h *Harness) raBudget(d time.Duration) http.Header {
-	name := or(h.Conventions.DeadlineHeader, headers.RequestTimeoutMs)
-	v := strconv.FormatInt(d.Milliseconds(), 10)
-	if strings.EqualFold(name, "grpc-timeout") {
-		v = headers.FormatGRPCTimeout(d)
-	}
-	return http.Header{http.CanonicalHeaderKey(name): {v}}
-}
-
-// raFlush sends requests until BreakerFlush succeed in a row, so the
-// failures of earlier cases have left a count-based breaker window and an
-// open breaker has half-opened and closed. It waits out each refusal's
-// Retry-After (at most 1 s) or 100 ms.
-func (c *casework) raFlush(ctx context.Context) error {
-	h, cfg := c.h, c.h.RetryAfter
-	deadline := time.Now().Add(cfg.flushWithin())
-	tenant := c.tenant()
-	var last reply
-	for streak := 0; streak < cfg.breakerFlush(); {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("the target did not answer %d requests in a row with success within %s (last: %s)",
-				cfg.breakerFlush(), cfg.flushWithin(), describe(last))
-		}
-		last = h.send(ctx, call{key: c.key(), tenant: tenant, amount: c.amount()})
-		if h.succeeded(last) {
-			streak++
-			continue
-		}
-		streak = 0
-		wait := 100 * time.Millisecond
-		if last.err == nil {
-			if ra, err := headers.ParseRetryAfter(last.header.Get("Retry-After"), time.Now()); err == nil {
-				wait = max(wait, min(ra.Delay, time.Second))
-			}
-		}
-		raSleep(ctx, wait)
-	}
-	h.settle(ctx)
-	return nil
 }
 
 // raExhaust sends waves of concurrent requests as tenant until one is
@@ -126,17 +69,17 @@ func (o raDepOutcome) gap() time.Duration { return o.next.Received.Sub(o.faulted
 // then).
 func (c *casework) raDepCase(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
 	h := c.h
-	if err := c.raFlush(ctx); err != nil {
+	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(), c.h.RetryAfter.flushWithin()); err != nil {
 		return raDepOutcome{}, err
 	}
 	mark := h.Journal.LastSeq()
-	name, err := c.raRule(h.Dependency, c.effectMatch(first), prepare())
+	name, lift, err := c.rule(h.Dependency, c.effectMatch(first), prepare())
 	if err != nil {
 		return raDepOutcome{}, err
 	}
 	r := h.raSend(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount(),
-		header: h.raBudget(budget), timeout: budget + 3*time.Second})
-	h.Dependency.Rules().Remove(name)
+		header: h.budgetHeader(budget), timeout: budget + 3*time.Second})
+	lift()
 	h.settle(ctx)
 	o := raDepOutcome{reply: r, evidence: h.Journal.After(mark), keyHeader: h.Conventions.depKeyHeader()}
 	method := or(h.Operation.EffectMethod, http.MethodPost)
@@ -167,21 +110,9 @@ func raAlignedSecond(ctx context.Context) time.Time {
 	s := now.Truncate(time.Second)
 	if now.Sub(s) > 350*time.Millisecond {
 		s = s.Add(time.Second)
-		raSleep(ctx, time.Until(s)+time.Millisecond)
+		sleepCtx(ctx, time.Until(s)+time.Millisecond)
 	}
 	return s.UTC()
-}
-
-func raSleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }
 
 // raMs renders a duration in milliseconds for report lines.

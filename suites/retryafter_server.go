@@ -69,7 +69,7 @@ func raTruthful429(ctx context.Context, h *Harness) Result {
 		notes = append(notes, fmt.Sprintf("admission after %s not verified (longer than the %s the suite waits)", claimRA.Delay, h.RetryAfter.maxWait()))
 		return pass(want, strings.Join(notes, "; "), c.evidence()...)
 	}
-	raSleep(ctx, time.Until(claim.at.Add(claimRA.Delay+tol)))
+	sleepCtx(ctx, time.Until(claim.at.Add(claimRA.Delay+tol)))
 	after := h.raSend(ctx, call{key: c.key(), tenant: tenant, amount: c.amount()})
 	wait := after.sent.Sub(claim.at)
 	switch {
@@ -136,17 +136,17 @@ func raTruthful503(ctx context.Context, h *Harness) Result {
 	defer c.done(ctx)
 	tol := h.RetryAfter.tolerance(h)
 	want := fmt.Sprintf("the 503 carries Retry-After as delay-seconds or IMF-fixdate; once it has elapsed (+%s), with the dependency back, the same request succeeds", raMs(tol))
-	if err := c.raFlush(ctx); err != nil {
+	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(), c.h.RetryAfter.flushWithin()); err != nil {
 		return inconclusive("%v", err)
 	}
-	name, err := c.raRule(h.Dependency, c.effectMatch(0), raAbort(http.StatusServiceUnavailable, nil))
+	_, lift, err := c.rule(h.Dependency, c.effectMatch(0), raAbort(http.StatusServiceUnavailable, nil))
 	if err != nil {
 		return inconclusive("%v", err)
 	}
 	budget := h.RetryAfter.budget()
-	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount(), header: h.raBudget(budget), timeout: budget + 3*time.Second}
+	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount(), header: h.budgetHeader(budget), timeout: budget + 3*time.Second}
 	r := h.raSend(ctx, base)
-	h.Dependency.Rules().Remove(name)
+	lift()
 	if r.err != nil || r.status != http.StatusServiceUnavailable {
 		return inconclusive("with every dependency call answered 503 the target answered %s, not 503", describe(r.reply))
 	}
@@ -159,7 +159,7 @@ func raTruthful503(ctx context.Context, h *Harness) Result {
 		return pass(want, fmt.Sprintf("503 with a valid Retry-After %q; the retry after %s not verified (longer than the %s the suite waits)",
 			v, ra.Delay, h.RetryAfter.maxWait()), c.evidence()...)
 	}
-	raSleep(ctx, time.Until(r.at.Add(ra.Delay+tol)))
+	sleepCtx(ctx, time.Until(r.at.Add(ra.Delay+tol)))
 	again := h.raSend(ctx, base)
 	if !h.succeeded(again.reply) {
 		return fail(want, fmt.Sprintf("503 with Retry-After %q; the retry %s later, with the dependency back, got %s",
