@@ -41,6 +41,7 @@ type result struct {
 
 func main() {
 	toxi := flag.String("toxiproxy", "", "path to a toxiproxy v2 server binary (optional)")
+	rcBin := flag.String("resilcheck", "", "path to a resilcheck binary: also measure 'resilcheck proxy' as its own process, as toxiproxy is")
 	dur := flag.Duration("d", 3*time.Second, "measurement time per run")
 	rounds := flag.Int("rounds", 3, "runs per configuration; the median run is reported")
 	work := flag.Duration("work", 0, "service time the upstream spends per request")
@@ -68,7 +69,12 @@ func main() {
 		log.Fatal(err)
 	}
 	defer p.Close()
-	targets = append(targets, struct{ name, url string }{"resilcheck", pu})
+	targets = append(targets, struct{ name, url string }{"in-process", pu})
+	if *rcBin != "" {
+		ru, stop := resilcheckProxy(*rcBin, up)
+		defer stop()
+		targets = append(targets, struct{ name, url string }{"resilcheck", ru})
+	}
 	if *toxi != "" {
 		tu, stop := toxiproxy(*toxi, u.Host)
 		defer stop()
@@ -186,4 +192,26 @@ func toxiproxy(bin, upstream string) (string, func()) {
 		log.Fatalf("toxiproxy: create proxy: %v (%d)", err, resp.StatusCode)
 	}
 	return "http://" + created.Listen, func() { cmd.Process.Kill(); cmd.Wait() }
+}
+
+// resilcheckProxy starts "resilcheck proxy" in its own process, so it and
+// toxiproxy compete for the CPU on the same terms, and returns its URL.
+func resilcheckProxy(bin, upstream string) (string, func()) {
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(bin, "proxy", "--listen", addr, "--upstream", upstream, "--seed", "1")
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "http://" + addr, func() { cmd.Process.Kill(); cmd.Wait() }
 }

@@ -13,4 +13,5 @@ if GOBIN="$bin" go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0; t
 else
 	echo "toxiproxy v2.12.0 could not be built; measuring without it" >&2
 fi
-exec go run -tags bench ./bench/proxy ${toxi:+-toxiproxy "$toxi"} "$@"
+go build -o "$bin/resilcheck" ./cmd/resilcheck
+go run -tags bench ./bench/proxy -resilcheck "$bin/resilcheck" ${toxi:+-toxiproxy "$toxi"} "$@"
