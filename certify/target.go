@@ -131,6 +131,7 @@ func specConventions(t *targets.Target) suites.Conventions {
 		Profile:        string(t.Conventions.Profile),
 		TenantHeader:   t.Tenancy.Header,
 		DeadlineHeader: t.Conventions.DeadlineHeader,
+		MaxBudget:      t.Conventions.MaxBudget,
 	}
 	if t.Tenancy.Disabled || t.Tenancy.Header == "" {
 		c.TenantHeader = "-"

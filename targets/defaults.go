@@ -17,6 +17,7 @@ const (
 	DefaultRunningTimeout = 5 * time.Second  // kind running
 	DefaultStopGrace      = 5 * time.Second
 	DefaultKeyTTL         = 24 * time.Hour
+	DefaultMaxBudget      = 10 * time.Second
 	DefaultReferenceStore = "sqlite"
 	defaultProbeCount     = "$"
 	defaultMethod         = "POST"
@@ -167,6 +168,9 @@ func (t *Target) defaultConventions() {
 	}
 	if c.KeyTTL == 0 {
 		c.KeyTTL = DefaultKeyTTL
+	}
+	if c.MaxBudget == 0 {
+		c.MaxBudget = DefaultMaxBudget
 	}
 }
 

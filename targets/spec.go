@@ -148,6 +148,9 @@ type Conventions struct {
 	KeyFormat      KeyFormat     `yaml:"key_format"`      // empty = token
 	DeadlineHeader string        `yaml:"deadline_header"` // empty = X-Request-Timeout-Ms
 	KeyTTL         time.Duration `yaml:"key_ttl"`         // how long keys are kept; 0 = 24h
+	// MaxBudget is how long the service takes at most to answer a request
+	// that carries no deadline (its own default timeout); 0 = 10s.
+	MaxBudget time.Duration `yaml:"max_budget"`
 }
 
 // Profile names the status codes expected for idempotency errors.

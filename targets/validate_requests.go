@@ -165,6 +165,7 @@ func (v *validator) checkConventions() {
 			c.DeadlineHeader, strings.Join(deadlineHeaders, ", "))
 	}
 	v.positive("conventions.key_ttl", c.KeyTTL, c.KeyTTL < 0)
+	v.positive("conventions.max_budget", c.MaxBudget, c.MaxBudget < 0)
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
