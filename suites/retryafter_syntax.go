@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/resilcheck/resilcheck/headers"
@@ -42,58 +40,18 @@ func raResponseNow(h http.Header, received time.Time) time.Time {
 
 // raReset is the reset a response's rate-limit fields advertise for the
 // exhausted policy, in whole seconds, and which syntax said so. ok is false
-// when there is no such field or it names no exhausted policy.
+// when there is no such field or it names no exhausted policy. A lone draft
+// -10 item counts as exhausted whatever its r, since the answer is a 429;
+// the older single-policy forms must say remaining 0.
 func raReset(h http.Header) (t int64, form string, ok bool) {
-	if v := h.Get("RateLimit"); v != "" {
-		if strings.Contains(v, "remaining=") || strings.Contains(v, "reset=") {
-			d := raParams(v, ",")
-			if rem, ok1 := raInt(d["remaining"]); ok1 && rem == 0 {
-				t, ok = raInt(d["reset"])
-				return t, "RateLimit (draft -07) reset", ok
-			}
-			return 0, "", false
-		}
-		return raDraft10Reset(v)
-	}
-	if rem, ok1 := raInt(h.Get("RateLimit-Remaining")); ok1 && rem == 0 {
-		t, ok = raInt(h.Get("RateLimit-Reset"))
-		return t, "RateLimit-Reset (draft ≤ -06)", ok
-	}
-	return 0, "", false
-}
-
-// raDraft10Reset reads `"p";r=0;t=1, ...`: the largest t among items with
-// r=0; a single item counts as exhausted whatever its r, since the answer
-// is a 429.
-func raDraft10Reset(v string) (int64, string, bool) {
-	items := strings.Split(v, ",")
-	found := false
-	var best int64
-	for _, it := range items {
-		p := raParams(it, ";")
-		r, rok := raInt(p["r"])
-		t, tok := raInt(p["t"])
-		if !tok || (len(items) > 1 && (!rok || r != 0)) {
+	f, _ := headers.ParseRateLimitFields(h) // what parsed cleanly is still returned
+	var best time.Duration
+	for _, l := range f.Limits {
+		lone := len(f.Limits) == 1 && l.Form == headers.FormDraft10
+		if !l.HasReset || (!lone && l.Remaining != 0) {
 			continue
 		}
-		found, best = true, max(best, t)
+		ok, best = true, max(best, l.Reset)
 	}
-	return best, "RateLimit t (draft -10)", found
-}
-
-// raParams splits "k=v<sep>k=v" loosely; keys are lower-cased.
-func raParams(s, sep string) map[string]string {
-	out := map[string]string{}
-	for part := range strings.SplitSeq(s, sep) {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if ok {
-			out[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
-		}
-	}
-	return out
-}
-
-func raInt(s string) (int64, bool) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil && n >= 0
+	return int64(best / time.Second), "RateLimit reset (" + string(f.Form) + ")", ok
 }
