@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -245,7 +244,10 @@ func waitHealthy(ctx context.Context, url string) error {
 		} else {
 			last = err.Error()
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("certify: stopped while waiting for the target: %w", ctx.Err())
+		}
+		if time.Now().After(deadline) {
 			return fmt.Errorf("%w: GET %s: %d attempts over 10s, last: %s", ErrUnhealthy, url, attempt, last)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -285,5 +287,3 @@ func or(s, def string) string {
 	}
 	return s
 }
-
-var _ = errors.New
