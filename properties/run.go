@@ -49,9 +49,15 @@ func Run(name string, cfg Config, prop func(*rapid.T)) Result {
 		testing.Init()
 		_ = flag.CommandLine.Parse(nil)
 	})
+	checks, steps := cfg.Checks, cfg.Steps
+	if testing.Short() {
+		// rapid divides checks by 5 and steps by 2 under -short; Config is
+		// the contract, so a run explores the same under any test flags.
+		checks, steps = checks*5, steps*2
+	}
 	for k, v := range map[string]string{
-		"rapid.checks":     strconv.Itoa(cfg.Checks),
-		"rapid.steps":      strconv.Itoa(cfg.Steps),
+		"rapid.checks":     strconv.Itoa(checks),
+		"rapid.steps":      strconv.Itoa(steps),
 		"rapid.seed":       strconv.FormatUint(cfg.Seed, 10),
 		"rapid.shrinktime": cfg.ShrinkTime.String(),
 		"rapid.nofailfile": "true", // the seed replays a failure; no files in the user's directory
