@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -229,29 +228,14 @@ func shutdown(p *faults.Proxy) {
 
 // waitHealthy polls url until it answers 2xx, for at most 10 s.
 func waitHealthy(ctx context.Context, url string) error {
-	deadline := time.Now().Add(10 * time.Second)
-	var last string
-	for attempt := 1; ; attempt++ {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode/100 == 2 {
-				return nil
-			}
-			last = resp.Status
-		} else {
-			last = err.Error()
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("certify: stopped while waiting for the target: %w", ctx.Err())
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: GET %s: %d attempts over 10s, last: %s", ErrUnhealthy, url, attempt, last)
-		}
-		time.Sleep(100 * time.Millisecond)
+	err := targets.WaitHealthy(ctx, url, 10*time.Second)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("certify: stopped while waiting for the target: %w", ctx.Err())
 	}
+	return fmt.Errorf("%w: %w", ErrUnhealthy, err)
 }
 
 // drawSeed returns a random seed below 2^53, so it survives JSON readers

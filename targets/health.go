@@ -30,6 +30,14 @@ func healthURL(base, health string) string {
 	return health
 }
 
+// WaitHealthy GETs url until it answers 2xx, without any proxy from the
+// environment and with each attempt bounded. It returns an *UnhealthyError
+// (matching ErrUnhealthy) when timeout passes, or ctx's error when ctx is
+// cancelled.
+func WaitHealthy(ctx context.Context, url string, timeout time.Duration) error {
+	return waitHealthy(ctx, url, timeout, nil)
+}
+
 // waitHealthy GETs url until it answers 2xx, timeout passes (an
 // *UnhealthyError), ctx is cancelled (ctx's error) or died closes (errDied).
 func waitHealthy(ctx context.Context, target string, timeout time.Duration, died <-chan struct{}) error {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -99,20 +99,12 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 	case err != nil:
 		return err
 	}
-	var files []string
-	for _, f := range formats {
-		if f != "console" {
-			files = append(files, f)
-		}
-	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("report directory: %w", err)
-	}
-	if err := res.Write(o.out, files); err != nil {
+	// The console format goes to stdout below; WriteDir skips it.
+	if err := res.Write(o.out, formats); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	rep := res.Report
-	if containsFormat(formats, "console") {
+	if slices.Contains(formats, "console") {
 		w, _ := reports.WriterFor("console")
 		if err := w(cmd.OutOrStdout(), rep); err != nil {
 			return err
@@ -152,15 +144,6 @@ func (o *certifyOpts) reproduce() string {
 		parts = append(parts, "--suite", s)
 	}
 	return strings.Join(parts, " ")
-}
-
-func containsFormat(fs []string, f string) bool {
-	for _, x := range fs {
-		if x == f {
-			return true
-		}
-	}
-	return false
 }
 
 // targetLog is where a process target's output goes: stderr with --verbose,
