@@ -116,6 +116,8 @@ func tcpConn(c net.Conn) (*net.TCPConn, bool) {
 		return c, true
 	case *limitConn:
 		return c.tcp()
+	case *handedConn:
+		return tcpConn(c.Conn)
 	}
 	return nil, false
 }

@@ -53,7 +53,8 @@ func (ex *Exchange) outbound() *http.Request {
 	in := ex.r
 	out := in.Clone(ex.ctx)
 	u := *ex.p.upstream
-	u.Path, u.RawPath = joinPath(u.Path, in.URL.Path), ""
+	// Keep the client's escaping (e.g. %2F stays %2F), as the lean path does.
+	u.Path, u.RawPath = joinPath(u.Path, in.URL.Path), joinPath(ex.p.upstream.EscapedPath(), in.URL.EscapedPath())
 	if u.RawQuery == "" {
 		u.RawQuery = in.URL.RawQuery
 	} else if in.URL.RawQuery != "" {

@@ -33,14 +33,22 @@ type Proxy struct {
 	transport   http.RoundTripper
 	log         *slog.Logger
 	initial     []Rule
+	noLean      bool // tests: serve everything through net/http
 
 	rules   *Rules
 	metrics *metrics
-	ctx     context.Context
-	cancel  context.CancelFunc
-	srv     *http.Server
-	connSeq atomic.Uint64
-	exSeq   atomic.Uint64
+	lean    bool          // plain HTTP/1.1 pass-through skips net/http (lean.go)
+	pool    *upstreamPool // the lean path's upstream connections
+	handoff *handoff      // connections the lean path gives to srv
+
+	leanMu    sync.Mutex
+	leanConns map[*leanConn]struct{}
+	handed    atomic.Uint64 // connections the lean path gave to srv
+	ctx       context.Context
+	cancel    context.CancelFunc
+	srv       *http.Server
+	connSeq   atomic.Uint64
+	exSeq     atomic.Uint64
 
 	mu     sync.Mutex
 	ln     net.Listener
@@ -90,8 +98,15 @@ func (p *Proxy) init() error {
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	// The lean path speaks plain HTTP/1.1 itself, so it steps aside when
+	// the upstream needs TLS or the caller chose its own transport.
+	p.lean = p.upstream != nil && p.upstream.Scheme == "http" && p.transport == nil && !p.noLean
 	if p.transport == nil {
 		p.transport = newTransport(p.limits)
+	}
+	if p.lean {
+		p.pool = newUpstreamPool(hostPort(p.upstream), p.limits)
+		p.leanConns = map[*leanConn]struct{}{}
 	}
 	p.rules = newRules(p.seed)
 	if err := p.rules.Replace(p.initial...); err != nil {
@@ -128,7 +143,10 @@ func (p *Proxy) newServer() *http.Server {
 		IdleTimeout:       p.limits.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return p.ctx },
-		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if hc, ok := c.(*handedConn); ok {
+				return context.WithValue(context.WithValue(ctx, connKey{}, hc.id), handedKey{}, hc)
+			}
 			return context.WithValue(ctx, connKey{}, p.connSeq.Add(1))
 		},
 		ConnState: func(c net.Conn, s http.ConnState) {
@@ -140,6 +158,20 @@ func (p *Proxy) newServer() *http.Server {
 }
 
 type connKey struct{}
+
+type handedKey struct{}
+
+// hostPort is the address to dial for u, with the scheme's default port.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
 
 // Seed returns the seed behind every random decision of the proxy.
 func (p *Proxy) Seed() uint64 { return p.seed }
@@ -181,9 +213,17 @@ func (p *Proxy) Serve(l net.Listener) error {
 		return errors.New("faults: proxy is already serving")
 	}
 	p.ln = newLimitListener(l, p.limits.MaxConns)
+	if p.lean {
+		p.handoff = newHandoff(l.Addr())
+	}
 	close(p.ready)
 	p.mu.Unlock()
-	err := p.srv.Serve(p.ln)
+	var err error
+	if p.lean {
+		err = p.serveLean(p.ln)
+	} else {
+		err = p.srv.Serve(p.ln)
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -207,10 +247,18 @@ func (p *Proxy) Start(addr string) (string, error) {
 // and closes every connection. It returns ctx's error if it had to cut.
 func (p *Proxy) Shutdown(ctx context.Context) error {
 	p.markClosed()
-	err := p.srv.Shutdown(ctx)
+	var wg sync.WaitGroup
+	var err error
+	wg.Go(func() { err = p.srv.Shutdown(ctx) })
+	lerr := p.drainLean(ctx)
+	wg.Wait()
 	p.cancel()
 	_ = p.srv.Close()
+	p.killLean()
 	p.closeIdle()
+	if err == nil {
+		err = lerr
+	}
 	return err
 }
 
@@ -220,18 +268,86 @@ func (p *Proxy) Close() error {
 	p.markClosed()
 	p.cancel()
 	err := p.srv.Close()
+	p.killLean()
 	p.closeIdle()
 	return err
 }
 
+// markClosed stops accepting: the net/http server closes its own listener,
+// the lean path's is closed here.
 func (p *Proxy) markClosed() {
 	p.mu.Lock()
 	p.closed = true
+	ln, ho := p.ln, p.handoff
 	p.mu.Unlock()
+	if p.lean && ln != nil {
+		_ = ln.Close()
+	}
+	if ho != nil {
+		_ = ho.Close()
+	}
+}
+
+func (p *Proxy) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// drainLean closes idle lean connections until none is left, letting busy
+// ones finish their exchange, or until ctx ends.
+func (p *Proxy) drainLean(ctx context.Context) error {
+	if !p.lean {
+		return nil
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		p.leanMu.Lock()
+		for lc := range p.leanConns {
+			lc.mu.Lock()
+			if !lc.active && !lc.killed {
+				lc.killed = true
+				_ = lc.c.Close()
+			}
+			lc.mu.Unlock()
+		}
+		n := len(p.leanConns)
+		p.leanMu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// killLean closes every lean connection and its upstream call.
+func (p *Proxy) killLean() {
+	if !p.lean {
+		return
+	}
+	p.leanMu.Lock()
+	defer p.leanMu.Unlock()
+	for lc := range p.leanConns {
+		lc.mu.Lock()
+		lc.killed = true
+		_ = lc.c.Close()
+		if lc.up != nil {
+			_ = lc.up.c.Close()
+		}
+		lc.mu.Unlock()
+	}
 }
 
 func (p *Proxy) closeIdle() {
 	if t, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
+	}
+	if p.pool != nil {
+		p.pool.close()
 	}
 }

@@ -24,6 +24,9 @@ func (ex *Exchange) ReplyWith(resp *http.Response, copy Copier) error {
 	for k, v := range resp.Header {
 		h[k] = v
 	}
+	if _, ok := resp.Header["Content-Type"]; !ok {
+		h["Content-Type"] = nil // relay the upstream's answer; do not sniff one
+	}
 	removeHopHeaders(h)
 	ex.writeHeader(resp.StatusCode)
 	dst := &clientWriter{ex: ex, flush: resp.ContentLength < 0}

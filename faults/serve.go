@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,7 +22,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := p.begin(w, r)
 	defer func() { ex.end(recover()) }()
 	if p.admit(ex) && ex.readBody() {
-		s, n := p.rules.match(r)
+		s, n := takenFor(r)
+		if s == nil {
+			s, n = p.rules.match(r)
+		}
 		var err error
 		if s == nil {
 			err = ex.Pass()
@@ -35,20 +39,36 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (p *Proxy) begin(w http.ResponseWriter, r *http.Request) *Exchange {
-	ex := &Exchange{p: p, w: w, r: r, ctx: r.Context()}
-	conn, _ := r.Context().Value(connKey{}).(uint64)
-	ex.entry = Entry{
-		ID:       fmt.Sprintf("%s-%d", p.side, p.exSeq.Add(1)),
+// takenFor returns the rule decision the lean path took for the first
+// request of a connection it handed over, once.
+func takenFor(r *http.Request) (*ruleState, uint64) {
+	if hc, ok := r.Context().Value(handedKey{}).(*handedConn); ok {
+		if d := hc.pending.Swap(nil); d != nil {
+			return d.rule, d.n
+		}
+	}
+	return nil, 0
+}
+
+// newEntry starts the journal entry of an exchange received now.
+func (p *Proxy) newEntry(conn uint64, method, path, query string) Entry {
+	return Entry{
+		ID:       p.side + "-" + strconv.FormatUint(p.exSeq.Add(1), 10),
 		Side:     p.side,
 		Seed:     p.seed,
 		Conn:     conn,
 		Received: p.clock.Now(),
-		Method:   r.Method,
-		Path:     r.URL.Path,
-		Query:    r.URL.RawQuery,
-		Headers:  p.reqHeaders.pick(r.Header),
+		Method:   method,
+		Path:     path,
+		Query:    query,
 	}
+}
+
+func (p *Proxy) begin(w http.ResponseWriter, r *http.Request) *Exchange {
+	ex := &Exchange{p: p, w: w, r: r, ctx: r.Context()}
+	conn, _ := r.Context().Value(connKey{}).(uint64)
+	ex.entry = p.newEntry(conn, r.Method, r.URL.Path, r.URL.RawQuery)
+	ex.entry.Headers = p.reqHeaders.pick(r.Header)
 	ex.stopGone = context.AfterFunc(ex.ctx, ex.clientLeft)
 	p.metrics.inflight.Inc()
 	return ex

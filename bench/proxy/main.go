@@ -37,6 +37,13 @@ type result struct {
 	rps    float64
 	median time.Duration
 	p99    time.Duration
+	cpu    time.Duration // CPU the target process spent per request; 0 if not measured
+}
+
+// target is one way to reach the upstream; pid is its own process, if any.
+type target struct {
+	name, url string
+	pid       int
 }
 
 func main() {
@@ -47,7 +54,13 @@ func main() {
 	work := flag.Duration("work", 0, "service time the upstream spends per request")
 	size := flag.Int("size", 64, "response body bytes")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	relayListen := flag.String("relay-listen", "", "internal: serve as the tcp-relay on this address")
+	relayTo := flag.String("relay-to", "", "internal: the tcp-relay's upstream address")
 	flag.Parse()
+	if *relayListen != "" {
+		relay(*relayListen, *relayTo)
+		return
+	}
 	if *prof != "" {
 		f, err := os.Create(*prof)
 		if err != nil {
@@ -58,7 +71,7 @@ func main() {
 	}
 
 	up := upstream(*work, *size)
-	targets := []struct{ name, url string }{{"direct", up}}
+	targets := []target{{name: "direct", url: up}}
 	u, _ := url.Parse(up)
 	p, err := faults.NewProxy(faults.WithUpstream(u), faults.WithSeed(1))
 	if err != nil {
@@ -69,29 +82,43 @@ func main() {
 		log.Fatal(err)
 	}
 	defer p.Close()
-	targets = append(targets, struct{ name, url string }{"in-process", pu})
+	targets = append(targets, target{name: "in-process", url: pu})
+	rt, stop := spawn("tcp-relay", os.Args[0], []string{"-relay-to", u.Host}, nil)
+	defer stop()
+	targets = append(targets, rt)
 	if *rcBin != "" {
-		ru, stop := resilcheckProxy(*rcBin, up)
+		t, stop := spawn("resilcheck", *rcBin, []string{"proxy", "--upstream", up, "--seed", "1"}, func(addr string) []string { return []string{"--listen", addr} })
 		defer stop()
-		targets = append(targets, struct{ name, url string }{"resilcheck", ru})
+		targets = append(targets, t)
 	}
 	if *toxi != "" {
-		tu, stop := toxiproxy(*toxi, u.Host)
+		t, stop := toxiproxy(*toxi, u.Host)
 		defer stop()
-		targets = append(targets, struct{ name, url string }{"toxiproxy", tu})
+		targets = append(targets, t)
 	}
-	fmt.Printf("upstream work %v, body %d B, %v x %d rounds per cell, GOMAXPROCS-bound loopback\n\n", *work, *size, *dur, *rounds)
-	fmt.Printf("%-11s %5s %12s %10s %10s %10s %10s\n", "target", "conns", "req/s", "median", "p99", "x direct", "+median")
+	fmt.Printf("upstream work %v, body %d B, %v per run, %d rounds with the targets interleaved; medians\n", *work, *size, *dur, *rounds)
+	fmt.Printf("tcp-relay: a bare TCP relay (two io.Copy goroutines per connection) as its own process, the floor for any proxy process here\n\n")
+	fmt.Printf("%-11s %5s %10s %9s %9s %9s %9s %10s\n", "target", "conns", "req/s", "median", "p99", "x direct", "+median", "cpu/req")
 	for _, conns := range []int{1, 64} {
+		runs := make([][]result, len(targets))
+		for range *rounds {
+			for i, t := range targets {
+				runs[i] = append(runs[i], measure(t, conns, *dur))
+			}
+		}
 		var base result
-		for _, t := range targets {
-			r := medianRun(t.url, conns, *dur, *rounds)
-			if t.name == "direct" {
+		for i, t := range targets {
+			r := medianOf(runs[i])
+			if i == 0 {
 				base = r
 			}
-			fmt.Printf("%-11s %5d %12.0f %10v %10v %10.2f %10v\n", t.name, conns, r.rps,
+			cpu := "-"
+			if r.cpu > 0 {
+				cpu = r.cpu.Round(100 * time.Nanosecond).String()
+			}
+			fmt.Printf("%-11s %5d %10.0f %9v %9v %9.2f %9v %10s\n", t.name, conns, r.rps,
 				r.median.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.rps/base.rps,
-				(r.median - base.median).Round(time.Microsecond))
+				(r.median - base.median).Round(time.Microsecond), cpu)
 		}
 	}
 }
@@ -112,18 +139,61 @@ func upstream(work time.Duration, size int) string {
 	return "http://" + l.Addr().String()
 }
 
-func medianRun(target string, conns int, d time.Duration, rounds int) result {
-	var rs []result
-	for range rounds {
-		rs = append(rs, run(target, conns, d))
+// medianOf takes each figure's median over the rounds on its own.
+func medianOf(rs []result) result {
+	med := func(f func(result) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
 	}
-	slices.SortFunc(rs, func(a, b result) int { return int(a.rps - b.rps) })
-	return rs[len(rs)/2]
+	return result{
+		rps:    med(func(r result) float64 { return r.rps }),
+		median: time.Duration(med(func(r result) float64 { return float64(r.median) })),
+		p99:    time.Duration(med(func(r result) float64 { return float64(r.p99) })),
+		cpu:    time.Duration(med(func(r result) float64 { return float64(r.cpu) })),
+	}
+}
+
+// measure runs t and, for a target in its own process, charges the CPU
+// that process used to the requests served.
+func measure(t target, conns int, d time.Duration) result {
+	before := cpuTime(t.pid)
+	r, n := run(t.url, conns, d)
+	if after := cpuTime(t.pid); t.pid > 0 && after > 0 && n > 0 {
+		r.cpu = (after - before) / time.Duration(n)
+	}
+	return r
+}
+
+// cpuTime is a process's user plus system time from /proc, or 0 where
+// there is none.
+func cpuTime(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command name; utime and stime are the
+	// 14th and 15th fields, in clock ticks (100 per second on Linux).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, st int64
+	fmt.Sscan(f[11], &ut)
+	fmt.Sscan(f[12], &st)
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // run drives target from conns goroutines, each on its own keep-alive
-// connection, and returns throughput and latency quantiles.
-func run(target string, conns int, d time.Duration) result {
+// connection, and returns throughput, latency quantiles and the number of
+// requests measured (warm-up included, for the CPU share).
+func run(target string, conns int, d time.Duration) (result, int) {
 	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, Proxy: nil, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
@@ -157,12 +227,12 @@ func run(target string, conns int, d time.Duration) result {
 	elapsed := time.Since(start)
 	all := slices.Concat(lat...)
 	slices.Sort(all)
-	return result{rps: float64(len(all)) / elapsed.Seconds(), median: all[len(all)/2], p99: all[len(all)*99/100]}
+	return result{rps: float64(len(all)) / elapsed.Seconds(), median: all[len(all)/2], p99: all[len(all)*99/100]}, len(all) + conns*20
 }
 
 // toxiproxy starts the server binary and creates a proxy to upstream with
 // no toxics, returning its URL.
-func toxiproxy(bin, upstream string) (string, func()) {
+func toxiproxy(bin, upstream string) (target, func()) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	apiPort := l.Addr().(*net.TCPAddr).Port
 	l.Close()
@@ -191,16 +261,21 @@ func toxiproxy(bin, upstream string) (string, func()) {
 	if err := json.NewDecoder(resp.Body).Decode(&created); err != nil || created.Listen == "" {
 		log.Fatalf("toxiproxy: create proxy: %v (%d)", err, resp.StatusCode)
 	}
-	return "http://" + created.Listen, func() { cmd.Process.Kill(); cmd.Wait() }
+	return target{name: "toxiproxy", url: "http://" + created.Listen, pid: cmd.Process.Pid}, func() { cmd.Process.Kill(); cmd.Wait() }
 }
 
-// resilcheckProxy starts "resilcheck proxy" in its own process, so it and
-// toxiproxy compete for the CPU on the same terms, and returns its URL.
-func resilcheckProxy(bin, upstream string) (string, func()) {
+// spawn starts bin with args plus listen(addr) (default: -relay-listen
+// addr) as its own process, so every proxy competes for the CPU on the same
+// terms, waits until it accepts connections and returns it as a target.
+func spawn(name, bin string, args []string, listen func(string) []string) (target, func()) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command(bin, "proxy", "--listen", addr, "--upstream", upstream, "--seed", "1")
+	if listen == nil {
+		listen = func(a string) []string { return []string{"-relay-listen", a} }
+	}
+	cmd := exec.Command(bin, append(args, listen(addr)...)...)
+	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
@@ -213,5 +288,30 @@ func resilcheckProxy(bin, upstream string) (string, func()) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return "http://" + addr, func() { cmd.Process.Kill(); cmd.Wait() }
+	return target{name: name, url: "http://" + addr, pid: cmd.Process.Pid}, func() { cmd.Process.Kill(); cmd.Wait() }
+}
+
+// relay is the floor: a TCP relay that copies bytes both ways, with no
+// HTTP, no journal, no faults.
+func relay(listen, to string) {
+	l, err := net.Listen("tcp", listen)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			log.Fatal(err)
+		}
+		go func() {
+			defer c.Close()
+			u, err := net.Dial("tcp", to)
+			if err != nil {
+				return
+			}
+			defer u.Close()
+			go io.Copy(u, c)
+			io.Copy(c, u)
+		}()
+	}
 }
