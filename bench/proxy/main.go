@@ -1,11 +1,15 @@
 //go:build bench
 
 // Command proxy measures the resilcheck fault proxy's pass-through cost:
-// throughput and median latency at 1 and 64 concurrent keep-alive
-// connections, direct to a loopback upstream, through resilcheck's proxy
-// with no rules, and through toxiproxy when -toxiproxy names its server.
+// throughput, median latency and (for targets in their own process) CPU per
+// request at 1 and 64 concurrent keep-alive connections, direct to a
+// loopback upstream, through resilcheck's proxy with no rules (embedded, and
+// as "resilcheck proxy" when -resilcheck names a binary), through a bare TCP
+// relay in its own process (the floor for any proxy process), and through
+// toxiproxy when -toxiproxy names its server. Rounds interleave the targets
+// so drift in the machine's load touches all of them alike.
 //
-//	go run -tags bench ./bench/proxy [-toxiproxy /path/to/server] [-d 3s] [-rounds 3] [-work 0]
+//	go run -tags bench ./bench/proxy [-resilcheck bin] [-toxiproxy /path/to/server] [-d 3s] [-rounds 3] [-work 0]
 //
 // It is built only with the bench tag, outside the default test run.
 package main
