@@ -53,7 +53,8 @@ func WithStandIn(r Respond) Option { return func(p *Proxy) { p.standIn = r } }
 func WithLimits(l Limits) Option { return func(p *Proxy) { p.limits = l.withDefaults() } }
 
 // WithTransport replaces the round tripper used to reach the upstream, e.g.
-// for TLS settings or HTTP/2. The default never uses environment proxies and
+// for TLS settings or HTTP/2; every request then goes through it, none
+// through the lean path. The default never uses environment proxies and
 // never decompresses.
 func WithTransport(rt http.RoundTripper) Option { return func(p *Proxy) { p.transport = rt } }
 
