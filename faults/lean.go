@@ -264,9 +264,11 @@ func (lc *leanConn) exchange() (keep bool) {
 	defer lc.unwatch()
 	uc, err := lc.forward(body)
 	early := false
-	if err != nil && uc != nil && lc.p.ctx.Err() == nil {
-		// The upstream may have answered before taking the whole body (a
-		// 413, say) and closed: relay that answer rather than a 502.
+	if err != nil && uc != nil && err != errClientLeft && lc.p.ctx.Err() == nil {
+		// Writing failed, yet the upstream may have answered before taking
+		// the whole body (a 413, say) and closed: relay that answer rather
+		// than a 502. (With the client gone nothing was written: no answer
+		// will come.)
 		early = lc.readResponseHead(uc) == nil
 	} else if err == nil {
 		err = lc.readResponseHead(uc)
