@@ -2,6 +2,7 @@ package faults
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -264,17 +265,14 @@ func (lc *leanConn) exchange() (keep bool) {
 	defer lc.unwatch()
 	uc, err := lc.forward(body)
 	early := false
-	if err != nil && uc != nil && err != errClientLeft && lc.p.ctx.Err() == nil {
-		// Writing failed, yet the upstream may have answered before taking
-		// the whole body (a 413, say) and closed: relay that answer rather
-		// than a 502. (With the client gone nothing was written: no answer
-		// will come.)
-		early = lc.readResponseHead(uc) == nil
-	} else if err == nil {
+	switch {
+	case err == nil:
 		err = lc.readResponseHead(uc)
-	}
-	if early {
-		err = nil
+	case uc != nil && err != errClientLeft && p.ctx.Err() == nil && lc.readResponseHead(uc) == nil:
+		// Writing failed, yet the upstream answered before taking the whole
+		// body (a 413, say) and closed: relay that answer rather than a 502.
+		// (With the client gone nothing was written: no answer will come.)
+		early, err = true, nil
 	}
 	if err != nil {
 		if uc != nil {
@@ -301,7 +299,7 @@ func (lc *leanConn) exchange() (keep bool) {
 	case r.chunked:
 		rerr, werr = lc.relayChunked(uc, &e)
 	default:
-		rerr, werr = lc.relay(uc, r.length, &e, r.length < 0)
+		rerr, werr = lc.relay(uc, r.length, &e)
 	}
 	lc.mu.Lock()
 	lc.finished = true
@@ -311,7 +309,7 @@ func (lc *leanConn) exchange() (keep bool) {
 	switch {
 	case p.ctx.Err() != nil: // the proxy closed: a shutdown, not a client leaving
 	case !gone.IsZero() || werr != nil:
-		e.ClientGone = cmpTime(gone, e.Finished)
+		e.ClientGone = cmp.Or(gone, e.Finished)
 		rerr = nil
 	case rerr != nil:
 		e.Error = rerr.Error() // as net/http's path records a body cut short
@@ -329,13 +327,6 @@ func (lc *leanConn) exchange() (keep bool) {
 		p.pool.put(uc)
 	}
 	return rerr == nil && werr == nil && gone.IsZero() && !closeAfter
-}
-
-func cmpTime(t, or time.Time) time.Time {
-	if t.IsZero() {
-		return or
-	}
-	return t
 }
 
 // idle marks the connection between requests again.
@@ -513,11 +504,11 @@ func (lc *leanConn) writeResponseHead(e *Entry, bodiless, closeAfter bool) {
 
 // relay copies n body bytes (n < 0: until the upstream closes) to the
 // client. rerr is an upstream failure, werr a client one.
-func (lc *leanConn) relay(uc *upConn, n int64, e *Entry, stream bool) (rerr, werr error) {
+func (lc *leanConn) relay(uc *upConn, n int64, e *Entry) (rerr, werr error) {
 	src := uc.br
 	for n != 0 {
 		if src.Buffered() == 0 {
-			if stream {
+			if n < 0 { // a stream until close: what came so far goes out now
 				if werr = lc.flush(); werr != nil {
 					return nil, werr
 				}
@@ -576,11 +567,11 @@ func (lc *leanConn) relayChunked(uc *upConn, e *Entry) (rerr, werr error) {
 			return nil, werr
 		}
 		_, _ = lc.bw.WriteString(strconv.FormatInt(size, 16) + "\r\n")
-		if rerr, werr = lc.relay(uc, size, e, false); rerr != nil || werr != nil {
+		if rerr, werr = lc.relay(uc, size, e); rerr != nil || werr != nil {
 			return rerr, werr
 		}
 		if line, err := lc.chunkLine(uc); err != nil || len(line) != 0 {
-			return cmpErr(err, errors.New("malformed chunked encoding")), nil
+			return cmp.Or(err, errors.New("malformed chunked encoding")), nil
 		}
 		if _, werr = lc.bw.WriteString("\r\n"); werr != nil {
 			return nil, werr
@@ -591,13 +582,6 @@ func (lc *leanConn) relayChunked(uc *upConn, e *Entry) (rerr, werr error) {
 			}
 		}
 	}
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // chunkLine reads a chunk-size, trailer or end line of a chunked body.

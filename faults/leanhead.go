@@ -75,7 +75,7 @@ func parseRequestHead(b []byte, h *reqHead, maxBody int64) string {
 		case equalFold(name, "Content-Length"):
 			lengths++
 			n, err := strconv.ParseUint(string(value), 10, 63)
-			if err != nil || value[0] == '+' {
+			if err != nil { // ParseUint takes no sign
 				return "malformed Content-Length"
 			}
 			if int64(n) > maxBody {
@@ -330,7 +330,7 @@ func parseResponseHead(b []byte, h *respHead) string {
 			h.chunked = true
 		case equalFold(name, "Content-Length"):
 			n, err := strconv.ParseUint(string(value), 10, 63)
-			if err != nil || value[0] == '+' || (lengths > 0 && int64(n) != h.length) {
+			if err != nil || (lengths > 0 && int64(n) != h.length) {
 				return "malformed Content-Length"
 			}
 			lengths++

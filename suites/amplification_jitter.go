@@ -24,17 +24,23 @@ const (
 	minFleet      = 16 // fewest retries of requests failing together BO-08 judges
 )
 
-func randomizedBackoff(ctx context.Context, h *Harness) Result {
+// sampledBackoff runs check id: it samples the target's retry waits
+// against a failing dependency and lets judge decide.
+func sampledBackoff(ctx context.Context, h *Harness, id string, judge func(*Harness, *backoffSample) Result) Result {
 	if h.Dependency == nil {
 		return skip("the target declares no dependency")
 	}
-	c := h.begin(ctx, "RB-15")
+	c := h.begin(ctx, id)
 	defer c.done(ctx)
 	s := h.backoffSample(ctx, c)
 	if s.reason != "" {
 		return inconclusive("%s", s.reason)
 	}
-	return judgeRandomized(h, s)
+	return judge(h, s)
+}
+
+func randomizedBackoff(ctx context.Context, h *Harness) Result {
+	return sampledBackoff(ctx, h, "RB-15", judgeRandomized)
 }
 
 // judgeRandomized is RB-15's verdict on a sample: dispersed and growing.
@@ -75,19 +81,12 @@ func jitterFormula(id, profile string) func(context.Context, *Harness) Result {
 		if cfg.jitter() != profile {
 			return skip("the target declares %s jitter (AmplificationConfig.Jitter), not %s", cfg.jitter(), profile)
 		}
-		if h.Dependency == nil {
-			return skip("the target declares no dependency")
-		}
-		c := h.begin(ctx, id)
-		defer c.done(ctx)
-		s := h.backoffSample(ctx, c)
-		if s.reason != "" {
-			return inconclusive("%s", s.reason)
-		}
-		if profile == "decorrelated" {
-			return judgeDecorrelated(h, s)
-		}
-		return judgeUniform(h, s, profile)
+		return sampledBackoff(ctx, h, id, func(h *Harness, s *backoffSample) Result {
+			if profile == "decorrelated" {
+				return judgeDecorrelated(h, s)
+			}
+			return judgeUniform(h, s, profile)
+		})
 	}
 }
 
@@ -153,16 +152,7 @@ func judgeDecorrelated(h *Harness, s *backoffSample) Result {
 }
 
 func fleetLockstep(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "BO-08")
-	defer c.done(ctx)
-	s := h.backoffSample(ctx, c)
-	if s.reason != "" {
-		return inconclusive("%s", s.reason)
-	}
-	return judgeFleet(h, s)
+	return sampledBackoff(ctx, h, "BO-08", judgeFleet)
 }
 
 // judgeFleet is BO-08's verdict on a sample.
