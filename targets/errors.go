@@ -95,8 +95,8 @@ type UnhealthyError struct {
 	URL        string        // the health URL
 	Attempts   int           // GETs made
 	Elapsed    time.Duration // time spent waiting
-	LastStatus int           // the last HTTP status seen; 0 if none
-	LastErr    error         // the last transport error; nil if the last attempt got a status
+	LastStatus int           // the last HTTP status any attempt saw; 0 if none
+	LastErr    error         // the last attempt's transport error; nil if it got a status
 	Output     string        // the last lines a process started by resilcheck wrote; empty otherwise
 }
 
@@ -104,6 +104,8 @@ type UnhealthyError struct {
 func (e *UnhealthyError) Error() string {
 	last := "no attempt finished"
 	switch {
+	case e.LastErr != nil && e.LastStatus != 0:
+		last = fmt.Sprintf("last status: %d, want 2xx; then: %v", e.LastStatus, e.LastErr)
 	case e.LastErr != nil:
 		last = "last error: " + e.LastErr.Error()
 	case e.LastStatus != 0:

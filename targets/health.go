@@ -49,10 +49,16 @@ func waitHealthy(ctx context.Context, target string, timeout time.Duration, died
 	ue := &UnhealthyError{URL: target}
 	for delay := healthFirstDelay; ; delay = min(2*delay, healthMaxDelay) {
 		ue.Attempts++
-		ue.LastStatus, ue.LastErr = probeOnce(ctx, client, target, min(healthAttemptTime, time.Until(deadline)))
-		if ue.LastErr == nil && ue.LastStatus >= 200 && ue.LastStatus < 300 {
+		status, err := probeOnce(ctx, client, target, min(healthAttemptTime, time.Until(deadline)))
+		if err == nil && status >= 200 && status < 300 {
 			return nil
 		}
+		// An attempt cut short by the deadline must not hide the status an
+		// earlier one saw: "503" says more than "deadline exceeded".
+		if status != 0 {
+			ue.LastStatus = status
+		}
+		ue.LastErr = err
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("targets: waiting for %s: %w", target, ctx.Err())
 		}

@@ -190,8 +190,9 @@ func TestProcessLauncher_Launch_unhealthy(t *testing.T) {
 	t.Parallel()
 	tg := processTarget(t, "unhealthy", "")
 	// Long enough for a re-executed test binary to start on a busy machine:
-	// the test needs at least one answered probe to see the 503.
-	tg.Service.StartupTimeout = 2 * time.Second
+	// the test needs at least one answered probe to see the 503 (an attempt
+	// cut by the deadline afterwards no longer hides it).
+	tg.Service.StartupTimeout = 5 * time.Second
 	var log syncBuffer
 	_, env, err := launch(t, tg, &log)
 	var ue *UnhealthyError

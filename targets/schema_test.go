@@ -31,6 +31,10 @@ func TestSchema_matchesStructs(t *testing.T) {
 			if node["type"] != "integer" {
 				t.Errorf("%s: schema type %v; want integer", path, node["type"])
 			}
+		case typ.Kind() == reflect.Float64:
+			if node["type"] != "number" {
+				t.Errorf("%s: schema type %v; want number", path, node["type"])
+			}
 		case typ.Kind() == reflect.Bool:
 			if node["type"] != "boolean" {
 				t.Errorf("%s: schema type %v; want boolean", path, node["type"])

@@ -30,6 +30,7 @@ type Target struct {
 	Effects      Effects      `yaml:"effects"`      // how side effects are counted; at least one way
 	Tenancy      Tenancy      `yaml:"tenancy"`      // what scopes keys and quotas
 	Conventions  Conventions  `yaml:"conventions"`  // protocol dialects the service speaks
+	Policy       Policy       `yaml:"policy"`       // what the service declares about its retries, deadlines and limits
 
 	// Dir is the directory relative paths in the spec resolve against: the
 	// spec file's directory (set by Parse and Load; empty = the working directory).

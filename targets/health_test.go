@@ -1,0 +1,39 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestWaitHealthy_keepsLastStatus: a service that answers 503 and then hangs
+// until the wait's deadline cuts the probe is reported with its 503, not only
+// with the deadline (the cut attempt used to overwrite the status).
+func TestWaitHealthy_keepsLastStatus(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	err := WaitHealthy(context.Background(), srv.URL+"/healthz", 300*time.Millisecond)
+	var ue *UnhealthyError
+	if !errors.As(err, &ue) {
+		t.Fatalf("WaitHealthy() = %v; want an *UnhealthyError", err)
+	}
+	if ue.LastStatus != http.StatusServiceUnavailable || ue.LastErr == nil {
+		t.Errorf("LastStatus, LastErr = %d, %v; want 503 and the cut attempt's error", ue.LastStatus, ue.LastErr)
+	}
+	if !strings.Contains(err.Error(), "last status: 503") {
+		t.Errorf("error %q does not name the 503", err)
+	}
+}

@@ -1,0 +1,74 @@
+package targets
+
+import "time"
+
+// Policy is what the service declares about its own resilience behaviour.
+// Every zero value means "not declared": a check that needs a declaration the
+// spec does not make is not applicable (and says so), or judges only what
+// holds for every policy. Defaults documented here come from public sources,
+// never from the reference stack.
+type Policy struct {
+	Retry       RetryPolicy       `yaml:"retry"`       // how the service retries its dependency calls
+	Deadlines   DeadlinePolicy    `yaml:"deadlines"`   // which deadline headers it reads and forwards
+	RateLimits  RateLimitPolicy   `yaml:"rate_limits"` // which routes it rate limits
+	Idempotency IdempotencyPolicy `yaml:"idempotency"` // which operations are protected by a key
+}
+
+// BackoffKind names a retry backoff formula.
+type BackoffKind string
+
+// The backoff kinds (Brooker, "Exponential Backoff And Jitter", AWS
+// Architecture Blog, 2015).
+const (
+	BackoffUnknown      BackoffKind = "unknown"      // not declared: only "waits grow and are dispersed" is judged
+	BackoffFull         BackoffKind = "full"         // wait n uniform in [0, min(cap, base·2ⁿ)]
+	BackoffEqual        BackoffKind = "equal"        // wait n uniform in [v/2, v], v = min(cap, base·2ⁿ)
+	BackoffDecorrelated BackoffKind = "decorrelated" // each wait uniform in [base, min(cap, 3·previous)]
+	BackoffExponential  BackoffKind = "exponential"  // wait n = min(cap, base·2ⁿ) ± Jitter·that
+)
+
+// RetryPolicy is the service's retry policy towards its dependencies.
+type RetryPolicy struct {
+	// MaxAttempts caps attempts per logical request, the first included;
+	// 0 = 3 (Google SRE book ch. 22 "Handling Overload": at most 3 attempts
+	// per request; gRFC A6 allows at most 5).
+	MaxAttempts int `yaml:"max_attempts"`
+	// Backoff is the formula between attempts; empty = unknown.
+	Backoff BackoffKind `yaml:"backoff"`
+	// Base is the backoff's scale (the first wait's bound); 0 = not declared.
+	Base time.Duration `yaml:"base"`
+	// Cap bounds every wait; 0 = not declared.
+	Cap time.Duration `yaml:"cap"`
+	// Jitter is the relative spread of an exponential backoff (0.1 = ±10 %);
+	// only for backoff exponential; 0 = no jitter declared.
+	Jitter float64 `yaml:"jitter"`
+	// BudgetRatio bounds retries as a share of requests under a sustained
+	// outage; 0 = 0.1 (SRE book ch. 22: a per-client retry budget of 10 %).
+	BudgetRatio float64 `yaml:"budget_ratio"`
+	// BreakerRecovery is how soon after the dependency heals requests succeed
+	// again (a circuit breaker's open time plus a probe); 0 = not declared.
+	BreakerRecovery time.Duration `yaml:"breaker_recovery"`
+}
+
+// DeadlinePolicy says which deadline headers the service speaks.
+type DeadlinePolicy struct {
+	// Headers lists every deadline header the service reads (and forwards,
+	// recomputed, to its dependencies); empty = conventions.deadline_header only.
+	Headers []string `yaml:"headers"`
+}
+
+// RateLimitPolicy says which routes the service rate limits.
+type RateLimitPolicy struct {
+	// Operations names the rate-limited operations; empty = none declared
+	// (the rate-limit suite then judges only what the service shows).
+	Operations []string `yaml:"operations"`
+	// Probe is a GET path that is rate limited and cheap to call; empty =
+	// none (the suite never drives an undeclared GET).
+	Probe string `yaml:"probe"`
+}
+
+// IdempotencyPolicy says which operations an idempotency key protects.
+type IdempotencyPolicy struct {
+	// Operations names them; empty = every operation.
+	Operations []string `yaml:"operations"`
+}
