@@ -22,6 +22,7 @@ func (t *Target) Validate() error {
 	v.checkEffects()
 	v.checkTenancy()
 	v.checkConventions()
+	v.checkPolicy()
 	if len(v.probs) == 0 {
 		return nil
 	}

@@ -81,6 +81,8 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 		w.scalar(n, path, "an integer", func(s string) bool { return n.Tag == "!!int" })
 	case t.Kind() == reflect.Bool:
 		w.scalar(n, path, "true or false", func(s string) bool { return n.Tag == "!!bool" })
+	case t.Kind() == reflect.Float64:
+		w.scalar(n, path, "a number", func(s string) bool { return n.Tag == "!!float" || n.Tag == "!!int" })
 	default:
 		w.addf(n, path, "internal: no decoder for %s", t) // a new field type needs a case here
 	}
@@ -181,6 +183,8 @@ func describe(t reflect.Type) string {
 		return "a list"
 	case t.Kind() == reflect.Int:
 		return "an integer"
+	case t.Kind() == reflect.Float64:
+		return "a number"
 	case t.Kind() == reflect.Bool:
 		return "true or false"
 	}
