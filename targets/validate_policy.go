@@ -75,12 +75,11 @@ func (v *validator) checkDeadlinePolicy(d DeadlinePolicy) {
 
 // operationNames checks that every name in list is a declared operation.
 func (v *validator) operationNames(path string, list []string) {
-	ops := v.t.Operations
-	if len(ops) == 0 && v.kind == KindReference {
-		ops = referenceOperations()
+	if len(v.t.Operations) == 0 {
+		return // checkOperations says they are missing, or a launcher supplies them
 	}
 	var names []string
-	for _, o := range ops {
+	for _, o := range v.t.Operations {
 		names = append(names, o.Name)
 	}
 	for i, n := range list {
