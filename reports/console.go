@@ -63,7 +63,7 @@ func consoleCheck(w io.Writer, c Check) {
 		}
 	}
 	field("source", c.Source)
-	field("level", c.Level)
+	field("level", string(c.Level))
 	field("expected", c.Expected)
 	field("observed", c.Observed)
 	field("reason", c.Reason)

@@ -69,7 +69,7 @@ func junitCase(c Check) junit.Testcase {
 		if msg == "" {
 			msg = oneLine(c.Title)
 		}
-		tc.Failure = &junit.Result{Message: msg, Type: c.Level, Data: xmlSafe(checkDetails(c))}
+		tc.Failure = &junit.Result{Message: msg, Type: string(c.Level), Data: xmlSafe(checkDetails(c))}
 	case StatusSkipped:
 		tc.Skipped = &junit.Result{Message: oneLine(c.Reason)}
 	case StatusInconclusive:
@@ -91,7 +91,7 @@ func checkDetails(c Check) string {
 		}
 	}
 	line("source", c.Source)
-	line("level", c.Level)
+	line("level", string(c.Level))
 	line("expected", c.Expected)
 	line("observed", c.Observed)
 	line("reason", c.Reason)

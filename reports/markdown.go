@@ -55,7 +55,7 @@ func mdTable(w io.Writer, r *Report) {
 			detail = c.Observed
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", statusEmoji[c.Status], mdText(c.ID), mdText(c.Suite),
-			mdText(c.Title), mdText(c.Level), mdText(detail))
+			mdText(c.Title), mdText(string(c.Level)), mdText(detail))
 	}
 }
 
@@ -67,7 +67,7 @@ func mdFailure(w io.Writer, c Check) {
 		}
 	}
 	item("Source", c.Source)
-	item("Level", c.Level)
+	item("Level", string(c.Level))
 	item("Expected", c.Expected)
 	item("Observed", c.Observed)
 	if c.Reproduce != "" {

@@ -81,14 +81,14 @@ type SuiteSummary struct {
 // Total is the number of checks the summary counts.
 func (s SuiteSummary) Total() int { return s.Pass + s.Fail + s.Inconclusive + s.Skipped }
 
-// Check is the result of one assertion. ID is a standards.md ID such as
-// "IK-07", Source its citation, Level one of MUST, SHOULD, REC, CONV, HARNESS.
+// Check is the result of one assertion. ID is the check's ID such as
+// "IK-07", Source its public citation, Level how strongly the source states it.
 type Check struct {
 	ID             string     `json:"id"`
 	Suite          string     `json:"suite"`
 	Title          string     `json:"title"`
 	Source         string     `json:"source,omitempty"`
-	Level          string     `json:"level,omitempty"`
+	Level          Level      `json:"level,omitempty"`
 	Status         Status     `json:"status"`
 	Expected       string     `json:"expected,omitempty"`
 	Observed       string     `json:"observed,omitempty"`

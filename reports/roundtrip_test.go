@@ -46,7 +46,7 @@ var (
 	genCheck = rapid.Custom(func(t *rapid.T) Check {
 		return Check{
 			ID: genText.Draw(t, "id"), Suite: genText.Draw(t, "suite"), Title: genText.Draw(t, "title"),
-			Source: genText.Draw(t, "source"), Level: genText.Draw(t, "level"),
+			Source: genText.Draw(t, "source"), Level: Level(genText.Draw(t, "level")),
 			Status:   rapid.SampledFrom([]Status{StatusPass, StatusFail, StatusInconclusive, StatusSkipped}).Draw(t, "status"),
 			Expected: genText.Draw(t, "expected"), Observed: genText.Draw(t, "observed"), Reason: genText.Draw(t, "reason"),
 			Evidence:       nilIfEmpty(rapid.SliceOfN(genExchange, 0, 4).Draw(t, "evidence")),

@@ -1,6 +1,10 @@
 package suites
 
-import "time"
+import (
+	"time"
+
+	"github.com/resilcheck/resilcheck/reports"
+)
 
 const (
 	suiteRB  = "retry-amplification"
@@ -84,29 +88,29 @@ func (c AmplificationConfig) maxBucketShare() float64 { return orFloat(c.MaxBuck
 // dependency proxy.
 func Amplification() []Check {
 	return []Check{
-		{ID: "RB-01b", Suite: suiteRB, Level: "REC", Source: "standards.md RB-01; AWS SDK retryable codes; Envoy retriable-4xx",
+		{ID: "RB-01b", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "standards.md RB-01; AWS SDK retryable codes; Envoy retriable-4xx",
 			Title: "a non-retryable answer (400, 401, 422) from the dependency is not retried: exactly one call", Run: nonRetryable},
-		{ID: "HS-14", Suite: suiteRB, Level: "MUST NOT", Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
+		{ID: "HS-14", Suite: suiteRB, Level: reports.LevelMustNot, Needs: []Need{needDependency}, Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
 			Title: "a gateway does not re-send a failed POST to the service behind it", Run: gatewayNoRetry},
-		{ID: "RB-15", Suite: suiteRB, Level: "REC", Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,
+		{ID: "RB-15", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,
 			Title: "retry waits grow exponentially and are dispersed, never fixed or synchronized", Run: randomizedBackoff},
-		{ID: "BO-01", Suite: suiteRB, Level: "CONV", Source: brooker + " (Full Jitter); aws-arch-backoff-simulator",
-			Title: "full jitter: retry n waits uniformly in [0, min(cap, base·2ⁿ)]", Run: jitterFormula("BO-01", "full")},
-		{ID: "BO-02", Suite: suiteRB, Level: "CONV", Source: brooker + " (Equal Jitter)",
-			Title: "equal jitter: retry n waits uniformly in [v/2, v], v = min(cap, base·2ⁿ)", Run: jitterFormula("BO-02", "equal")},
-		{ID: "BO-03", Suite: suiteRB, Level: "CONV", Source: brooker + " (Decorrelated Jitter)",
-			Title: "decorrelated jitter: each wait in [base, min(cap, 3·previous wait)]", Run: jitterFormula("BO-03", "decorrelated")},
-		{ID: "BO-08", Suite: suiteRB, Level: "REC", Source: brooker + "; " + sreCh22 + " (retry ripples)",
+		{ID: "BO-01", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: brooker + " (Full Jitter); aws-arch-backoff-simulator",
+			Title: "full jitter: retry n waits uniformly in [0, min(cap, base·2ⁿ)]", Run: jitterFormula("full")},
+		{ID: "BO-02", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: brooker + " (Equal Jitter)",
+			Title: "equal jitter: retry n waits uniformly in [v/2, v], v = min(cap, base·2ⁿ)", Run: jitterFormula("equal")},
+		{ID: "BO-03", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: brooker + " (Decorrelated Jitter)",
+			Title: "decorrelated jitter: each wait in [base, min(cap, 3·previous wait)]", Run: jitterFormula("decorrelated")},
+		{ID: "BO-08", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: brooker + "; " + sreCh22 + " (retry ripples)",
 			Title: "requests failing together do not retry in lockstep", Run: fleetLockstep},
-		{ID: "RB-01", Suite: suiteRB, Level: "REC", Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",
+		{ID: "RB-01", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",
 			Title: "attempts per logical request stay within the cap (503 without Retry-After, reset, hang)", Run: attemptCap},
-		{ID: "HS-13", Suite: suiteRB, Level: "SHOULD NOT", Source: rfc9110R,
+		{ID: "HS-13", Suite: suiteRB, Level: reports.LevelShouldNot, Needs: []Need{needDependency}, Source: rfc9110R,
 			Title: "a retried POST to the dependency carries the same Idempotency-Key on every attempt", Run: keyedRetries},
-		{ID: "RB-03", Suite: suiteRB, Level: "REC", Source: sreCh21 + " (Figure 21-2); " + sreCh22 + " (\"4^3 = 64 attempts\")",
+		{ID: "RB-03", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " (Figure 21-2); " + sreCh22 + " (\"4^3 = 64 attempts\")",
 			Title: "under load, retries happen at one layer only: attempts per request ≤ one layer's cap", Run: oneLayer},
-		{ID: "RB-02", Suite: suiteRB, Level: "REC", Source: sreCh21 + " \"Deciding to Retry\"",
+		{ID: "RB-02", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " \"Deciding to Retry\"",
 			Title: "a sustained outage amplifies calls to the dependency by at most the retry ratio", Run: outageAmplification},
-		{ID: "RB-05", Suite: suiteRB, Level: "CONV", Source: "Finagle RetryBudget() defaults; " + sreCh22,
+		{ID: "RB-05", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: "Finagle RetryBudget() defaults; " + sreCh22,
 			Title: "retries fall off under a sustained outage and calls come back without a storm", Run: outageRecovery},
 	}
 }

@@ -15,12 +15,8 @@ import (
 // retriable-4xx is 409 alone).
 var nonRetryableStatuses = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusUnprocessableEntity}
 
-func nonRetryable(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "RB-01b")
-	defer c.done(ctx)
+func nonRetryable(ctx context.Context, c *Case) Result {
+	h := c.h
 	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
@@ -46,12 +42,8 @@ func nonRetryable(ctx context.Context, h *Harness) Result {
 	return pass(want, strings.Join(seen, "; "), ev...)
 }
 
-func gatewayNoRetry(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "HS-14")
-	defer c.done(ctx)
+func gatewayNoRetry(ctx context.Context, c *Case) Result {
+	h := c.h
 	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
@@ -80,12 +72,8 @@ func gatewayNoRetry(ctx context.Context, h *Harness) Result {
 	return pass(want, strings.Join(seen, "; "), c.evidence()...)
 }
 
-func attemptCap(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "RB-01")
-	defer c.done(ctx)
+func attemptCap(ctx context.Context, c *Case) Result {
+	h := c.h
 	limit := h.Amplification.maxAttempts()
 	want := fmt.Sprintf("at most %d dependency calls per logical request while every call fails (503 without Retry-After, reset, hang)", limit)
 	var seen []string
@@ -114,12 +102,8 @@ func attemptCap(ctx context.Context, h *Harness) Result {
 	return pass(want, strings.Join(seen, "; "), c.evidence()...)
 }
 
-func keyedRetries(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "HS-13")
-	defer c.done(ctx)
+func keyedRetries(ctx context.Context, c *Case) Result {
+	h := c.h
 	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		return inconclusive("before the check: %v", err)
 	}

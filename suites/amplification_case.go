@@ -9,11 +9,11 @@ import (
 )
 
 // rbMark returns the journal position to read a logical request's calls from.
-func (c *casework) rbMark() uint64 { return c.h.Journal.LastSeq() }
+func (c *Case) rbMark() uint64 { return c.h.Journal.LastSeq() }
 
 // effectCalls returns the effectful dependency calls recorded after mark, in
 // the order they were received.
-func (c *casework) effectCalls(mark uint64) []faults.Entry {
+func (c *Case) effectCalls(mark uint64) []faults.Entry {
 	h := c.h
 	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(or(h.Operation.EffectMethod, http.MethodPost))}
 	if h.Operation.EffectPath != "" {
@@ -25,7 +25,7 @@ func (c *casework) effectCalls(mark uint64) []faults.Entry {
 }
 
 // frontCalls returns the front exchanges of the operation recorded after mark.
-func (c *casework) frontCalls(mark uint64) []faults.Entry {
+func (c *Case) frontCalls(mark uint64) []faults.Entry {
 	op, err := c.h.Operation.render(Values{}, false)
 	if err != nil {
 		return nil
@@ -38,7 +38,7 @@ func (c *casework) frontCalls(mark uint64) []faults.Entry {
 // logical sends one operation alone and returns its reply and the
 // effectful dependency calls it caused: with nothing else in flight, every
 // call between the send and quiet belongs to it, keyed or not.
-func (c *casework) logical(ctx context.Context, cl call) (reply, []faults.Entry) {
+func (c *Case) logical(ctx context.Context, cl call) (reply, []faults.Entry) {
 	c.h.settle(ctx)
 	mark := c.rbMark()
 	r := c.h.send(ctx, cl)
@@ -48,7 +48,7 @@ func (c *casework) logical(ctx context.Context, cl call) (reply, []faults.Entry)
 
 // byKey groups calls by the key the target forwarded, keeping order; each
 // call without a key is a group of its own (it cannot be tied to others).
-func (c *casework) byKey(calls []faults.Entry) [][]faults.Entry {
+func (c *Case) byKey(calls []faults.Entry) [][]faults.Entry {
 	idx := map[string]int{}
 	var groups [][]faults.Entry
 	for _, e := range calls {

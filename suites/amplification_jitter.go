@@ -24,14 +24,10 @@ const (
 	minFleet      = 16 // fewest retries of requests failing together BO-08 judges
 )
 
-// sampledBackoff runs check id: it samples the target's retry waits
-// against a failing dependency and lets judge decide.
-func sampledBackoff(ctx context.Context, h *Harness, id string, judge func(*Harness, *backoffSample) Result) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, id)
-	defer c.done(ctx)
+// sampledBackoff samples the target's retry waits against a failing
+// dependency and lets judge decide.
+func sampledBackoff(ctx context.Context, c *Case, judge func(*Harness, *backoffSample) Result) Result {
+	h := c.h
 	s := h.backoffSample(ctx, c)
 	if s.reason != "" {
 		return inconclusive("%s", s.reason)
@@ -39,8 +35,8 @@ func sampledBackoff(ctx context.Context, h *Harness, id string, judge func(*Harn
 	return judge(h, s)
 }
 
-func randomizedBackoff(ctx context.Context, h *Harness) Result {
-	return sampledBackoff(ctx, h, "RB-15", judgeRandomized)
+func randomizedBackoff(ctx context.Context, c *Case) Result {
+	return sampledBackoff(ctx, c, judgeRandomized)
 }
 
 // judgeRandomized is RB-15's verdict on a sample: dispersed and growing.
@@ -75,13 +71,13 @@ func judgeRandomized(h *Harness, s *backoffSample) Result {
 
 // jitterFormula checks the waits against the declared formula profile; the
 // checks of the other profiles skip.
-func jitterFormula(id, profile string) func(context.Context, *Harness) Result {
-	return func(ctx context.Context, h *Harness) Result {
-		cfg := h.Amplification
+func jitterFormula(profile string) func(context.Context, *Case) Result {
+	return func(ctx context.Context, c *Case) Result {
+		cfg := c.h.Amplification
 		if cfg.jitter() != profile {
 			return skip("the target declares %s jitter (AmplificationConfig.Jitter), not %s", cfg.jitter(), profile)
 		}
-		return sampledBackoff(ctx, h, id, func(h *Harness, s *backoffSample) Result {
+		return sampledBackoff(ctx, c, func(h *Harness, s *backoffSample) Result {
 			if profile == "decorrelated" {
 				return judgeDecorrelated(h, s)
 			}
@@ -151,8 +147,8 @@ func judgeDecorrelated(h *Harness, s *backoffSample) Result {
 	return pass(want, obs, s.calls...)
 }
 
-func fleetLockstep(ctx context.Context, h *Harness) Result {
-	return sampledBackoff(ctx, h, "BO-08", judgeFleet)
+func fleetLockstep(ctx context.Context, c *Case) Result {
+	return sampledBackoff(ctx, c, judgeFleet)
 }
 
 // judgeFleet is BO-08's verdict on a sample.

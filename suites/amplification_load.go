@@ -27,7 +27,7 @@ type outage struct {
 
 // runOutage heals the target, then drives o with the load package. A rate
 // the harness could not keep is reported as the reason for inconclusive.
-func (c *casework) runOutage(ctx context.Context, o *outage) (reason string) {
+func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 	h := c.h
 	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		return "before the outage: " + err.Error()
@@ -92,7 +92,7 @@ func (c *casework) runOutage(ctx context.Context, o *outage) (reason string) {
 // retriesIn counts, among calls grouped by forwarded key, the repeated
 // calls (retries) received in [from, to), and the requests received at the
 // front in the same window.
-func (c *casework) retriesIn(o *outage, from, to time.Time) (retries, requests int) {
+func (c *Case) retriesIn(o *outage, from, to time.Time) (retries, requests int) {
 	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
 	for _, g := range c.byKey(o.calls) {
 		for _, e := range g[1:] {
@@ -109,12 +109,8 @@ func (c *casework) retriesIn(o *outage, from, to time.Time) (retries, requests i
 	return retries, requests
 }
 
-func oneLayer(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "RB-03")
-	defer c.done(ctx)
+func oneLayer(ctx context.Context, c *Case) Result {
+	h := c.h
 	o := &outage{rate: float64(8 + c.intn(5)), outage: 800*time.Millisecond + time.Duration(c.intn(300))*time.Millisecond, kind: "503"}
 	if reason := c.runOutage(ctx, o); reason != "" {
 		return inconclusive("%s", reason)
@@ -136,12 +132,8 @@ func oneLayer(ctx context.Context, h *Harness) Result {
 		len(o.front), o.rate, o.outage, n, len(o.calls)), c.evidence()...)
 }
 
-func outageAmplification(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "RB-02")
-	defer c.done(ctx)
+func outageAmplification(ctx context.Context, c *Case) Result {
+	h := c.h
 	o := &outage{rate: float64(15 + c.intn(10)), outage: time.Second + time.Duration(c.intn(400))*time.Millisecond, kind: []string{"503", "reset"}[c.intn(2)]}
 	if reason := c.runOutage(ctx, o); reason != "" {
 		return inconclusive("%s", reason)
@@ -158,12 +150,8 @@ func outageAmplification(ctx context.Context, h *Harness) Result {
 	return pass(want, obs, c.evidence()...)
 }
 
-func outageRecovery(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "RB-05")
-	defer c.done(ctx)
+func outageRecovery(ctx context.Context, c *Case) Result {
+	h := c.h
 	cfg := h.Amplification
 	o := &outage{rate: float64(15 + c.intn(10)), outage: time.Second + time.Duration(c.intn(300))*time.Millisecond,
 		recovery: cfg.recoverWithin() + 600*time.Millisecond, kind: []string{"503", "reset"}[c.intn(2)]}

@@ -39,7 +39,7 @@ const minWaits = 10
 var backoffMemo sync.Map // weak.Pointer[Harness] → *backoffSample
 
 // backoffSample returns the run's sample, driving the rounds on first use.
-func (h *Harness) backoffSample(ctx context.Context, c *casework) *backoffSample {
+func (h *Harness) backoffSample(ctx context.Context, c *Case) *backoffSample {
 	k := weak.Make(h)
 	if v, ok := backoffMemo.Load(k); ok {
 		return v.(*backoffSample)
@@ -58,7 +58,7 @@ func (h *Harness) backoffSample(ctx context.Context, c *casework) *backoffSample
 // forwards no key gets rounds of one request failed twice instead. A round fails at most
 // 4 calls, followed by 6 successes, so a count-based breaker with a window
 // of 10 and a threshold of 5 never opens and every retry is seen.
-func (c *casework) sampleBackoff(ctx context.Context) *backoffSample {
+func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 	s := &backoffSample{}
 	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
 		s.reason = "before sampling: " + err.Error()
@@ -137,7 +137,7 @@ func (s *backoffSample) add(groups [][]faults.Entry, fleet bool) {
 }
 
 // concurrent sends n fresh operations at once and returns how many succeeded.
-func (c *casework) concurrent(ctx context.Context, n int) int {
+func (c *Case) concurrent(ctx context.Context, n int) int {
 	calls := make([]call, n)
 	for i := range calls {
 		calls[i] = call{key: c.key(), tenant: c.tenant(), amount: c.amount(), timeout: 5 * time.Second}

@@ -10,9 +10,11 @@ import (
 	"github.com/resilcheck/resilcheck/faults"
 )
 
-// casework is one check's scratch state: its generator, the fault rules it
-// added (removed by done), and the journal position where it started.
-type casework struct {
+// Case is one run of one check, built by the runner from the check's ID: a
+// generator seeded from the run seed and the ID, the fault rules the check
+// places (removed when it ends), and the journal window its evidence comes
+// from. A check reaches the harness through it.
+type Case struct {
 	h    *Harness
 	id   string
 	rnd  *rand.Rand
@@ -28,15 +30,27 @@ type placed struct {
 	name string
 }
 
-// begin starts a check's casework; callers defer done.
-func (h *Harness) begin(ctx context.Context, checkID string) *casework {
+// newCase starts a case once the target is quiet; callers defer done.
+func (h *Harness) newCase(ctx context.Context, id string) *Case {
 	h.settle(ctx)
-	return &casework{h: h, id: checkID, rnd: h.rng(checkID), mark: h.Journal.LastSeq()}
+	return &Case{h: h, id: id, rnd: h.rng(id), mark: h.Journal.LastSeq()}
+}
+
+// sub starts a nested case with its own generator, rules and window, for
+// work that must not draw from or blame the enclosing case (a warm-up, one
+// generated case of a property); callers defer its done.
+func (c *Case) sub(ctx context.Context, id string) *Case { return c.h.newCase(ctx, id) }
+
+// restart moves the case's journal window to now, once the target is
+// quiet, so exchanges of a preparation are not its evidence.
+func (c *Case) restart(ctx context.Context) {
+	c.h.settle(ctx)
+	c.mark = c.h.Journal.LastSeq()
 }
 
 // done removes the check's rules and waits for the target to go quiet, so
 // stragglers are not blamed on the next check.
-func (c *casework) done(ctx context.Context) {
+func (c *Case) done(ctx context.Context) {
 	c.mu.Lock()
 	rules := c.rules
 	c.rules = nil
@@ -48,7 +62,7 @@ func (c *casework) done(ctx context.Context) {
 }
 
 // next returns a per-check sequence number from 1.
-func (c *casework) next() int {
+func (c *Case) next() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n++
@@ -57,7 +71,7 @@ func (c *casework) next() int {
 
 // key returns a fresh idempotency key: a UUIDv4 drawn from the check's
 // generator (IK-11: high entropy; reproducible from the seed).
-func (c *casework) key() string {
+func (c *Case) key() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var b [16]byte
@@ -71,11 +85,11 @@ func (c *casework) key() string {
 
 // tenant returns a tenant name no other check uses, so quotas and
 // idempotency records of checks never meet.
-func (c *casework) tenant() string {
+func (c *Case) tenant() string {
 	return fmt.Sprintf("rc-%s-%d-%04x", c.id, c.next(), c.intn(1<<16))
 }
 
-func (c *casework) intn(n int) int {
+func (c *Case) intn(n int) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.rnd.IntN(n)
@@ -83,7 +97,7 @@ func (c *casework) intn(n int) int {
 
 // amount draws an amount for a payload; 402 is avoided since processors
 // conventionally decline it.
-func (c *casework) amount() int {
+func (c *Case) amount() int {
 	a := 100 + c.intn(9900)
 	if a == 402 {
 		a++
@@ -92,14 +106,14 @@ func (c *casework) amount() int {
 }
 
 // fault places a rule on p for the rest of the check.
-func (c *casework) fault(p *faults.Proxy, m faults.Match, f faults.Fault) error {
+func (c *Case) fault(p *faults.Proxy, m faults.Match, f faults.Fault) error {
 	_, _, err := c.rule(p, m, f)
 	return err
 }
 
 // rule places a rule on p and returns its name (journal entries carry it)
 // and a function that lifts it early; done lifts it in any case.
-func (c *casework) rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name string, lift func(), err error) {
+func (c *Case) rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name string, lift func(), err error) {
 	name = fmt.Sprintf("%s-%d", c.id, c.next())
 	if err := p.Rules().Add(faults.Rule{Name: name, Match: m, Fault: f}); err != nil {
 		return "", nil, fmt.Errorf("suites: placing fault %s: %w", name, err)
@@ -112,7 +126,7 @@ func (c *casework) rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name s
 
 // entries returns the journal entries since the check began on side
 // ("front" or "dependency"), in finishing order.
-func (c *casework) entries(side string) []faults.Entry {
+func (c *Case) entries(side string) []faults.Entry {
 	return c.h.Journal.After(c.mark, faults.BySide(side))
 }
 

@@ -8,16 +8,19 @@ import (
 	"github.com/resilcheck/resilcheck/reports"
 )
 
-// Check is one certified assertion: a standards.md ID, where the rule comes
-// from, and a function that exercises the target and judges it. Run must
-// leave no fault rules behind and must return when ctx is done.
+// Check is one certified assertion: an ID, where the rule comes from and how
+// strongly it is stated, what the target must declare or show for the check
+// to apply, and a function that exercises the target and judges it. Run
+// gets a Case built from ID (the runner removes its rules afterwards) and
+// must return when ctx is done.
 type Check struct {
-	ID     string // e.g. "IK-07"
+	ID     string // e.g. "IK-07"; written here only, checks read it from their Case
 	Suite  string // e.g. "idempotency"
 	Title  string
-	Source string // citation, e.g. "draft-ietf-httpapi-idempotency-key-header-07 §2.6"
-	Level  string // MUST, SHOULD, REC, CONV or HARNESS, as standards.md tags it
-	Run    func(ctx context.Context, h *Harness) Result
+	Source string // public citation, e.g. "draft-ietf-httpapi-idempotency-key-header-07 §2.6"
+	Level  reports.Level
+	Needs  []Need // all must be met, or the check is not applicable
+	Run    func(ctx context.Context, c *Case) Result
 }
 
 // Result is a check's verdict with what it expected, what it saw and the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/headers"
+	"github.com/resilcheck/resilcheck/reports"
 )
 
 const (
@@ -87,23 +88,23 @@ func dlHeader(c Conventions) string {
 // sent while the dependency hangs, and what the target does with them.
 func Deadlines() []Check {
 	return []Check{
-		{ID: "HS-18", Suite: suiteDL, Level: "REC", Source: "RFC 9110 §15.6.5; " + dlSource + " DL-03",
+		{ID: "HS-18", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; " + dlSource + " DL-03",
 			Title: "with the dependency hanging, the target answers 504 by the caller's budget", Run: dlAnswersByBudget},
-		{ID: "DL-03", Suite: suiteDL, Level: "REC", Source: "grpc.io \"Deadlines\" (Deadlines on the Server); " + dlSource + " DL-03",
+		{ID: "DL-03", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "grpc.io \"Deadlines\" (Deadlines on the Server); " + dlSource + " DL-03",
 			Title: "the target cancels its dependency call when the caller's budget runs out", Run: dlCancelsAtDeadline},
-		{ID: "DL-04", Suite: suiteDL, Level: "REC", Source: "grpc.io \"Deadlines\" (Deadline Propagation); " + sreDL + "; " + dlSource + " DL-04",
-			Title: "the budget passed downstream is what was received minus what was spent (the target's deadline header)", Run: dlPropagates("DL-04", dlConventionFormat)},
-		{ID: "DL-04g", Suite: suiteDL, Level: "REC", Source: "grpc PROTOCOL-HTTP2.md (grpc-timeout); " + dlSource + " DL-04",
-			Title: "a budget sent as grpc-timeout is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates("DL-04g", headers.GRPCTimeout)},
-		{ID: "DL-04e", Suite: suiteDL, Level: "REC", Source: "Envoy router filter docs (x-envoy-upstream-rq-timeout-ms); " + dlSource + " DL-04",
-			Title: "a budget sent as x-envoy-upstream-rq-timeout-ms is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates("DL-04e", headers.EnvoyUpstreamRqMs)},
-		{ID: "DL-06", Suite: suiteDL, Level: "REC", Source: sreDL + " (Missing deadlines); " + dlSource + " DL-06",
+		{ID: "DL-04", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "grpc.io \"Deadlines\" (Deadline Propagation); " + sreDL + "; " + dlSource + " DL-04",
+			Title: "the budget passed downstream is what was received minus what was spent (the target's deadline header)", Run: dlPropagates(dlConventionFormat)},
+		{ID: "DL-04g", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "grpc PROTOCOL-HTTP2.md (grpc-timeout); " + dlSource + " DL-04",
+			Title: "a budget sent as grpc-timeout is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.GRPCTimeout)},
+		{ID: "DL-04e", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "Envoy router filter docs (x-envoy-upstream-rq-timeout-ms); " + dlSource + " DL-04",
+			Title: "a budget sent as x-envoy-upstream-rq-timeout-ms is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.EnvoyUpstreamRqMs)},
+		{ID: "DL-06", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines); " + dlSource + " DL-06",
 			Title: "no dependency call starts after the caller's deadline, even when calls fail and could be retried", Run: dlNoWorkAfterDeadline},
-		{ID: "DL-06b", Suite: suiteDL, Level: "REC", Source: sreDL + " (Missing deadlines); " + dlSource + " DL-06",
+		{ID: "DL-06b", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines); " + dlSource + " DL-06",
 			Title: "a request whose budget is already spent gets an immediate 504 and causes no dependency call", Run: dlExpiredBudget},
-		{ID: "DL-07", Suite: suiteDL, Level: "REC", Source: sreDL + " (Cancellation propagation); " + dlSource + " DL-07",
+		{ID: "DL-07", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Cancellation propagation); " + dlSource + " DL-07",
 			Title: "a caller that disconnects cancels the target's dependency call", Run: dlCancelsOnDisconnect},
-		{ID: "HS-18b", Suite: suiteDL, Level: "REC", Source: "RFC 9110 §15.6.5; " + dlSource + " DL-14 (servers may clamp)",
+		{ID: "HS-18b", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; " + dlSource + " DL-14 (servers may clamp)",
 			Title: "with no budget and the dependency hanging, the target still answers (504, or 503 giving up on its dependency) within its maximum budget", Run: dlAnswersWithoutBudget},
 	}
 }

@@ -10,12 +10,12 @@ import (
 // dlCancelsAtDeadline (DL-03): the dependency hangs; when the caller's
 // budget runs out the target must abandon its call, which the dependency
 // proxy sees as its client going away.
-func dlCancelsAtDeadline(ctx context.Context, h *Harness) Result {
-	c, res, ok := h.dlBegin(ctx, "DL-03")
+func dlCancelsAtDeadline(ctx context.Context, cs *Case) Result {
+	c, res, ok := dlBegin(ctx, cs)
 	if !ok {
 		return res
 	}
-	defer c.done(ctx)
+	h := c.h
 	if err := c.hang(); err != nil {
 		return inconclusive("%v", err)
 	}
@@ -33,12 +33,11 @@ func dlCancelsAtDeadline(ctx context.Context, h *Harness) Result {
 // dlCancelsOnDisconnect (DL-07): the dependency hangs and the caller gives
 // up early, well inside its budget; the target must cancel its dependency
 // call when its caller goes, not when its own budget runs out.
-func dlCancelsOnDisconnect(ctx context.Context, h *Harness) Result {
-	c, res, ok := h.dlBegin(ctx, "DL-07")
+func dlCancelsOnDisconnect(ctx context.Context, cs *Case) Result {
+	c, res, ok := dlBegin(ctx, cs)
 	if !ok {
 		return res
 	}
-	defer c.done(ctx)
 	if err := c.hang(); err != nil {
 		return inconclusive("%v", err)
 	}

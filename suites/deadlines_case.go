@@ -15,39 +15,38 @@ import (
 // (Conventions.DeadlineHeader) where a check takes a header name.
 const dlConventionFormat = ""
 
-// dlCase is one deadline check's casework with the suite's settings.
+// dlCase is one deadline check's case with the suite's settings.
 type dlCase struct {
-	*casework
+	*Case
 	cfg DeadlineConfig
 	tol time.Duration
 }
 
-// dlBegin warms the target up, then starts the check's casework. When the
-// target cannot be brought to a healthy state it returns ok false and the
-// inconclusive result to report; otherwise callers defer c.done.
-func (h *Harness) dlBegin(ctx context.Context, id string) (c *dlCase, res Result, ok bool) {
-	if h.Dependency == nil {
-		return nil, skip("the target declares no dependency: a hanging dependency cannot be simulated"), false
-	}
-	if err := h.dlWarmup(ctx, id); err != nil {
+// dlBegin warms the target up, then restarts the case's journal window so
+// the warm-up is not evidence. When the target cannot be brought to a
+// healthy state it returns ok false and the inconclusive result to report.
+func dlBegin(ctx context.Context, c *Case) (dc *dlCase, res Result, ok bool) {
+	if err := dlWarmup(ctx, c); err != nil {
 		return nil, inconclusive("%v", err), false
 	}
-	cfg := h.Deadlines
-	return &dlCase{casework: h.begin(ctx, id), cfg: cfg, tol: cfg.tolerance()}, Result{}, true
+	c.restart(ctx)
+	cfg := c.h.Deadlines
+	return &dlCase{Case: c, cfg: cfg, tol: cfg.tolerance()}, Result{}, true
 }
 
 // dlWarmup heals the target before a deadline check: a breaker that counts
 // the hung calls of earlier checks would otherwise answer 503 without
-// calling the dependency at all, leaving nothing to judge.
-func (h *Harness) dlWarmup(ctx context.Context, id string) error {
-	n := h.Deadlines.warmup()
+// calling the dependency at all, leaving nothing to judge. It runs in a
+// sub-case, so it draws nothing from the check's generator.
+func dlWarmup(ctx context.Context, c *Case) error {
+	n := c.h.Deadlines.warmup()
 	if n == 0 {
 		return nil
 	}
-	w := h.begin(ctx, id+"~warmup")
+	w := c.sub(ctx, c.id+"~warmup")
 	defer w.done(ctx)
 	if err := w.heal(ctx, n, 5*time.Second); err != nil {
-		return fmt.Errorf("suites: warm-up before %s: %w", id, err)
+		return fmt.Errorf("suites: warm-up before %s: %w", c.id, err)
 	}
 	return nil
 }

@@ -16,8 +16,9 @@ import (
 // call later in its budget: each call must carry a budget no larger than
 // the one sent minus the time elapsed since (T_out ≤ T_in − elapsed + ε),
 // which a hard-coded, fresh or copied budget does not satisfy.
-func dlPropagates(id, name string) func(ctx context.Context, h *Harness) Result {
-	return func(ctx context.Context, h *Harness) Result {
+func dlPropagates(name string) func(ctx context.Context, c *Case) Result {
+	return func(ctx context.Context, cs *Case) Result {
+		h := cs.h
 		own := dlHeader(h.Conventions)
 		switch {
 		case name == dlConventionFormat:
@@ -28,11 +29,10 @@ func dlPropagates(id, name string) func(ctx context.Context, h *Harness) Result 
 		if !h.Deadlines.sendsFormat(name) {
 			return skip("%s is not among the deadline formats to exercise (DeadlineConfig.Formats %v)", name, h.Deadlines.Formats)
 		}
-		c, res, ok := h.dlBegin(ctx, id)
+		c, res, ok := dlBegin(ctx, cs)
 		if !ok {
 			return res
 		}
-		defer c.done(ctx)
 		lo, hi := c.cfg.budgets()
 		b := hi + time.Duration(100+c.intn(400))*time.Millisecond
 		hold := lo + time.Duration(c.intn(200))*time.Millisecond

@@ -14,12 +14,12 @@ import (
 
 // dlAnswersByBudget (HS-18): the dependency hangs; the caller's budget, not
 // the dependency, decides when the target answers, and it answers 504.
-func dlAnswersByBudget(ctx context.Context, h *Harness) Result {
-	c, res, ok := h.dlBegin(ctx, "HS-18")
+func dlAnswersByBudget(ctx context.Context, cs *Case) Result {
+	c, res, ok := dlBegin(ctx, cs)
 	if !ok {
 		return res
 	}
-	defer c.done(ctx)
+	h := c.h
 	if err := c.hang(); err != nil {
 		return inconclusive("%v", err)
 	}
@@ -32,12 +32,12 @@ func dlAnswersByBudget(ctx context.Context, h *Harness) Result {
 // dlAnswersWithoutBudget (HS-18b): no budget at all and a hanging
 // dependency; the target must still bound the wait by its own maximum
 // (Conventions.MaxBudget) instead of waiting on the dependency forever.
-func dlAnswersWithoutBudget(ctx context.Context, h *Harness) Result {
-	c, res, ok := h.dlBegin(ctx, "HS-18b")
+func dlAnswersWithoutBudget(ctx context.Context, cs *Case) Result {
+	c, res, ok := dlBegin(ctx, cs)
 	if !ok {
 		return res
 	}
-	defer c.done(ctx)
+	h := c.h
 	if err := c.hang(); err != nil {
 		return inconclusive("%v", err)
 	}
@@ -76,12 +76,12 @@ func (c *dlCase) judgeTimeout(r reply, front faults.Entry, found bool, limit tim
 // dlExpiredBudget (DL-06b): a budget of zero is already spent; the target
 // answers at once and starts no work (SRE book: check the deadline before
 // each stage).
-func dlExpiredBudget(ctx context.Context, h *Harness) Result {
-	c, res, ok := h.dlBegin(ctx, "DL-06b")
+func dlExpiredBudget(ctx context.Context, cs *Case) Result {
+	c, res, ok := dlBegin(ctx, cs)
 	if !ok {
 		return res
 	}
-	defer c.done(ctx)
+	h := c.h
 	r := c.sendBudget(ctx, dlConventionFormat, 0, c.tol+2*time.Second)
 	sleepCtx(ctx, c.tol) // work started in the background shows up meanwhile
 	front, found := c.front(ctx)

@@ -14,12 +14,12 @@ import (
 // target retries. A target that stops at its deadline makes no further
 // call; one that works on after its caller's deadline retries after it. The
 // suite watches the dependency for DeadlineConfig.Watch past the deadline.
-func dlNoWorkAfterDeadline(ctx context.Context, h *Harness) Result {
-	c, res, ok := h.dlBegin(ctx, "DL-06")
+func dlNoWorkAfterDeadline(ctx context.Context, cs *Case) Result {
+	c, res, ok := dlBegin(ctx, cs)
 	if !ok {
 		return res
 	}
-	defer c.done(ctx)
+	h := c.h
 	b := c.budget()
 	// Held past the deadline by twice the tolerance, so a retry right after
 	// the 503 lands clearly after the deadline.

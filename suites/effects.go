@@ -21,7 +21,7 @@ type effects struct {
 
 // effects counts the effects recorded since the check began, once the
 // proxies are quiet so every finished exchange is in the journal.
-func (c *casework) effects(ctx context.Context) effects {
+func (c *Case) effects(ctx context.Context) effects {
 	h := c.h
 	h.settle(ctx)
 	method := or(h.Operation.EffectMethod, http.MethodPost)

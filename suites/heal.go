@@ -20,7 +20,7 @@ const healStreak = 10
 // refusal. Checks run one after another against one target, and a breaker
 // opened by an earlier case would otherwise decide this one. It gives up
 // with an error after within.
-func (c *casework) heal(ctx context.Context, streak int, within time.Duration) error {
+func (c *Case) heal(ctx context.Context, streak int, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	var last reply
 	for ok, sent := 0, 0; ok < streak; sent++ {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/resilcheck/resilcheck/reports"
 )
 
 const (
@@ -15,32 +17,31 @@ const (
 // Idempotency returns the duplicate-side-effect suite (standards.md §1, §7).
 func Idempotency() []Check {
 	return []Check{
-		{ID: "IK-03", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.6",
+		{ID: "IK-03", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.6",
 			Title: "a first request with a fresh key is processed once", Run: firstRequest},
-		{ID: "IK-04", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.6",
+		{ID: "IK-04", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.6",
 			Title: "a retry after completion replays the stored response with no second effect", Run: replayAfterCompletion},
-		{ID: "IK-17a", Suite: suiteIK, Level: "HARNESS", Source: ikSource + " §1, §2.6 (standards.md IK-17)",
+		{ID: "IK-17a", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §1, §2.6 (standards.md IK-17)",
 			Title: "a response lost after commit, then a retry with the same key: one effect, the original answer", Run: lostResponseFront},
-		{ID: "IK-17b", Suite: suiteIK, Level: "HARNESS", Source: ikSource + " §1, §2.6 (standards.md IK-17)",
+		{ID: "IK-17b", Suite: suiteIK, Level: reports.LevelShould, Needs: []Need{needDependency}, Source: ikSource + " §1, §2.6 (standards.md IK-17)",
 			Title: "a response lost between the service and its dependency: the service's own retry does not charge twice", Run: lostResponseDependency},
-		{ID: "IK-07", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.6, §2.7",
+		{ID: "IK-07", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.6, §2.7",
 			Title: "concurrent copies of one request: one effect, the rest 409 or the replay", Run: concurrentCopies},
-		{ID: "IK-06", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.7; RFC 9110 §15.5.21",
+		{ID: "IK-06", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.7; RFC 9110 §15.5.21",
 			Title: "the same key with a different payload is rejected with no new effect", Run: payloadMismatch},
-		{ID: "IK-05", Suite: suiteIK, Level: "SHOULD", Source: ikSource + " §2.7",
+		{ID: "IK-05", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.7",
 			Title: "a request without a key is refused with 400 and a documentation link", Run: missingKey},
-		{ID: "IK-14", Suite: suiteIK, Level: "REC", Source: ikSource + " §5; RFC 9651 §3.3.3",
+		{ID: "IK-14", Suite: suiteIK, Level: reports.LevelRecommended, Source: ikSource + " §5; RFC 9651 §3.3.3",
 			Title: "malformed and oversized keys are refused with 400, never a 5xx", Run: malformedKeys},
-		{ID: "IK-13", Suite: suiteIK, Level: "REC", Source: ikSource + " §5",
+		{ID: "IK-13", Suite: suiteIK, Level: reports.LevelRecommended, Needs: []Need{needTenancy}, Source: ikSource + " §5",
 			Title: "the same key from two tenants: two effects, neither sees the other's response", Run: crossTenant},
-		{ID: "IK-17p", Suite: suiteIK, Level: "HARNESS", Source: "standards.md IK-17 (property over random operations and faults)",
+		{ID: "IK-17p", Suite: suiteIK, Level: reports.LevelShould, Source: "standards.md IK-17 (property over random operations and faults)",
 			Title: "property: under random retries, bursts, payload changes, tenants and faults, at most one effect per (tenant, key)", Run: idempotencyProperty},
 	}
 }
 
-func firstRequest(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "IK-03")
-	defer c.done(ctx)
+func firstRequest(ctx context.Context, c *Case) Result {
+	h := c.h
 	r := h.send(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
 	ef := c.effects(ctx)
 	want := "a success status and exactly 1 effect at the dependency"
@@ -50,9 +51,8 @@ func firstRequest(ctx context.Context, h *Harness) Result {
 	return pass(want, fmt.Sprintf("%s and 1 effect", describe(r)), c.evidence()...)
 }
 
-func replayAfterCompletion(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "IK-04")
-	defer c.done(ctx)
+func replayAfterCompletion(ctx context.Context, c *Case) Result {
+	h := c.h
 	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
 	first := h.send(ctx, base)
 	if !h.succeeded(first) {

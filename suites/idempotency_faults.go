@@ -12,9 +12,8 @@ import (
 	"github.com/resilcheck/resilcheck/faults"
 )
 
-func lostResponseFront(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "IK-17a")
-	defer c.done(ctx)
+func lostResponseFront(ctx context.Context, c *Case) Result {
+	h := c.h
 	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
 	match := faults.Match{Headers: map[string]string{h.Conventions.keyHeader(): h.Conventions.formatKey(base.key)}, First: 1}
 	if err := c.fault(h.Front, match, dropResponse()); err != nil {
@@ -42,12 +41,8 @@ func lostResponseFront(ctx context.Context, h *Harness) Result {
 	return pass(want, fmt.Sprintf("retry answered %d, 1 effect", retry.status), c.evidence()...)
 }
 
-func lostResponseDependency(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "IK-17b")
-	defer c.done(ctx)
+func lostResponseDependency(ctx context.Context, c *Case) Result {
+	h := c.h
 	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
 	if err := c.fault(h.Dependency, c.effectMatch(1), dropResponse()); err != nil {
 		return inconclusive("%v", err)
@@ -64,9 +59,8 @@ func lostResponseDependency(ctx context.Context, h *Harness) Result {
 	return pass(want, fmt.Sprintf("1 effect, client got %d", r.status), c.evidence()...)
 }
 
-func concurrentCopies(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "IK-07")
-	defer c.done(ctx)
+func concurrentCopies(ctx context.Context, c *Case) Result {
+	h := c.h
 	if h.Dependency != nil {
 		// Slow the effectful call so every copy arrives while the first is in progress.
 		if err := c.fault(h.Dependency, c.effectMatch(0), faults.Delay{Duration: 250 * time.Millisecond}); err != nil {
@@ -137,7 +131,7 @@ func (h *Harness) burst(ctx context.Context, base call, n int) []reply {
 
 // effectMatch selects the effectful dependency calls; first > 0 limits the
 // rule to the first calls after it is placed.
-func (c *casework) effectMatch(first int) faults.Match {
+func (c *Case) effectMatch(first int) faults.Match {
 	return faults.Match{
 		Method: or(c.h.Operation.EffectMethod, http.MethodPost),
 		Path:   c.h.Operation.EffectPath,

@@ -17,20 +17,21 @@ import (
 // well under a minute; a failure is shrunk for at most ShrinkTime.
 var propertyConfig = properties.Config{Checks: 8, Steps: 10, ShrinkTime: 4 * time.Second}
 
-func idempotencyProperty(ctx context.Context, h *Harness) Result {
-	probe := h.begin(ctx, "IK-17p/probe")
+func idempotencyProperty(ctx context.Context, pc *Case) Result {
+	h := pc.h
+	probe := pc.sub(ctx, pc.id+"/probe")
 	first := h.send(ctx, call{key: probe.key(), tenant: probe.tenant(), amount: probe.amount()})
 	probe.done(ctx)
 	if !h.succeeded(first) {
 		return inconclusive("the operation does not succeed even without faults (%s); the property needs successes to judge", describe(first))
 	}
 	cfg := propertyConfig
-	cfg.Seed = h.rng("IK-17p").Uint64()
+	cfg.Seed = h.rng(pc.id).Uint64()
 	var cases, successes atomic.Int64
-	prefix := fmt.Sprintf("p%04x", h.rng("IK-17p/keys").IntN(1<<16))
-	res := properties.Run("IK-17p", cfg, func(t *rapid.T) {
+	prefix := fmt.Sprintf("p%04x", h.rng(pc.id+"/keys").IntN(1<<16))
+	res := properties.Run(pc.id, cfg, func(t *rapid.T) {
 		n := cases.Add(1)
-		c := h.begin(ctx, "IK-17p")
+		c := pc.sub(ctx, pc.id)
 		defer c.done(ctx)
 		m := &idemMachine{h: h, c: c, ctx: ctx, name: fmt.Sprintf("%s-%d", prefix, n), successes: &successes}
 		m.tenants = []string{m.name + "-t0"}
@@ -67,7 +68,7 @@ const propertyResolve = 1500 * time.Millisecond
 // generated case; its ops are the logical operations issued so far.
 type idemMachine struct {
 	h       *Harness
-	c       *casework
+	c       *Case
 	ctx     context.Context
 	name    string
 	tenants []string

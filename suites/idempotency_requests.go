@@ -8,9 +8,8 @@ import (
 	"strings"
 )
 
-func payloadMismatch(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "IK-06")
-	defer c.done(ctx)
+func payloadMismatch(ctx context.Context, c *Case) Result {
+	h := c.h
 	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
 	first := h.send(ctx, base)
 	if !h.succeeded(first) {
@@ -33,9 +32,8 @@ func payloadMismatch(ctx context.Context, h *Harness) Result {
 	return pass(want, fmt.Sprintf("%d, then %d; 1 effect", r.status, again.status), c.evidence()...)
 }
 
-func missingKey(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "IK-05")
-	defer c.done(ctx)
+func missingKey(ctx context.Context, c *Case) Result {
+	h := c.h
 	r := h.send(ctx, call{tenant: c.tenant(), amount: c.amount()})
 	ef := c.effects(ctx)
 	want := fmt.Sprintf("%d with a documentation link (problem+json type or Link rel=describedby); 0 effects", h.Conventions.missingKeyStatus())
@@ -82,9 +80,8 @@ var malformedKeyCases = []struct{ name, key string }{
 	{"non-ASCII bytes", "clé-\xe9"},
 }
 
-func malformedKeys(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "IK-14")
-	defer c.done(ctx)
+func malformedKeys(ctx context.Context, c *Case) Result {
+	h := c.h
 	want := "400 or normal handling for every malformed key; never a 5xx or a dropped connection"
 	var seen []string
 	for _, k := range malformedKeyCases {
@@ -97,12 +94,8 @@ func malformedKeys(ctx context.Context, h *Harness) Result {
 	return pass(want, strings.Join(seen, ", "), c.evidence()...)
 }
 
-func crossTenant(ctx context.Context, h *Harness) Result {
-	if h.Conventions.tenantHeader() == "" {
-		return skip("the target declares no tenancy")
-	}
-	c := h.begin(ctx, "IK-13")
-	defer c.done(ctx)
+func crossTenant(ctx context.Context, c *Case) Result {
+	h := c.h
 	// The very same request from both tenants: only the tenant differs.
 	key, amount := c.key(), c.amount()
 	a := h.send(ctx, call{key: key, tenant: c.tenant(), amount: amount})

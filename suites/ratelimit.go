@@ -1,6 +1,10 @@
 package suites
 
-import "time"
+import (
+	"time"
+
+	"github.com/resilcheck/resilcheck/reports"
+)
 
 const (
 	suiteRL  = "rate-limit-headers"
@@ -48,35 +52,35 @@ func (c RateLimitConfig) ratioFactor() float64 { return orFloat(c.RatioFactor, 1
 // response the run produced, 429s included.
 func RateLimitHeaders() []Check {
 	return []Check{
-		{ID: "RL-07b", Suite: suiteRL, Level: "HARNESS", Source: rlSource + " §4.1.1, §6 (standards.md RL-07)",
+		{ID: "RL-07b", Suite: suiteRL, Level: reports.LevelRecommended, Source: rlSource + " §4.1.1, §6 (standards.md RL-07)",
 			Title: "a sequential client sees remaining never negative, never rising within a window, and no 429 after r>0", Run: sequentialRemaining},
-		{ID: "RL-01q", Suite: suiteRL, Level: "HARNESS", Source: rlSource + " §3.1.1, §3.1.3",
+		{ID: "RL-01q", Suite: suiteRL, Level: reports.LevelRecommended, Source: rlSource + " §3.1.1, §3.1.3",
 			Title: "the quota enforced is the quota advertised: at twice the rate, admissions per window match q", Run: enforcedQuota},
-		{ID: "RL-09b", Suite: suiteRL, Level: "HARNESS", Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
+		{ID: "RL-09b", Suite: suiteRL, Level: reports.LevelRecommended, Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
 			Title: "once the advertised reset has passed, requests are admitted again", Run: admittedAfterReset},
-		{ID: "HS-05", Suite: suiteRL, Level: "SHOULD", Source: "RFC 6585 §4",
+		{ID: "HS-05", Suite: suiteRL, Level: reports.LevelShould, Source: "RFC 6585 §4",
 			Title: "a 429 explains itself in a non-empty body", Run: tooManyBody},
-		{ID: "RL-20", Suite: suiteRL, Level: "HARNESS", Source: rlSource + " §6.1 (standards.md RL-20)",
+		{ID: "RL-20", Suite: suiteRL, Level: reports.LevelRecommended, Source: rlSource + " §6.1 (standards.md RL-20)",
 			Title: "one tenant exhausting its quota does not limit another", Run: tenantIsolation},
-		{ID: "RL-01", Suite: suiteRL, Level: "MUST", Source: rlSource + " §3, §3.1, §3.1.1",
+		{ID: "RL-01", Suite: suiteRL, Level: reports.LevelMust, Source: rlSource + " §3, §3.1, §3.1.1",
 			Title: "every response carries RateLimit-Policy: a List of String names, each with q a non-negative Integer", Run: policySyntax},
-		{ID: "RL-02", Suite: suiteRL, Level: "MUST", Source: rlSource + " §3.1.3",
+		{ID: "RL-02", Suite: suiteRL, Level: reports.LevelMust, Source: rlSource + " §3.1.3",
 			Title: "policy windows w are non-zero, non-negative Integers of seconds", Run: policyWindow},
-		{ID: "RL-03", Suite: suiteRL, Level: "MUST", Source: rlSource + " §3.1.2, §10.3",
+		{ID: "RL-03", Suite: suiteRL, Level: reports.LevelMust, Source: rlSource + " §3.1.2, §10.3",
 			Title: "quota units qu are registered Strings", Run: policyUnit},
-		{ID: "RL-04", Suite: suiteRL, Level: "MUST", Source: rlSource + " §3.1.4, §4.1.3",
+		{ID: "RL-04", Suite: suiteRL, Level: reports.LevelMust, Source: rlSource + " §3.1.4, §4.1.3",
 			Title: "partition keys pk are Byte Sequences", Run: partitionKeys},
-		{ID: "RL-07", Suite: suiteRL, Level: "MUST", Source: rlSource + " §4, §4.1.1, §4.1.2",
+		{ID: "RL-07", Suite: suiteRL, Level: reports.LevelMust, Source: rlSource + " §4, §4.1.1, §4.1.2",
 			Title: "every response carries RateLimit: named items with r a non-negative Integer and t delay-seconds, not an epoch", Run: limitSyntax},
-		{ID: "RL-08", Suite: suiteRL, Level: "SHOULD", Source: rlSource + " §3",
+		{ID: "RL-08", Suite: suiteRL, Level: reports.LevelShould, Source: rlSource + " §3",
 			Title: "a tenant's RateLimit-Policy stays the same across responses", Run: policyStable},
-		{ID: "RL-18", Suite: suiteRL, Level: "SHOULD", Source: rlSource + " §6, §8.5",
+		{ID: "RL-18", Suite: suiteRL, Level: reports.LevelShould, Source: rlSource + " §6, §8.5",
 			Title: "r/t does not advertise far more than q/w", Run: ratioBound},
-		{ID: "RL-21", Suite: suiteRL, Level: "CONV", Source: "GitHub Docs, Rate limits for the REST API",
+		{ID: "RL-21", Suite: suiteRL, Level: reports.LevelConvention, Source: "GitHub Docs, Rate limits for the REST API",
 			Title: "a 429 carries X-RateLimit-Remaining: 0", Run: legacyExhausted},
-		{ID: "RL-22", Suite: suiteRL, Level: "CONV", Source: rlSource + " appendix \"RateLimit header fields currently used on the web\"",
+		{ID: "RL-22", Suite: suiteRL, Level: reports.LevelConvention, Source: rlSource + " appendix \"RateLimit header fields currently used on the web\"",
 			Title: "X-RateLimit-* values parse, and the reset's interpretation is reported", Run: legacySyntax},
-		{ID: "RL-24", Suite: suiteRL, Level: "HARNESS", Source: "standards.md RL-24 (derived)",
+		{ID: "RL-24", Suite: suiteRL, Level: reports.LevelConvention, Source: "standards.md RL-24 (derived)",
 			Title: "X-RateLimit-* and RateLimit describe the same quota", Run: legacyAgrees},
 	}
 }

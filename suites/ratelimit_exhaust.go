@@ -17,7 +17,7 @@ const exhaustWorkers = 8
 // exhaust drives tenant into refusal and returns the first 429 and how
 // many requests it took. It gives up (ok false) after 4 r + 16 requests
 // (1000 at most, 400 when nothing is advertised) or 5 s.
-func (c *casework) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent int, ok bool) {
+func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent int, ok bool) {
 	h := c.h
 	o, err := h.rlProbe(ctx, tenant)
 	if err == nil && o.status == http.StatusTooManyRequests {

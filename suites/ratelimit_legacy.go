@@ -10,10 +10,9 @@ import (
 	"github.com/resilcheck/resilcheck/headers"
 )
 
-func legacyExhausted(ctx context.Context, h *Harness) Result {
-	return h.runScan(ctx, scan{id: "RL-21",
-		applies: func(o rlObs) bool { return o.status == http.StatusTooManyRequests && o.x.Present() },
-		want:    "every 429 that carries X-RateLimit-* says X-RateLimit-Remaining: 0",
+func legacyExhausted(ctx context.Context, c *Case) Result {
+	return c.runScan(ctx, scan{applies: func(o rlObs) bool { return o.status == http.StatusTooManyRequests && o.x.Present() },
+		want: "every 429 that carries X-RateLimit-* says X-RateLimit-Remaining: 0",
 		judge: func(o rlObs) string {
 			switch {
 			case !o.x.HasRemaining:
@@ -23,15 +22,14 @@ func legacyExhausted(ctx context.Context, h *Harness) Result {
 			}
 			return ""
 		},
-		prepare: func(ctx context.Context, c *casework) { c.exhaust(ctx, c.tenant()) },
+		prepare: func(ctx context.Context, c *Case) { c.exhaust(ctx, c.tenant()) },
 		none:    "no 429 carried X-RateLimit-* fields",
 		summary: resetKinds})
 }
 
-func legacySyntax(ctx context.Context, h *Harness) Result {
-	return h.runScan(ctx, scan{id: "RL-22",
-		applies: func(o rlObs) bool { return o.x.Present() || o.xErr != nil },
-		want:    "X-RateLimit-Limit/-Remaining as 1*DIGIT; -Reset as delta seconds, epoch s or ms, HTTP-date or RFC 3339 (RL-22 heuristic)",
+func legacySyntax(ctx context.Context, c *Case) Result {
+	return c.runScan(ctx, scan{applies: func(o rlObs) bool { return o.x.Present() || o.xErr != nil },
+		want: "X-RateLimit-Limit/-Remaining as 1*DIGIT; -Reset as delta seconds, epoch s or ms, HTTP-date or RFC 3339 (RL-22 heuristic)",
 		judge: func(o rlObs) string {
 			var msgs []string
 			for _, v := range headers.Violations(o.xErr) {
@@ -43,10 +41,10 @@ func legacySyntax(ctx context.Context, h *Harness) Result {
 		summary: resetKinds})
 }
 
-func legacyAgrees(ctx context.Context, h *Harness) Result {
+func legacyAgrees(ctx context.Context, c *Case) Result {
+	h := c.h
 	slack := time.Second + h.tolerance()
-	return h.runScan(ctx, scan{id: "RL-24",
-		applies: func(o rlObs) bool { return o.x.Present() && o.xErr == nil && len(o.fields.Limits) > 0 },
+	return c.runScan(ctx, scan{applies: func(o rlObs) bool { return o.x.Present() && o.xErr == nil && len(o.fields.Limits) > 0 },
 		want: fmt.Sprintf("X-RateLimit-Remaining = r, X-RateLimit-Limit = q, X-RateLimit-Reset as a delay within %s of t (1 s resolution + tolerance)",
 			slack),
 		judge: func(o rlObs) string { return disagreement(o, slack) },

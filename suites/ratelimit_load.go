@@ -19,9 +19,8 @@ import (
 // admissions per window, the windows starting at the first 429 (the burst
 // is spent by then). A token bucket or fixed window admits q per any
 // window of length w in that steady state, whatever its phase.
-func enforcedQuota(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "RL-01q")
-	defer c.done(ctx)
+func enforcedQuota(ctx context.Context, c *Case) Result {
+	h := c.h
 	tenant := c.tenant()
 	first, err := h.rlProbe(ctx, tenant)
 	if err != nil {

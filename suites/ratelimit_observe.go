@@ -121,7 +121,7 @@ func (h *Harness) journalObs() []rlObs {
 
 // sample sends n sequential probes on a fresh tenant, then one effectful
 // request, so a scan check has responses of its own even when run alone.
-func (c *casework) sample(ctx context.Context, n int) []rlObs {
+func (c *Case) sample(ctx context.Context, n int) []rlObs {
 	tenant := c.tenant()
 	var out []rlObs
 	for range n {
@@ -141,7 +141,7 @@ func (c *casework) sample(ctx context.Context, n int) []rlObs {
 }
 
 // seen is everything a scan check judges: its own sample, then the journal.
-func (c *casework) seen(ctx context.Context) []rlObs {
+func (c *Case) seen(ctx context.Context) []rlObs {
 	own := c.sample(ctx, 6)
 	c.h.settle(ctx)
 	out := own

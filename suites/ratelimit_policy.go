@@ -8,9 +8,9 @@ import (
 	"github.com/resilcheck/resilcheck/headers"
 )
 
-func policyStable(ctx context.Context, h *Harness) Result {
+func policyStable(ctx context.Context, c *Case) Result {
 	first := map[string]string{} // tenant → the first policy value seen
-	return h.runScan(ctx, scan{id: "RL-08", applies: hasPolicy,
+	return c.runScan(ctx, scan{applies: hasPolicy,
 		want: "one RateLimit-Policy value per tenant across all its responses",
 		judge: func(o rlObs) string {
 			v := o.header.Get(headers.RateLimitPolicy)
@@ -30,9 +30,10 @@ func policyStable(ctx context.Context, h *Harness) Result {
 		}})
 }
 
-func ratioBound(ctx context.Context, h *Harness) Result {
+func ratioBound(ctx context.Context, c *Case) Result {
+	h := c.h
 	factor := h.RateLimits.ratioFactor()
-	return h.runScan(ctx, scan{id: "RL-18", applies: func(o rlObs) bool { return len(o.fields.Policies) > 0 && len(o.fields.Limits) > 0 },
+	return c.runScan(ctx, scan{applies: func(o rlObs) bool { return len(o.fields.Policies) > 0 && len(o.fields.Limits) > 0 },
 		want: fmt.Sprintf("r/t ≤ %g × q/w for each limit of a request-unit policy with a window (HARNESS factor %g)", factor, factor),
 		judge: func(o rlObs) string {
 			for _, l := range o.fields.Limits {

@@ -8,9 +8,8 @@ import (
 	"time"
 )
 
-func admittedAfterReset(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "RL-09b")
-	defer c.done(ctx)
+func admittedAfterReset(ctx context.Context, c *Case) Result {
+	h := c.h
 	tenant := c.tenant()
 	o, n, ok := c.exhaust(ctx, tenant)
 	if !ok {
@@ -47,9 +46,7 @@ func admittedAfterReset(ctx context.Context, h *Harness) Result {
 	return pass(want, fmt.Sprintf("429 after %d requests (%s); %d %s later", n, basis, p.status, p.at.Sub(o.at).Round(time.Millisecond)), c.evidence()...)
 }
 
-func tooManyBody(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "HS-05")
-	defer c.done(ctx)
+func tooManyBody(ctx context.Context, c *Case) Result {
 	o, n, ok := c.exhaust(ctx, c.tenant())
 	if !ok {
 		return inconclusive("no 429 after %d requests on a fresh tenant", n)
@@ -62,9 +59,8 @@ func tooManyBody(ctx context.Context, h *Harness) Result {
 	return pass(want, got, c.evidence()...)
 }
 
-func tenantIsolation(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "RL-20")
-	defer c.done(ctx)
+func tenantIsolation(ctx context.Context, c *Case) Result {
+	h := c.h
 	a, b := c.tenant(), c.tenant()
 	_, n, ok := c.exhaust(ctx, a)
 	if !ok {

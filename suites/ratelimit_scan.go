@@ -12,20 +12,18 @@ import (
 
 // scan is a check that judges every response seen in the run.
 type scan struct {
-	id, want string
-	applies  func(rlObs) bool   // the responses the rule concerns
-	judge    func(rlObs) string // "" when the response obeys the rule
-	none     string             // skip reason when no response applies
-	prepare  func(ctx context.Context, c *casework)
-	summary  func(applied []rlObs) string // extra observed text; may be nil
+	want    string
+	applies func(rlObs) bool   // the responses the rule concerns
+	judge   func(rlObs) string // "" when the response obeys the rule
+	none    string             // skip reason when no response applies
+	prepare func(ctx context.Context, c *Case)
+	summary func(applied []rlObs) string // extra observed text; may be nil
 }
 
 // maxCounterexamples bounds the violations a scan lists.
 const maxCounterexamples = 10
 
-func (h *Harness) runScan(ctx context.Context, s scan) Result {
-	c := h.begin(ctx, s.id)
-	defer c.done(ctx)
+func (c *Case) runScan(ctx context.Context, s scan) Result {
 	if s.prepare != nil {
 		s.prepare(ctx, c)
 	}
@@ -77,8 +75,9 @@ func (o rlObs) has(name string) bool { return len(o.header.Values(name)) > 0 }
 
 func everyResponse(rlObs) bool { return true }
 
-func policySyntax(ctx context.Context, h *Harness) Result {
-	return h.runScan(ctx, scan{id: "RL-01", applies: everyResponse,
+func policySyntax(ctx context.Context, c *Case) Result {
+	h := c.h
+	return c.runScan(ctx, scan{applies: everyResponse,
 		want: "RateLimit-Policy on every response, a non-empty List of String-named policies each with q a non-negative Integer",
 		judge: func(o rlObs) string {
 			if !o.has(headers.RateLimitPolicy) {
@@ -98,15 +97,15 @@ func policySyntax(ctx context.Context, h *Harness) Result {
 		}})
 }
 
-func policyWindow(ctx context.Context, h *Harness) Result {
-	return h.runScan(ctx, scan{id: "RL-02", applies: hasPolicy,
+func policyWindow(ctx context.Context, c *Case) Result {
+	return c.runScan(ctx, scan{applies: hasPolicy,
 		want:  "every w parameter a non-zero, non-negative Integer",
 		judge: func(o rlObs) string { return o.ruleViolations("RL-02") },
 		none:  "no response carried RateLimit-Policy (RL-01 reports the absence)"})
 }
 
-func policyUnit(ctx context.Context, h *Harness) Result {
-	return h.runScan(ctx, scan{id: "RL-03", applies: hasPolicy,
+func policyUnit(ctx context.Context, c *Case) Result {
+	return c.runScan(ctx, scan{applies: hasPolicy,
 		want:  `every qu a registered String: "requests", "content-bytes" or "concurrent-requests"`,
 		judge: func(o rlObs) string { return o.ruleViolations("RL-03") },
 		none:  "no response carried RateLimit-Policy (RL-01 reports the absence)",
@@ -121,15 +120,16 @@ func policyUnit(ctx context.Context, h *Harness) Result {
 		}})
 }
 
-func partitionKeys(ctx context.Context, h *Harness) Result {
-	return h.runScan(ctx, scan{id: "RL-04", applies: func(o rlObs) bool { return hasPolicy(o) || o.has(headers.RateLimit) },
+func partitionKeys(ctx context.Context, c *Case) Result {
+	return c.runScan(ctx, scan{applies: func(o rlObs) bool { return hasPolicy(o) || o.has(headers.RateLimit) },
 		want:  "every pk parameter a Byte Sequence (:base64:)",
 		judge: func(o rlObs) string { return o.ruleViolations("RL-04") },
 		none:  "no response carried RateLimit-Policy or RateLimit (RL-01 and RL-07 report the absence)"})
 }
 
-func limitSyntax(ctx context.Context, h *Harness) Result {
-	return h.runScan(ctx, scan{id: "RL-07", applies: everyResponse,
+func limitSyntax(ctx context.Context, c *Case) Result {
+	h := c.h
+	return c.runScan(ctx, scan{applies: everyResponse,
 		want: "RateLimit on every response: String-named items, r a non-negative Integer, t non-negative delay-seconds ≤ 10⁹",
 		judge: func(o rlObs) string {
 			if !o.advertises() || (!o.has(headers.RateLimit) && !o.has(headers.RateLimitRemaining)) {

@@ -13,9 +13,8 @@ import (
 // can. Between two consecutive responses of one window r must not rise,
 // and a response with r>0 promises the next request at least one unit, so
 // a 429 right after it shows r overstated (time passing only adds quota).
-func sequentialRemaining(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "RL-07b")
-	defer c.done(ctx)
+func sequentialRemaining(ctx context.Context, c *Case) Result {
+	h := c.h
 	tenant := c.tenant()
 	first, err := h.rlProbe(ctx, tenant)
 	switch {

@@ -1,6 +1,10 @@
 package suites
 
-import "time"
+import (
+	"time"
+
+	"github.com/resilcheck/resilcheck/reports"
+)
 
 const (
 	suiteRA  = "retry-after"
@@ -96,23 +100,23 @@ func (c RetryAfterConfig) invalidValues() []string {
 // target's circuit breaker never sees more than one case's failures.
 func RetryAfter() []Check {
 	return []Check{
-		{ID: "HS-01a", Suite: suiteRA, Level: "HARNESS", Source: raSource + "; RFC 6585 §4",
+		{ID: "HS-01a", Suite: suiteRA, Level: reports.LevelRecommended, Source: raSource + "; RFC 6585 §4",
 			Title: "a 429 carries a valid Retry-After that tells the truth: refused before it elapses, admitted after", Run: raTruthful429},
-		{ID: "RL-09", Suite: suiteRA, Level: "SHOULD NOT", Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
+		{ID: "RL-09", Suite: suiteRA, Level: reports.LevelShouldNot, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
 			Title: "a 429's Retry-After does not point earlier than the RateLimit reset", Run: raNotBeforeReset},
-		{ID: "HS-01b", Suite: suiteRA, Level: "HARNESS", Source: raSource + "; RFC 9110 §15.6.4",
+		{ID: "HS-01b", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; RFC 9110 §15.6.4",
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
-		{ID: "HS-08", Suite: suiteRA, Level: "REC", Source: raSource + " (standards.md HS-08, BO-07)",
+		{ID: "HS-08", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + " (standards.md HS-08, BO-07)",
 			Title: "after a dependency's 503 with Retry-After: 1, the next call comes no earlier", Run: raHonoursSeconds},
-		{ID: "RL-10", Suite: suiteRA, Level: "MUST", Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
+		{ID: "RL-10", Suite: suiteRA, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
 			Title: "after a dependency's 429 with Retry-After and an earlier RateLimit reset, Retry-After wins", Run: raPrecedence},
-		{ID: "HS-03", Suite: suiteRA, Level: "MUST", Source: "RFC 9110 §5.6.7, §10.2.3",
+		{ID: "HS-03", Suite: suiteRA, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "RFC 9110 §5.6.7, §10.2.3",
 			Title: "a Retry-After HTTP-date in each of the three formats is honoured", Run: raHonoursDates},
-		{ID: "HS-09", Suite: suiteRA, Level: "CONV", Source: "Envoy router docs; AWS SDK retry tests (standards.md HS-09)",
+		{ID: "HS-09", Suite: suiteRA, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: "Envoy router docs; AWS SDK retry tests (standards.md HS-09)",
 			Title: "an invalid Retry-After falls back to the normal backoff: neither a storm nor no retry", Run: raInvalidFallsBack},
-		{ID: "HS-10", Suite: suiteRA, Level: "REC", Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1 (standards.md HS-10)",
+		{ID: "HS-10", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1 (standards.md HS-10)",
 			Title: "a huge Retry-After does not hold the caller past its deadline", Run: raHugeIsCapped},
-		{ID: "HS-02", Suite: suiteRA, Level: "MUST", Source: raSource + ", §5.6.7",
+		{ID: "HS-02", Suite: suiteRA, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
 			Title: "every 429 and 503 of the run carries Retry-After as delay-seconds or IMF-fixdate", Run: raRunWideSyntax},
 	}
 }

@@ -25,7 +25,7 @@ func (h *Harness) raSend(ctx context.Context, c call) raStamped {
 
 // raExhaust sends waves of concurrent requests as tenant until one is
 // refused with 429 or ExhaustLimit is reached; replies come in wave order.
-func (c *casework) raExhaust(ctx context.Context, tenant string) ([]raStamped, error) {
+func (c *Case) raExhaust(ctx context.Context, tenant string) ([]raStamped, error) {
 	const wave = 10
 	var out []raStamped
 	for len(out) < c.h.RetryAfter.exhaustLimit() && ctx.Err() == nil {
@@ -67,7 +67,7 @@ func (o raDepOutcome) gap() time.Duration { return o.next.Received.Sub(o.faulted
 // and the given budget goes through. prepare runs after the flush, just
 // before the rule is placed, and returns the fault (so dates can be stamped
 // then).
-func (c *casework) raDepCase(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
+func (c *Case) raDepCase(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
 	h := c.h
 	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(), c.h.RetryAfter.flushWithin()); err != nil {
 		return raDepOutcome{}, err

@@ -14,12 +14,8 @@ import (
 
 // raHonoursSeconds: the dependency's first answer is 503 with
 // Retry-After: 1; the target's next call must come at least 1 s later.
-func raHonoursSeconds(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "HS-08")
-	defer c.done(ctx)
+func raHonoursSeconds(ctx context.Context, c *Case) Result {
+	h := c.h
 	o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": "1"})
 	})
@@ -28,12 +24,8 @@ func raHonoursSeconds(ctx context.Context, h *Harness) Result {
 
 // raPrecedence: the dependency's first answer is 429 with Retry-After: 1
 // and a RateLimit reset of 0 s; Retry-After takes precedence (RL-10).
-func raPrecedence(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "RL-10")
-	defer c.done(ctx)
+func raPrecedence(ctx context.Context, c *Case) Result {
+	h := c.h
 	o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
 		return raAbort(http.StatusTooManyRequests, map[string]string{
 			"Retry-After": "1", "RateLimit": `"dep";r=0;t=0`, "RateLimit-Policy": `"dep";q=10;w=1`,
@@ -52,12 +44,8 @@ var raDateForms = []struct{ name, layout string }{
 // raHonoursDates: for each HTTP-date format, the dependency's first answer
 // (429 or 503, drawn) carries Date: S and Retry-After: S+1 s; the next call
 // must not come before S+1 s.
-func raHonoursDates(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "HS-03")
-	defer c.done(ctx)
+func raHonoursDates(ctx context.Context, c *Case) Result {
+	h := c.h
 	tol := h.RetryAfter.tolerance(h)
 	want := fmt.Sprintf("for each form, the next call no earlier than the Retry-After date (1 s after the Date sent with it) −%s", raMs(tol))
 	var seen []string
@@ -92,7 +80,7 @@ func raHonoursDates(ctx context.Context, h *Harness) Result {
 
 // raJudgeWait holds the call after the faulted one to a minimum gap after
 // the faulted answer, and to notBefore when set (wall clock).
-func (c *casework) raJudgeWait(o raDepOutcome, err error, what string, minGap time.Duration, notBefore time.Time) Result {
+func (c *Case) raJudgeWait(o raDepOutcome, err error, what string, minGap time.Duration, notBefore time.Time) Result {
 	tol := c.h.RetryAfter.tolerance(c.h)
 	want := fmt.Sprintf("after %s the next dependency call comes no earlier than %s (−%s)", what, raMs(minGap), raMs(tol))
 	if !notBefore.IsZero() {
@@ -122,12 +110,8 @@ func (c *casework) raJudgeWait(o raDepOutcome, err error, what string, minGap ti
 // Retry-After (two drawn values, one case each); the target must retry on
 // its normal backoff: at least one retry, none later than FallbackMax after
 // the previous answer, no more than StormLimit calls.
-func raInvalidFallsBack(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "HS-09")
-	defer c.done(ctx)
+func raInvalidFallsBack(ctx context.Context, c *Case) Result {
+	h := c.h
 	cfg := h.RetryAfter
 	tol := cfg.tolerance(h)
 	want := fmt.Sprintf("the value is ignored: a retry comes, each within %s (+%s) of the previous answer, at most %d calls",
@@ -175,7 +159,7 @@ func raInvalidFallsBack(ctx context.Context, h *Harness) Result {
 
 // raNoRetry tells "an invalid value stopped the retries" from "the target
 // never retries a 503": it repeats the case without any Retry-After.
-func (c *casework) raNoRetry(ctx context.Context, want, v string, o raDepOutcome, ev []faults.Entry) Result {
+func (c *Case) raNoRetry(ctx context.Context, want, v string, o raDepOutcome, ev []faults.Entry) Result {
 	base, err := c.raDepCase(ctx, 0, c.h.RetryAfter.budget(), func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, nil)
 	})
@@ -206,12 +190,8 @@ func (o raDepOutcome) keyCalls() []faults.Entry {
 // raHugeIsCapped: the dependency's first answer is 503 with a huge
 // Retry-After; the client, with a drawn budget, must still get an answer by
 // that budget plus AnswerSlack, whether the target capped the wait or gave up.
-func raHugeIsCapped(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency")
-	}
-	c := h.begin(ctx, "HS-10")
-	defer c.done(ctx)
+func raHugeIsCapped(ctx context.Context, c *Case) Result {
+	h := c.h
 	cfg := h.RetryAfter
 	budget := time.Second + time.Duration(c.intn(1000))*time.Millisecond
 	huge := cfg.hugeValue()

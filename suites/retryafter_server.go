@@ -14,9 +14,8 @@ import (
 
 // raTruthful429 exhausts a fresh tenant, then probes right after the 429
 // and again once its Retry-After has elapsed.
-func raTruthful429(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "HS-01a")
-	defer c.done(ctx)
+func raTruthful429(ctx context.Context, c *Case) Result {
+	h := c.h
 	tol := h.RetryAfter.tolerance(h)
 	want := fmt.Sprintf("every 429 carries Retry-After as delay-seconds or IMF-fixdate; a request sent right after it is "+
 		"refused unless the 1-second resolution allows otherwise; one sent once it has elapsed (+%s) is admitted", raMs(tol))
@@ -85,9 +84,8 @@ func raTruthful429(ctx context.Context, h *Harness) Result {
 
 // raNotBeforeReset compares each 429's Retry-After with the reset its
 // rate-limit fields advertise.
-func raNotBeforeReset(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "RL-09")
-	defer c.done(ctx)
+func raNotBeforeReset(ctx context.Context, c *Case) Result {
+	h := c.h
 	tol := h.RetryAfter.tolerance(h)
 	rs, err := c.raExhaust(ctx, c.tenant())
 	if err != nil {
@@ -128,12 +126,8 @@ func raNotBeforeReset(ctx context.Context, h *Harness) Result {
 // raTruthful503 fails the dependency until the target answers 503, then
 // repairs it and retries once the 503's Retry-After has elapsed. Whether a
 // retry before then is refused says nothing here: the outage is ours.
-func raTruthful503(ctx context.Context, h *Harness) Result {
-	if h.Dependency == nil {
-		return skip("the target declares no dependency to fail")
-	}
-	c := h.begin(ctx, "HS-01b")
-	defer c.done(ctx)
+func raTruthful503(ctx context.Context, c *Case) Result {
+	h := c.h
 	tol := h.RetryAfter.tolerance(h)
 	want := fmt.Sprintf("the 503 carries Retry-After as delay-seconds or IMF-fixdate; once it has elapsed (+%s), with the dependency back, the same request succeeds", raMs(tol))
 	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(), c.h.RetryAfter.flushWithin()); err != nil {
@@ -171,9 +165,8 @@ func raTruthful503(ctx context.Context, h *Harness) Result {
 // raRunWideSyntax sweeps the whole journal for the 429 and 503 answers the
 // target sent (not those a front rule made up) and validates each
 // Retry-After; with none recorded it drives one 429 first.
-func raRunWideSyntax(ctx context.Context, h *Harness) Result {
-	c := h.begin(ctx, "HS-02")
-	defer c.done(ctx)
+func raRunWideSyntax(ctx context.Context, c *Case) Result {
+	h := c.h
 	answers := raTargetRefusals(h.Journal)
 	if len(answers) == 0 {
 		if _, err := c.raExhaust(ctx, c.tenant()); err != nil {

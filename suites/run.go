@@ -100,9 +100,16 @@ func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 			res = inconclusive("internal error in check %s: %v\n%s", c.ID, p, debug.Stack())
 		}
 	}()
+	for _, n := range c.Needs {
+		if why := n.Unmet(h); why != "" {
+			return skip("%s", why)
+		}
+	}
 	ctx, cancel := context.WithTimeout(parent, CheckTimeout)
 	defer cancel()
-	res = c.Run(ctx, h)
+	cs := h.newCase(ctx, c.ID)
+	defer cs.done(ctx)
+	res = c.Run(ctx, cs)
 	if ctx.Err() != nil && parent.Err() == nil {
 		return inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", CheckTimeout, res.Observed, res.Reason)
 	}
@@ -160,7 +167,7 @@ func exchange(e faults.Entry) reports.Exchange {
 }
 
 // evidence returns the check's exchanges on both proxies, in finishing order.
-func (c *casework) evidence() []faults.Entry {
+func (c *Case) evidence() []faults.Entry {
 	ev := c.h.Journal.After(c.mark)
 	return slices.Clip(ev)
 }
