@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"cmp"
 	"net/http"
 
 	"github.com/resilcheck/resilcheck/suites"
@@ -23,7 +24,7 @@ func specOperation(t *targets.Target) suites.Operation {
 	}
 	for _, d := range t.Dependencies {
 		if d.Name == t.Effects.Ledger.Dependency {
-			so.EffectPath = d.Path
+			so.EffectMethod, so.EffectPath = cmp.Or(d.Method, http.MethodPost), d.Path
 		}
 	}
 	return so

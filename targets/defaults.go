@@ -59,6 +59,11 @@ func (t *Target) Defaults() {
 	for i := range t.Operations {
 		t.Operations[i].defaults()
 	}
+	for i := range t.Dependencies {
+		if t.Dependencies[i].Method == "" {
+			t.Dependencies[i].Method = defaultMethod
+		}
+	}
 	t.defaultEffects()
 	t.defaultTenancy()
 	t.defaultConventions()

@@ -94,7 +94,10 @@ type Dependency struct {
 	Listen string `yaml:"listen"`
 	// Upstream is the real dependency's base URL; empty = the proxy's stand-in answers itself.
 	Upstream string `yaml:"upstream"`
-	// Path is the effectful call's path; empty = any POST counts as the call.
+	// Method is the effectful call's method; empty = POST.
+	Method string `yaml:"method"`
+	// Path is the effectful call's path, a glob as in fault rules (e.g.
+	// /entries/*); empty = any call with Method counts as the call.
 	Path string `yaml:"path"`
 	// StandIn is the stand-in's answer when there is no Upstream; the zero
 	// value answers 200 with an empty JSON object.

@@ -116,6 +116,11 @@ func (v *validator) checkDependencies() []string {
 				v.errf(p+".upstream", "%s", msg)
 			}
 		}
+		if d.Method != "" {
+			if msg := methodProblem(d.Method); msg != "" {
+				v.errf(p+".method", "%s", msg)
+			}
+		}
 		if d.Path != "" && !strings.HasPrefix(d.Path, "/") {
 			v.errf(p+".path", "expected a path starting with /, got %q", d.Path)
 		}
