@@ -11,10 +11,10 @@ var _ Writer = WriteConsole
 
 // consoleMarker labels a status in a fixed-width column; failures shout.
 var consoleMarker = map[Status]string{
-	StatusPass:         "pass",
-	StatusFail:         "FAIL",
-	StatusInconclusive: "inconclusive",
-	StatusSkipped:      "skip",
+	StatusPass:          "pass",
+	StatusFail:          "FAIL",
+	StatusInconclusive:  "inconclusive",
+	StatusNotApplicable: "n/a",
 }
 
 // WriteConsole writes a compact plain-text report: one line per check,

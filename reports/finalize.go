@@ -71,8 +71,8 @@ func (s *SuiteSummary) add(st Status) {
 		s.Fail++
 	case StatusInconclusive:
 		s.Inconclusive++
-	case StatusSkipped:
-		s.Skipped++
+	case StatusNotApplicable:
+		s.NotApplicable++
 	}
 }
 
@@ -97,7 +97,7 @@ func (r *Report) verdict() Verdict {
 		switch c.Status {
 		case StatusFail:
 			return VerdictFail
-		case StatusPass, StatusSkipped:
+		case StatusPass, StatusNotApplicable:
 		default:
 			v = VerdictInconclusive
 		}

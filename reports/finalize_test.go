@@ -16,10 +16,10 @@ func TestReport_Finalize(t *testing.T) {
 		wantSuites  []SuiteSummary
 	}{
 		{name: "empty run passes", in: Report{}, wantVerdict: VerdictPass, wantSuites: []SuiteSummary{}},
-		{name: "skips alone pass",
-			in:          Report{Checks: []Check{chk("a", "X-1", StatusSkipped), chk("a", "X-2", StatusPass)}},
+		{name: "not applicable alone passes",
+			in:          Report{Checks: []Check{chk("a", "X-1", StatusNotApplicable), chk("a", "X-2", StatusPass)}},
 			wantVerdict: VerdictPass, wantOrder: []string{"a/X-1", "a/X-2"},
-			wantSuites: []SuiteSummary{{Name: "a", Pass: 1, Skipped: 1}}},
+			wantSuites: []SuiteSummary{{Name: "a", Pass: 1, NotApplicable: 1}}},
 		{name: "inconclusive beats pass",
 			in:          Report{Checks: []Check{chk("a", "X-1", StatusInconclusive), chk("a", "X-2", StatusPass)}},
 			wantVerdict: VerdictInconclusive, wantOrder: []string{"a/X-1", "a/X-2"},

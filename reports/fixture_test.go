@@ -8,7 +8,7 @@ func ms(n int) Duration { return Duration(time.Duration(n) * time.Millisecond) }
 
 // fixture is a finalized report with every status: passing checks, a failure
 // with evidence across three sides, a failed property with a counterexample,
-// a skipped and an inconclusive check, and hostile user text to escape.
+// a not-applicable and an inconclusive check, and hostile user text to escape.
 func fixture() *Report {
 	r := &Report{
 		Seed:      424242,
@@ -45,7 +45,7 @@ func fixture() *Report {
 				Counterexample: []string{`new op tenant=a key="k-0" fault=none`, `burst copies=2 key="k-0" fault=duplicate-delivery`},
 				Reproduce:      "resilcheck certify --reference --suite idempotency --seed 77 --property",
 				Duration:       ms(4200)},
-			{ID: "IK-13", Suite: "idempotency", Title: "same key from two tenants", Level: LevelMust, Status: StatusSkipped,
+			{ID: "IK-13", Suite: "idempotency", Title: "same key from two tenants", Level: LevelMust, Status: StatusNotApplicable,
 				Reason: "target declares no tenancy", Duration: 0},
 		},
 	}

@@ -14,8 +14,8 @@ const maxEvidence = 5
 
 // counts renders a summary as "3 passed, 1 failed, 1 inconclusive, 1 skipped".
 func counts(s SuiteSummary) string {
-	return fmt.Sprintf("%d passed, %d failed, %d inconclusive, %d skipped",
-		s.Pass, s.Fail, s.Inconclusive, s.Skipped)
+	return fmt.Sprintf("%d passed, %d failed, %d inconclusive, %d not applicable",
+		s.Pass, s.Fail, s.Inconclusive, s.NotApplicable)
 }
 
 // short rounds a duration for display, keeping three significant-ish digits

@@ -13,7 +13,7 @@ var _ Writer = WriteJUnit
 
 // WriteJUnit writes JUnit XML: one testsuite per suite, one testcase per
 // check named "ID title" with the suite as classname. A failure becomes
-// <failure>, skipped <skipped>, inconclusive <error>; an interrupted run adds
+// <failure>, not applicable <skipped>, inconclusive <error>; an interrupted run adds
 // an erroring testcase "run interrupted" so every CI shows it.
 func WriteJUnit(w io.Writer, r *Report) error {
 	suites := junit.Testsuites{Name: "resilcheck", Time: seconds(r.Duration)}
@@ -70,8 +70,8 @@ func junitCase(c Check) junit.Testcase {
 			msg = oneLine(c.Title)
 		}
 		tc.Failure = &junit.Result{Message: msg, Type: string(c.Level), Data: xmlSafe(checkDetails(c))}
-	case StatusSkipped:
-		tc.Skipped = &junit.Result{Message: oneLine(c.Reason)}
+	case StatusNotApplicable:
+		tc.Skipped = &junit.Result{Message: "not applicable: " + oneLine(c.Reason)}
 	case StatusInconclusive:
 		tc.Error = &junit.Result{Message: oneLine(c.Reason), Type: "inconclusive", Data: xmlSafe(checkDetails(c))}
 	case StatusPass:

@@ -70,9 +70,9 @@ func TestWriteJUnit_Valid(t *testing.T) {
 			if c.rep.Interrupted != "" {
 				extra = 1
 			}
-			if ts.Tests != len(c.rep.Checks)+extra || ts.Failures != tot.Fail || ts.Errors != tot.Inconclusive+extra || ts.Skipped != tot.Skipped {
+			if ts.Tests != len(c.rep.Checks)+extra || ts.Failures != tot.Fail || ts.Errors != tot.Inconclusive+extra || ts.Skipped != tot.NotApplicable {
 				t.Errorf("testsuites tests=%d failures=%d errors=%d skipped=%d; want %d %d %d %d",
-					ts.Tests, ts.Failures, ts.Errors, ts.Skipped, len(c.rep.Checks)+extra, tot.Fail, tot.Inconclusive+extra, tot.Skipped)
+					ts.Tests, ts.Failures, ts.Errors, ts.Skipped, len(c.rep.Checks)+extra, tot.Fail, tot.Inconclusive+extra, tot.NotApplicable)
 			}
 			for _, s := range ts.Suites {
 				for _, tc := range s.Testcases {

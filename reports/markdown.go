@@ -11,7 +11,7 @@ import (
 var _ Writer = WriteMarkdown
 
 var (
-	statusEmoji  = map[Status]string{StatusPass: "✅", StatusFail: "❌", StatusInconclusive: "⚠️", StatusSkipped: "⏭️"}
+	statusEmoji  = map[Status]string{StatusPass: "✅", StatusFail: "❌", StatusInconclusive: "⚠️", StatusNotApplicable: "➖"}
 	verdictEmoji = map[Verdict]string{VerdictPass: "✅", VerdictFail: "❌", VerdictInconclusive: "⚠️", VerdictInterrupted: "⏹️"}
 )
 

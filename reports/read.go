@@ -41,19 +41,27 @@ func Read(r io.Reader) (*Report, error) {
 	return rep, nil
 }
 
-// validate reports the first value outside the documented enumerations.
+// validate reports the first value outside the documented enumerations. A
+// check a report from before not-applicable marked "skipped" is read as not
+// applicable, and the suite counts are recomputed to match.
 func (r *Report) validate() error {
 	switch r.Verdict {
 	case VerdictPass, VerdictFail, VerdictInconclusive, VerdictInterrupted:
 	default:
 		return fmt.Errorf("reports: unknown verdict %q", r.Verdict)
 	}
+	legacy := false
 	for i, c := range r.Checks {
 		switch c.Status {
-		case StatusPass, StatusFail, StatusInconclusive, StatusSkipped:
+		case statusSkipped:
+			r.Checks[i].Status, legacy = StatusNotApplicable, true
+		case StatusPass, StatusFail, StatusInconclusive, StatusNotApplicable:
 		default:
 			return fmt.Errorf("reports: check %d (%s): unknown status %q", i, c.ID, c.Status)
 		}
+	}
+	if legacy {
+		r.Suites = summarize(r.Checks, r.Suites)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,22 @@ func TestRead(t *testing.T) {
 				t.Fatalf("Read(%s) error %v: errors.Is(ErrSchema) = %v; want %v", c.in, err, !c.schema, c.schema)
 			}
 		})
+	}
+}
+
+func TestRead_legacySkipped(t *testing.T) {
+	t.Parallel()
+	in := `{"schema":"resilcheck.report/v1","verdict":"pass","suites":[{"name":"a","pass":0,"fail":0,"inconclusive":0,"skipped":1}],` +
+		`"checks":[{"id":"X-1","suite":"a","status":"skipped","reason":"no dependency"}]}`
+	r, err := Read(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Checks[0].Status; got != StatusNotApplicable {
+		t.Errorf("status %q; want %q", got, StatusNotApplicable)
+	}
+	if want := []SuiteSummary{{Name: "a", NotApplicable: 1}}; !slices.Equal(r.Suites, want) {
+		t.Errorf("suites %+v; want %+v", r.Suites, want)
 	}
 }
 

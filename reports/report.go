@@ -19,13 +19,20 @@ const (
 // Status is the outcome of one check.
 type Status string
 
-// Statuses of a check. Skipped and inconclusive checks say why in Check.Reason.
+// Statuses of a check. Not applicable and inconclusive checks say why in
+// Check.Reason: a check is not applicable when the target does not declare or
+// show what it judges (no dependency, no RateLimit fields), inconclusive when
+// the behaviour could not be exercised.
 const (
-	StatusPass         Status = "pass"
-	StatusFail         Status = "fail"
-	StatusInconclusive Status = "inconclusive"
-	StatusSkipped      Status = "skipped"
+	StatusPass          Status = "pass"
+	StatusFail          Status = "fail"
+	StatusInconclusive  Status = "inconclusive"
+	StatusNotApplicable Status = "not-applicable"
 )
+
+// statusSkipped is what reports written before not-applicable existed say
+// instead; Read takes it as StatusNotApplicable.
+const statusSkipped Status = "skipped"
 
 // Report is the whole result of one certification run. It is plain data: not
 // safe for concurrent mutation, and writers only read it. Call Finalize after
@@ -71,15 +78,15 @@ type Tolerance struct {
 
 // SuiteSummary counts the checks of one suite by status; Finalize fills it.
 type SuiteSummary struct {
-	Name         string `json:"name"`
-	Pass         int    `json:"pass"`
-	Fail         int    `json:"fail"`
-	Inconclusive int    `json:"inconclusive"`
-	Skipped      int    `json:"skipped"`
+	Name          string `json:"name"`
+	Pass          int    `json:"pass"`
+	Fail          int    `json:"fail"`
+	Inconclusive  int    `json:"inconclusive"`
+	NotApplicable int    `json:"not_applicable"`
 }
 
 // Total is the number of checks the summary counts.
-func (s SuiteSummary) Total() int { return s.Pass + s.Fail + s.Inconclusive + s.Skipped }
+func (s SuiteSummary) Total() int { return s.Pass + s.Fail + s.Inconclusive + s.NotApplicable }
 
 // Check is the result of one assertion. ID is the check's ID such as
 // "IK-07", Source its public citation, Level how strongly the source states it.
@@ -92,7 +99,7 @@ type Check struct {
 	Status         Status     `json:"status"`
 	Expected       string     `json:"expected,omitempty"`
 	Observed       string     `json:"observed,omitempty"`
-	Reason         string     `json:"reason,omitempty"` // why skipped or inconclusive
+	Reason         string     `json:"reason,omitempty"` // why not applicable or inconclusive
 	Evidence       []Exchange `json:"evidence,omitempty"`
 	Reproduce      string     `json:"reproduce,omitempty"`      // command line replaying this case
 	Counterexample []string   `json:"counterexample,omitempty"` // shrunk steps of a failed property, one per entry

@@ -47,7 +47,7 @@ var (
 		return Check{
 			ID: genText.Draw(t, "id"), Suite: genText.Draw(t, "suite"), Title: genText.Draw(t, "title"),
 			Source: genText.Draw(t, "source"), Level: Level(genText.Draw(t, "level")),
-			Status:   rapid.SampledFrom([]Status{StatusPass, StatusFail, StatusInconclusive, StatusSkipped}).Draw(t, "status"),
+			Status:   rapid.SampledFrom([]Status{StatusPass, StatusFail, StatusInconclusive, StatusNotApplicable}).Draw(t, "status"),
 			Expected: genText.Draw(t, "expected"), Observed: genText.Draw(t, "observed"), Reason: genText.Draw(t, "reason"),
 			Evidence:       nilIfEmpty(rapid.SliceOfN(genExchange, 0, 4).Draw(t, "evidence")),
 			Reproduce:      genText.Draw(t, "reproduce"),

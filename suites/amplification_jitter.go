@@ -75,7 +75,7 @@ func jitterFormula(profile string) func(context.Context, *Case) Result {
 	return func(ctx context.Context, c *Case) Result {
 		cfg := c.h.Amplification
 		if cfg.jitter() != profile {
-			return skip("the target declares %s jitter (AmplificationConfig.Jitter), not %s", cfg.jitter(), profile)
+			return notApplicable("the target declares %s jitter (AmplificationConfig.Jitter), not %s", cfg.jitter(), profile)
 		}
 		return sampledBackoff(ctx, c, func(h *Harness, s *backoffSample) Result {
 			if profile == "decorrelated" {
@@ -155,7 +155,7 @@ func fleetLockstep(ctx context.Context, c *Case) Result {
 func judgeFleet(h *Harness, s *backoffSample) Result {
 	cfg := h.Amplification
 	if s.unkeyed {
-		return skip("the target forwards no %s to its dependency: retries of requests failing together cannot be told apart", h.Conventions.depKeyHeader())
+		return notApplicable("the target forwards no %s to its dependency: retries of requests failing together cannot be told apart", h.Conventions.depKeyHeader())
 	}
 	if len(s.fleets) < minFleet {
 		return inconclusive("only %d retries from requests that failed together", len(s.fleets))

@@ -29,13 +29,13 @@ type Result struct {
 	Status         reports.Status
 	Expected       string
 	Observed       string
-	Reason         string // why skipped or inconclusive
+	Reason         string // why not applicable or inconclusive
 	Evidence       []faults.Entry
 	Counterexample []string
 	Reproduce      string // overrides the default reproduce command
 }
 
-// pass, fail, inconclusive and skip build Results; observed and reasons are
+// pass, fail, inconclusive and notApplicable build Results; reasons are
 // formatted like fmt.Sprintf.
 func pass(expected, observed string, ev ...faults.Entry) Result {
 	return Result{Status: reports.StatusPass, Expected: expected, Observed: observed, Evidence: ev}
@@ -49,6 +49,6 @@ func inconclusive(format string, a ...any) Result {
 	return Result{Status: reports.StatusInconclusive, Reason: fmt.Sprintf(format, a...)}
 }
 
-func skip(format string, a ...any) Result {
-	return Result{Status: reports.StatusSkipped, Reason: fmt.Sprintf(format, a...)}
+func notApplicable(format string, a ...any) Result {
+	return Result{Status: reports.StatusNotApplicable, Reason: fmt.Sprintf(format, a...)}
 }

@@ -24,10 +24,10 @@ func dlPropagates(name string) func(ctx context.Context, c *Case) Result {
 		case name == dlConventionFormat:
 			name = own
 		case http.CanonicalHeaderKey(name) == own:
-			return skip("%s is the target's own deadline header, exercised by DL-04", name)
+			return notApplicable("%s is the target's own deadline header, exercised by DL-04", name)
 		}
 		if !h.Deadlines.sendsFormat(name) {
-			return skip("%s is not among the deadline formats to exercise (DeadlineConfig.Formats %v)", name, h.Deadlines.Formats)
+			return notApplicable("%s is not among the deadline formats to exercise (DeadlineConfig.Formats %v)", name, h.Deadlines.Formats)
 		}
 		c, res, ok := dlBegin(ctx, cs)
 		if !ok {

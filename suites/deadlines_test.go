@@ -97,7 +97,7 @@ func TestDeadlines_catchAnIgnorantTarget(t *testing.T) {
 	}
 	want := map[string]reports.Status{
 		"HS-18": reports.StatusFail, "DL-03": reports.StatusFail, "DL-04": reports.StatusFail,
-		"DL-04g": reports.StatusFail, "DL-04e": reports.StatusSkipped, "DL-06": reports.StatusFail,
+		"DL-04g": reports.StatusFail, "DL-04e": reports.StatusNotApplicable, "DL-06": reports.StatusFail,
 		"DL-06b": reports.StatusFail, "DL-07": reports.StatusFail, "HS-18b": reports.StatusFail,
 	}
 	for _, r := range res {

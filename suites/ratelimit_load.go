@@ -28,7 +28,7 @@ func enforcedQuota(ctx context.Context, c *Case) Result {
 	}
 	p, ok := tightestPolicy(first.fields)
 	if !ok {
-		return skip("no request-unit policy with a quota and a window is advertised (RL-01 judges the fields)")
+		return notApplicable("no request-unit policy with a quota and a window is advertised (RL-01 judges the fields)")
 	}
 	cfg := h.RateLimits
 	windows := 3 + c.intn(2)
@@ -36,9 +36,9 @@ func enforcedQuota(ctx context.Context, c *Case) Result {
 	duration := p.Window * time.Duration(windows+2)
 	switch {
 	case rate > cfg.maxRate():
-		return skip("twice the advertised rate is %.0f/s, above the suite's %.0f/s cap", rate, cfg.maxRate())
+		return notApplicable("twice the advertised rate is %.0f/s, above the suite's %.0f/s cap", rate, cfg.maxRate())
 	case duration > cfg.maxLoad():
-		return skip("%d windows of %s exceed the suite's %s load cap", windows+2, p.Window, cfg.maxLoad())
+		return notApplicable("%d windows of %s exceed the suite's %s load cap", windows+2, p.Window, cfg.maxLoad())
 	}
 	hits, err := h.rlAttack(ctx, tenant, vegeta.Rate{Freq: int(2 * p.Quota), Per: p.Window}, duration)
 	if err != nil {

@@ -24,9 +24,9 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 	}
 	switch {
 	case basis == "":
-		return skip("the 429 advertised neither a valid Retry-After nor a reset")
+		return notApplicable("the 429 advertised neither a valid Retry-After nor a reset")
 	case wait > h.RateLimits.maxLoad():
-		return skip("the advertised wait %s exceeds the suite's %s cap", wait, h.RateLimits.maxLoad())
+		return notApplicable("the advertised wait %s exceeds the suite's %s cap", wait, h.RateLimits.maxLoad())
 	}
 	tol := h.tolerance()
 	select {

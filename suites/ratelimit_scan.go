@@ -40,7 +40,7 @@ func (c *Case) runScan(ctx context.Context, s scan) Result {
 		}
 	}
 	if len(applied) == 0 {
-		return skip("%s", s.none)
+		return notApplicable("%s", s.none)
 	}
 	extra := ""
 	if s.summary != nil {

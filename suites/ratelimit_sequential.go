@@ -21,11 +21,11 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 	case err != nil:
 		return inconclusive("first request failed: %v", err)
 	case !first.advertises():
-		return skip("the target sends no RateLimit fields (RL-01 and RL-07 report the absence)")
+		return notApplicable("the target sends no RateLimit fields (RL-01 and RL-07 report the absence)")
 	}
 	l0, ok := first.minRemaining()
 	if !ok {
-		return skip("RateLimit did not parse (RL-07 reports it): %v", first.fieldsErr)
+		return notApplicable("RateLimit did not parse (RL-07 reports it): %v", first.fieldsErr)
 	}
 	budget := int(min(3*l0.Remaining+20, 600))
 	deadline := time.Now().Add(3 * time.Second)

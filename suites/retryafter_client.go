@@ -170,7 +170,7 @@ func (c *Case) raNoRetry(ctx context.Context, want, v string, o raDepOutcome, ev
 		return fail(want, fmt.Sprintf("no retry after a 503 with Retry-After %q (client got %s), yet %d calls after a 503 without one",
 			v, describe(o.reply.reply), n), append(ev, base.evidence...)...)
 	}
-	return skip("the target does not retry a dependency's 503 at all; there is no backoff to fall back to")
+	return notApplicable("the target does not retry a dependency's 503 at all; there is no backoff to fall back to")
 }
 
 // keyCalls returns the calls sharing the faulted call's forwarded key.

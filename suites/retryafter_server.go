@@ -116,7 +116,7 @@ func raNotBeforeReset(ctx context.Context, c *Case) Result {
 		seen = append(seen, fmt.Sprintf("Retry-After %q vs %s=%d", r.header.Get("Retry-After"), form, t))
 	}
 	if compared == 0 {
-		return skip("no 429 carried both a valid Retry-After and a rate-limit reset (%d without a valid Retry-After, %d without rate-limit fields); HS-01a judges the Retry-After itself",
+		return notApplicable("no 429 carried both a valid Retry-After and a rate-limit reset (%d without a valid Retry-After, %d without rate-limit fields); HS-01a judges the Retry-After itself",
 			invalid, unlimited)
 	}
 	slices.Sort(seen)

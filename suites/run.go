@@ -102,7 +102,7 @@ func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 	}()
 	for _, n := range c.Needs {
 		if why := n.Unmet(h); why != "" {
-			return skip("%s", why)
+			return notApplicable("%s", why)
 		}
 	}
 	ctx, cancel := context.WithTimeout(parent, CheckTimeout)
