@@ -2,6 +2,7 @@ package certify
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/resilcheck/resilcheck/suites"
 )
@@ -22,5 +23,18 @@ func referenceOperation() suites.Operation {
 		},
 		EffectMethod: "POST",
 		EffectPath:   "/charges",
+	}
+}
+
+// referencePolicy is what the reference stack declares about itself (the
+// same values as its spec; payments.RetryConfig and the gateway's defaults),
+// for the run path that starts it without a spec.
+func referencePolicy() suites.Policy {
+	return suites.Policy{
+		Retry: suites.RetryPolicy{MaxAttempts: 3, Backoff: "full", Base: 50 * time.Millisecond, Cap: time.Second,
+			BudgetRatio: 0.2, BreakerRecovery: 1500 * time.Millisecond},
+		DeadlineHeaders: []string{"X-Request-Timeout-Ms", "grpc-timeout", "x-envoy-upstream-rq-timeout-ms", "x-envoy-expected-rq-timeout-ms"},
+		RateLimited:     []suites.Operation{referenceOperation()},
+		RateLimitProbe:  "/healthz",
 	}
 }

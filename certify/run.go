@@ -60,6 +60,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Journal:     journal,
 		Operation:   referenceOperation(),
 		Conventions: suites.Conventions{MaxBudget: referenceMaxBudget},
+		Policy:      referencePolicy(),
 		Seed:        seed,
 		Reproduce:   reproduceLine(cfg.Reproduce, seed),
 	}
@@ -77,6 +78,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		env, err = placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
 		h.Operation = specOperation(t)
 		h.Conventions = specConventions(t)
+		h.Policy = specPolicy(t)
 	}
 	if err != nil {
 		return nil, err
@@ -204,13 +206,13 @@ func placeReference(ctx context.Context, cfg Config, seed uint64, j *faults.Jour
 	return env, nil
 }
 
-func startProxy(side, upstream string, seed uint64, j *faults.Journal, log *slog.Logger) (*faults.Proxy, error) {
+func startProxy(side, upstream string, seed uint64, j *faults.Journal, log *slog.Logger, extra ...faults.Option) (*faults.Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return nil, fmt.Errorf("certify: %s upstream: %w", side, err)
 	}
-	p, err := faults.NewProxy(faults.WithUpstream(u), faults.WithSide(side), faults.WithSeed(seed),
-		faults.WithJournal(j), faults.WithLogger(log.With("proxy", side)))
+	p, err := faults.NewProxy(append([]faults.Option{faults.WithUpstream(u), faults.WithSide(side), faults.WithSeed(seed),
+		faults.WithJournal(j), faults.WithLogger(log.With("proxy", side))}, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("certify: %s proxy: %w", side, err)
 	}

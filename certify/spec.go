@@ -2,16 +2,30 @@ package certify
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 
+	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/suites"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
 // specOperation adapts the spec's first operation to the harness.
 func specOperation(t *targets.Target) suites.Operation {
-	op := t.Operations[0]
-	so := suites.Operation{
+	so := adaptOperation(t.Operations[0])
+	for _, d := range t.Dependencies {
+		if d.Name == t.Effects.Ledger.Dependency {
+			so.EffectMethod, so.EffectPath = cmp.Or(d.Method, http.MethodPost), d.Path
+		}
+	}
+	return so
+}
+
+// adaptOperation renders op for the harness.
+func adaptOperation(op targets.Operation) suites.Operation {
+	return suites.Operation{
 		Method:       op.Method,
 		Path:         op.Path,
 		ContentType:  op.ContentType,
@@ -22,12 +36,6 @@ func specOperation(t *targets.Target) suites.Operation {
 			return suites.Request{Method: r.Method, Path: r.Path, Header: r.Header, Body: r.Body}, err
 		},
 	}
-	for _, d := range t.Dependencies {
-		if d.Name == t.Effects.Ledger.Dependency {
-			so.EffectMethod, so.EffectPath = cmp.Or(d.Method, http.MethodPost), d.Path
-		}
-	}
-	return so
 }
 
 // specConventions adapts the spec's dialect to the harness.
@@ -45,4 +53,50 @@ func specConventions(t *targets.Target) suites.Conventions {
 		c.TenantHeader = "-"
 	}
 	return c
+}
+
+// specPolicy adapts the spec's policy section to the harness.
+func specPolicy(t *targets.Target) suites.Policy {
+	r := t.Policy.Retry
+	p := suites.Policy{
+		Retry: suites.RetryPolicy{
+			MaxAttempts: r.MaxAttempts, Backoff: string(r.Backoff), Base: r.Base, Cap: r.Cap,
+			Jitter: r.Jitter, BudgetRatio: r.BudgetRatio, BreakerRecovery: r.BreakerRecovery,
+		},
+		DeadlineHeaders: t.Policy.Deadlines.Headers,
+		RateLimitProbe:  t.Policy.RateLimits.Probe,
+	}
+	for _, name := range t.Policy.RateLimits.Operations {
+		if i := slices.IndexFunc(t.Operations, func(o targets.Operation) bool { return o.Name == name }); i >= 0 {
+			p.RateLimited = append(p.RateLimited, adaptOperation(t.Operations[i]))
+		}
+	}
+	return p
+}
+
+// journalHeaders lists the request headers the proxies journal: the
+// defaults, and every header the spec names (keys, tenant, deadlines,
+// operation headers), so checks see the target's own dialect.
+func journalHeaders(t *targets.Target) []string {
+	names := faults.DefaultRequestHeaders()
+	add := func(h string) {
+		if h != "" && !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, h) }) {
+			names = append(names, http.CanonicalHeaderKey(h))
+		}
+	}
+	if !t.Tenancy.Disabled {
+		add(t.Tenancy.Header)
+	}
+	add(t.Conventions.DeadlineHeader)
+	for _, h := range t.Policy.Deadlines.Headers {
+		add(h)
+	}
+	add(t.Effects.Ledger.KeyHeader)
+	for _, o := range t.Operations {
+		add(o.KeyHeader)
+		for _, h := range slices.Sorted(maps.Keys(o.Headers)) {
+			add(h)
+		}
+	}
+	return names
 }

@@ -27,7 +27,7 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 	ledger := t.Effects.Ledger.Dependency
 	urls := map[string]string{}
 	for _, d := range t.Dependencies {
-		p, err := dependencyProxy(d, seed, j, log)
+		p, err := dependencyProxy(d, seed, j, log, faults.WithHeaders(journalHeaders(t)...))
 		if err != nil {
 			return nil, err
 		}
@@ -51,7 +51,7 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 		defer cancel()
 		_ = running.Stop(c)
 	})
-	front, err := startProxy("front", running.URL, seed, j, log)
+	front, err := startProxy("front", running.URL, seed, j, log, faults.WithHeaders(journalHeaders(t)...))
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +64,10 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 	return env, nil
 }
 
-func dependencyProxy(d targets.Dependency, seed uint64, j *faults.Journal, log *slog.Logger) (*faults.Proxy, error) {
+func dependencyProxy(d targets.Dependency, seed uint64, j *faults.Journal, log *slog.Logger, extra ...faults.Option) (*faults.Proxy, error) {
 	opts := []faults.Option{faults.WithSide("dependency"), faults.WithSeed(seed), faults.WithJournal(j),
 		faults.WithLogger(log.With("proxy", "dependency", "dependency", d.Name))}
+	opts = append(opts, extra...)
 	if d.Upstream != "" {
 		u, err := url.Parse(d.Upstream)
 		if err != nil {

@@ -26,6 +26,9 @@ type Harness struct {
 	Operation Operation
 	// Conventions says which header names and statuses the target speaks.
 	Conventions Conventions
+	// Policy is what the target declares about its retries, deadlines and
+	// limits; checks judge it by this, never by the reference's numbers.
+	Policy Policy
 	// Seed is the run's seed; each check derives its own generator from it.
 	Seed uint64
 	// Client sends the harness's requests; nil means a client with no

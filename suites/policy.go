@@ -1,0 +1,113 @@
+package suites
+
+import (
+	"net/http"
+	"slices"
+	"time"
+)
+
+// Policy is what the target declares about its own resilience behaviour
+// (the spec's policy section). Zero values mean "not declared": a check
+// that needs a declaration is not applicable, or judges only what holds for
+// every policy; the defaults named here come from public sources.
+type Policy struct {
+	Retry RetryPolicy
+	// DeadlineHeaders lists every deadline header the target reads;
+	// empty = Conventions.DeadlineHeader only.
+	DeadlineHeaders []string
+	// RateLimited are the rate-limited operations; empty = none declared.
+	RateLimited []Operation
+	// RateLimitProbe is a cheap, rate-limited GET path; "" = none declared.
+	RateLimitProbe string
+}
+
+// RetryPolicy is the target's declared retry policy towards its dependency.
+type RetryPolicy struct {
+	// MaxAttempts caps attempts per logical request, the first included;
+	// 0 = 3 (SRE book ch. 22: at most 3 attempts per request).
+	MaxAttempts int
+	// Backoff is "full", "equal", "decorrelated" or "exponential"; "" or
+	// "unknown" = not declared.
+	Backoff string
+	// Base is the first wait's bound and Cap bounds every wait; 0 = not
+	// declared (a zero Cap leaves waits unbounded).
+	Base, Cap time.Duration
+	// Jitter is the relative spread of an exponential backoff (0.1 = ±10 %).
+	Jitter float64
+	// BudgetRatio bounds retries as a share of requests in a sustained
+	// outage; 0 = 0.1 (SRE book ch. 22: a per-client retry budget of 10 %).
+	BudgetRatio float64
+	// BreakerRecovery is how soon after the dependency heals requests
+	// succeed again; 0 = not declared.
+	BreakerRecovery time.Duration
+}
+
+func (r RetryPolicy) maxAttempts() int     { return orInt(r.MaxAttempts, 3) }
+func (r RetryPolicy) budgetRatio() float64 { return orFloat(r.BudgetRatio, 0.1) }
+
+// formula reports whether a backoff formula is declared (with its base).
+func (r RetryPolicy) formula() bool {
+	return r.Base > 0 && slices.Contains([]string{"full", "equal", "decorrelated", "exponential"}, r.Backoff)
+}
+
+// ceiling is v = min(Cap, Base·2ⁿ) for retry n (from 0); Cap 0 is no cap.
+func (r RetryPolicy) ceiling(n int) time.Duration {
+	if r.Cap <= 0 {
+		return ceilFor(r.Base, time.Duration(1<<62), n)
+	}
+	return ceilFor(r.Base, r.Cap, n)
+}
+
+// waitBounds is the range the declared formula puts retry n's wait in
+// (decorrelated: over every previous wait); ok is false when none is declared.
+func (r RetryPolicy) waitBounds(n int) (lo, hi time.Duration, ok bool) {
+	if !r.formula() {
+		return 0, 0, false
+	}
+	v := r.ceiling(n)
+	switch r.Backoff {
+	case "equal":
+		return v / 2, v, true
+	case "exponential":
+		return time.Duration((1 - r.Jitter) * float64(v)), time.Duration((1 + r.Jitter) * float64(v)), true
+	case "decorrelated":
+		hi = r.Base
+		for range n + 1 {
+			hi = 3 * hi
+			if r.Cap > 0 && hi >= r.Cap {
+				return r.Base, r.Cap, true
+			}
+		}
+		return r.Base, hi, true
+	}
+	return 0, v, true
+}
+
+// schedule is the longest time the declared policy spends waiting between
+// the attempts of one request; ok is false when no formula is declared.
+func (r RetryPolicy) schedule() (total time.Duration, ok bool) {
+	for n := range r.maxAttempts() - 1 {
+		_, hi, ok := r.waitBounds(n)
+		if !ok {
+			return 0, false
+		}
+		total += hi
+	}
+	return total, true
+}
+
+// speaksDeadline reports whether the target declares it reads the deadline
+// header name.
+func (h *Harness) speaksDeadline(name string) bool {
+	declared := h.Policy.DeadlineHeaders
+	if len(declared) == 0 {
+		declared = []string{dlHeader(h.Conventions)}
+	}
+	return slices.ContainsFunc(declared, func(d string) bool { return http.CanonicalHeaderKey(d) == http.CanonicalHeaderKey(name) })
+}
+
+// healWithin bounds a wait for the target to serve again after earlier
+// failures: 6 s, or the declared breaker recovery plus 2 s when longer.
+func (h *Harness) healWithin() time.Duration {
+	return max(6*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second)
+}
