@@ -6,7 +6,7 @@ import (
 )
 
 // FieldError is a rate-limit field value that breaks one rule. Rule is the
-// standards.md ID it breaks ("RL-01", "RL-02", "RL-03", "RL-04", "RL-07",
+// ID of the check it breaks ("RL-01", "RL-02", "RL-03", "RL-04", "RL-07",
 // "RL-22"). It wraps ErrSyntax and, when the value was not even a
 // Structured Field, the parser's error.
 type FieldError struct {

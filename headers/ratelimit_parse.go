@@ -10,7 +10,7 @@ import (
 // Form says which revision of the IETF rate-limit draft a value was written in.
 type Form string
 
-// The forms the parsers recognise (standards.md §2 "Older syntaxes").
+// The forms the parsers recognise: draft -10 and the older revisions still deployed.
 const (
 	// FormDraft10 is -08 to -10: Lists of named (String) items with parameters.
 	FormDraft10 Form = "draft-10"
@@ -30,7 +30,8 @@ const (
 )
 
 // MaxResetSeconds is the largest reset (t) taken as delay-seconds; anything
-// larger is an epoch timestamp misused (standards.md RL-07, HARNESS).
+// larger is an epoch timestamp misused (draft -10 §4.1.2 wants delay-seconds;
+// a resilcheck heuristic).
 const MaxResetSeconds = 1_000_000_000
 
 // Policy is one quota policy of RateLimit-Policy.

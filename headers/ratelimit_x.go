@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ResetKind is how an X-RateLimit-Reset value was read (standards.md RL-22).
+// ResetKind is how an X-RateLimit-Reset value was read (check RL-22).
 type ResetKind string
 
 // The RL-22 interpretations, in the order the heuristic tries them.

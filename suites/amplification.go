@@ -82,13 +82,12 @@ func (c AmplificationConfig) backoffRounds() int      { return orInt(c.BackoffRo
 func (c AmplificationConfig) bucket() time.Duration   { return orDuration(c.Bucket, 10*time.Millisecond) }
 func (c AmplificationConfig) maxBucketShare() float64 { return orFloat(c.MaxBucketShare, 0.7) }
 
-// Amplification returns the retry-amplification suite (standards.md §5, §6,
-// HS-13, HS-14): attempts per logical request, retries per request under an
+// Amplification returns the retry-amplification suite: attempts per logical request, retries per request under an
 // outage, layered retries, and the shape of the backoff, all measured at the
 // dependency proxy.
 func Amplification() []Check {
 	return []Check{
-		{ID: "RB-01b", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "standards.md RB-01; AWS SDK retryable codes; Envoy retriable-4xx",
+		{ID: "RB-01b", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "gRFC A6 (Retryable Status Codes); AWS SDKs and Tools Reference Guide \"Retry behavior\"; Envoy router filter docs (retriable-4xx)",
 			Title: "a non-retryable answer (400, 401, 422) from the dependency is not retried: exactly one call", Run: nonRetryable},
 		{ID: "HS-14", Suite: suiteRB, Level: reports.LevelMustNot, Needs: []Need{needDependency}, Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
 			Title: "a gateway does not re-send a failed POST to the service behind it", Run: gatewayNoRetry},

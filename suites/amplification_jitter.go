@@ -90,7 +90,7 @@ func jitterFormula(profile string) func(context.Context, *Case) Result {
 // min(cap, base·2ⁿ): at most 10 % of the waits may exceed the range by more
 // than the tolerance (the wait includes the target's own processing), and
 // the KS distance to the uniform law stays below its critical value at
-// α = 10⁻⁴. standards.md suggests α = 0.01 with 200 samples per index; a
+// α = 10⁻⁴. The usual α = 0.01 wants 200 samples per index; a
 // certification has ~40, runs the test on every run, and lockstep gives a
 // distance near 1, so the stricter α costs no power where it matters.
 func judgeUniform(h *Harness, s *backoffSample, profile string) Result {

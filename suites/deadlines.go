@@ -11,8 +11,10 @@ import (
 
 const (
 	suiteDL  = "deadlines"
-	dlSource = "standards.md §4"
-	sreDL    = "SRE book ch. 22 \"Addressing Cascading Failures\""
+	sreDL    = "Google SRE book ch. 22 \"Addressing Cascading Failures\""
+	grpcDL   = "grpc.io \"Deadlines\""
+	grpcWire = "github.com/grpc/grpc/doc/PROTOCOL-HTTP2.md"
+	envoyDL  = "Envoy router filter docs"
 )
 
 // DeadlineConfig tunes the deadlines suite. Zero values mean the documented
@@ -84,27 +86,27 @@ func dlHeader(c Conventions) string {
 	return http.CanonicalHeaderKey(or(c.DeadlineHeader, headers.RequestTimeoutMs))
 }
 
-// Deadlines returns the deadline suite (standards.md §4 and HS-18): budgets
+// Deadlines returns the deadline suite: budgets
 // sent while the dependency hangs, and what the target does with them.
 func Deadlines() []Check {
 	return []Check{
-		{ID: "HS-18", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; " + dlSource + " DL-03",
+		{ID: "HS-18", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; " + grpcDL + " (Deadlines on the Server)",
 			Title: "with the dependency hanging, the target answers 504 by the caller's budget", Run: dlAnswersByBudget},
-		{ID: "DL-03", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "grpc.io \"Deadlines\" (Deadlines on the Server); " + dlSource + " DL-03",
+		{ID: "DL-03", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadlines on the Server); " + grpcWire + " (Client Cancellation)",
 			Title: "the target cancels its dependency call when the caller's budget runs out", Run: dlCancelsAtDeadline},
-		{ID: "DL-04", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "grpc.io \"Deadlines\" (Deadline Propagation); " + sreDL + "; " + dlSource + " DL-04",
+		{ID: "DL-04", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadline Propagation); " + sreDL + " (Deadline propagation)",
 			Title: "the budget passed downstream is what was received minus what was spent (the target's deadline header)", Run: dlPropagates(dlConventionFormat)},
-		{ID: "DL-04g", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "grpc PROTOCOL-HTTP2.md (grpc-timeout); " + dlSource + " DL-04",
+		{ID: "DL-04g", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcWire + " (Requests: grpc-timeout); " + grpcDL + " (Deadline Propagation)",
 			Title: "a budget sent as grpc-timeout is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.GRPCTimeout)},
-		{ID: "DL-04e", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "Envoy router filter docs (x-envoy-upstream-rq-timeout-ms); " + dlSource + " DL-04",
+		{ID: "DL-04e", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: envoyDL + " (x-envoy-upstream-rq-timeout-ms, x-envoy-expected-rq-timeout-ms); " + grpcDL + " (Deadline Propagation)",
 			Title: "a budget sent as x-envoy-upstream-rq-timeout-ms is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.EnvoyUpstreamRqMs)},
-		{ID: "DL-06", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines); " + dlSource + " DL-06",
+		{ID: "DL-06", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines)",
 			Title: "no dependency call starts after the caller's deadline, even when calls fail and could be retried", Run: dlNoWorkAfterDeadline},
-		{ID: "DL-06b", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines); " + dlSource + " DL-06",
+		{ID: "DL-06b", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines)",
 			Title: "a request whose budget is already spent gets an immediate 504 and causes no dependency call", Run: dlExpiredBudget},
-		{ID: "DL-07", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Cancellation propagation); " + dlSource + " DL-07",
+		{ID: "DL-07", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Cancellation propagation); " + grpcWire + " (Client Cancellation)",
 			Title: "a caller that disconnects cancels the target's dependency call", Run: dlCancelsOnDisconnect},
-		{ID: "HS-18b", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; " + dlSource + " DL-14 (servers may clamp)",
+		{ID: "HS-18b", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; connectrpc.com protocol (Unary-Request: servers may clamp a timeout)",
 			Title: "with no budget and the dependency hanging, the target still answers (504, or 503 giving up on its dependency) within its maximum budget", Run: dlAnswersWithoutBudget},
 	}
 }

@@ -164,7 +164,8 @@ func (h *Harness) rng(checkID string) *rand.Rand {
 	return rand.New(rand.NewPCG(h.Seed, s))
 }
 
-// tolerance returns the configured slack, 50 ms by default (standards.md §0).
+// tolerance returns the configured slack, 50 ms by default: enough for a
+// busy runner's scheduling, far below the 1 s resolution of Retry-After.
 func (h *Harness) tolerance() time.Duration {
 	if h.Tolerance > 0 {
 		return h.Tolerance

@@ -14,16 +14,16 @@ const (
 	suiteIK  = "idempotency"
 )
 
-// Idempotency returns the duplicate-side-effect suite (standards.md §1, §7).
+// Idempotency returns the duplicate-side-effect suite.
 func Idempotency() []Check {
 	return []Check{
 		{ID: "IK-03", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.6",
 			Title: "a first request with a fresh key is processed once", Run: firstRequest},
 		{ID: "IK-04", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.6",
 			Title: "a retry after completion replays the stored response with no second effect", Run: replayAfterCompletion},
-		{ID: "IK-17a", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §1, §2.6 (standards.md IK-17)",
+		{ID: "IK-17a", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §1, §2.6",
 			Title: "a response lost after commit, then a retry with the same key: one effect, the original answer", Run: lostResponseFront},
-		{ID: "IK-17b", Suite: suiteIK, Level: reports.LevelShould, Needs: []Need{needDependency}, Source: ikSource + " §1, §2.6 (standards.md IK-17)",
+		{ID: "IK-17b", Suite: suiteIK, Level: reports.LevelShould, Needs: []Need{needDependency}, Source: ikSource + " §1, §2.6",
 			Title: "a response lost between the service and its dependency: the service's own retry does not charge twice", Run: lostResponseDependency},
 		{ID: "IK-07", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.6, §2.7",
 			Title: "concurrent copies of one request: one effect, the rest 409 or the replay", Run: concurrentCopies},
@@ -35,7 +35,7 @@ func Idempotency() []Check {
 			Title: "malformed and oversized keys are refused with 400, never a 5xx", Run: malformedKeys},
 		{ID: "IK-13", Suite: suiteIK, Level: reports.LevelRecommended, Needs: []Need{needTenancy}, Source: ikSource + " §5",
 			Title: "the same key from two tenants: two effects, neither sees the other's response", Run: crossTenant},
-		{ID: "IK-17p", Suite: suiteIK, Level: reports.LevelShould, Source: "standards.md IK-17 (property over random operations and faults)",
+		{ID: "IK-17p", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §1, §2.6 (a property over random operations and faults)",
 			Title: "property: under random retries, bursts, payload changes, tenants and faults, at most one effect per (tenant, key)", Run: idempotencyProperty},
 	}
 }

@@ -47,12 +47,11 @@ func (c RateLimitConfig) maxLoad() time.Duration {
 func (c RateLimitConfig) quotaSlack() float64  { return orFloat(c.QuotaSlack, 0.2) }
 func (c RateLimitConfig) ratioFactor() float64 { return orFloat(c.RatioFactor, 10) }
 
-// RateLimitHeaders returns the rate-limit-headers suite (standards.md §2,
-// HS-05). Behaviour checks come first, so the scans that follow judge every
+// RateLimitHeaders returns the rate-limit-headers suite. Behaviour checks come first, so the scans that follow judge every
 // response the run produced, 429s included.
 func RateLimitHeaders() []Check {
 	return []Check{
-		{ID: "RL-07b", Suite: suiteRL, Level: reports.LevelRecommended, Source: rlSource + " §4.1.1, §6 (standards.md RL-07)",
+		{ID: "RL-07b", Suite: suiteRL, Level: reports.LevelRecommended, Source: rlSource + " §4.1.1, §6",
 			Title: "a sequential client sees remaining never negative, never rising within a window, and no 429 after r>0", Run: sequentialRemaining},
 		{ID: "RL-01q", Suite: suiteRL, Level: reports.LevelRecommended, Source: rlSource + " §3.1.1, §3.1.3",
 			Title: "the quota enforced is the quota advertised: at twice the rate, admissions per window match q", Run: enforcedQuota},
@@ -60,7 +59,7 @@ func RateLimitHeaders() []Check {
 			Title: "once the advertised reset has passed, requests are admitted again", Run: admittedAfterReset},
 		{ID: "HS-05", Suite: suiteRL, Level: reports.LevelShould, Source: "RFC 6585 §4",
 			Title: "a 429 explains itself in a non-empty body", Run: tooManyBody},
-		{ID: "RL-20", Suite: suiteRL, Level: reports.LevelRecommended, Source: rlSource + " §6.1 (standards.md RL-20)",
+		{ID: "RL-20", Suite: suiteRL, Level: reports.LevelRecommended, Source: rlSource + " §6.1",
 			Title: "one tenant exhausting its quota does not limit another", Run: tenantIsolation},
 		{ID: "RL-01", Suite: suiteRL, Level: reports.LevelMust, Source: rlSource + " §3, §3.1, §3.1.1",
 			Title: "every response carries RateLimit-Policy: a List of String names, each with q a non-negative Integer", Run: policySyntax},
@@ -80,7 +79,7 @@ func RateLimitHeaders() []Check {
 			Title: "a 429 carries X-RateLimit-Remaining: 0", Run: legacyExhausted},
 		{ID: "RL-22", Suite: suiteRL, Level: reports.LevelConvention, Source: rlSource + " appendix \"RateLimit header fields currently used on the web\"",
 			Title: "X-RateLimit-* values parse, and the reset's interpretation is reported", Run: legacySyntax},
-		{ID: "RL-24", Suite: suiteRL, Level: reports.LevelConvention, Source: "standards.md RL-24 (derived)",
+		{ID: "RL-24", Suite: suiteRL, Level: reports.LevelConvention, Source: rlSource + " §4.1.1, §4.1.2 and appendix \"RateLimit header fields currently used on the web\" (the legacy fields name the same quota)",
 			Title: "X-RateLimit-* and RateLimit describe the same quota", Run: legacyAgrees},
 	}
 }

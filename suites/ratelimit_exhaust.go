@@ -88,7 +88,7 @@ func anyReset(o rlObs) (time.Duration, bool) {
 }
 
 // retryAfter parses the response's Retry-After against its Date (or its
-// arrival when it has none), as standards.md RL-09 says to convert dates.
+// arrival when it has none), as the ratelimit draft -10 §6 compares them.
 func (o rlObs) retryAfter() (headers.RetryAfter, string, error) {
 	v := o.header.Get("Retry-After")
 	if v == "" {

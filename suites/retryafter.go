@@ -15,7 +15,7 @@ const (
 // documented defaults, each taken from the source named on its field.
 type RetryAfterConfig struct {
 	// Tolerance is the slack on every "no earlier than" bound; default the
-	// harness tolerance (standards.md §0: 50 ms). Retry-After has 1-second
+	// harness tolerance (50 ms). Retry-After has 1-second
 	// resolution, so bounds are whole seconds minus this slack.
 	Tolerance time.Duration
 	// Budget is the deadline sent (in the convention's deadline header) with
@@ -32,7 +32,8 @@ type RetryAfterConfig struct {
 	// "1000000", the example of ratelimit-headers-10 §8.5.1.
 	HugeValue string
 	// InvalidValues are the malformed Retry-After values HS-09 draws two
-	// from; default the HS-01 counterexamples of standards.md plus the
+	// from; default values RFC 9110 §10.2.3's grammar rejects (a sign, decimals,
+	// units, a list, words) plus the
 	// bad-retry-after defect's "1.5s" and a truncated date.
 	InvalidValues []string
 	// FallbackMax is the longest gap allowed between attempts after an
@@ -91,8 +92,7 @@ func (c RetryAfterConfig) invalidValues() []string {
 	return []string{"1.5s", "-1", "1.5", "5s", "120, 60", "soon", "Sun, 06 Nov 1994"}
 }
 
-// RetryAfter returns the Retry-After suite (standards.md §3 HS-01..03,
-// HS-08..10, §2 RL-09, RL-10, §6 BO-07). Server-side checks drive the
+// RetryAfter returns the Retry-After suite. Server-side checks drive the
 // target into 429 and 503 and hold its Retry-After to its word; client-side
 // checks answer the target's dependency calls with 429/503 and a
 // Retry-After and time the target's next call in the dependency journal.
@@ -106,15 +106,15 @@ func RetryAfter() []Check {
 			Title: "a 429's Retry-After does not point earlier than the RateLimit reset", Run: raNotBeforeReset},
 		{ID: "HS-01b", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; RFC 9110 §15.6.4",
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
-		{ID: "HS-08", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + " (standards.md HS-08, BO-07)",
+		{ID: "HS-08", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; gRFC A6 (Pushback)",
 			Title: "after a dependency's 503 with Retry-After: 1, the next call comes no earlier", Run: raHonoursSeconds},
 		{ID: "RL-10", Suite: suiteRA, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
 			Title: "after a dependency's 429 with Retry-After and an earlier RateLimit reset, Retry-After wins", Run: raPrecedence},
 		{ID: "HS-03", Suite: suiteRA, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "RFC 9110 §5.6.7, §10.2.3",
 			Title: "a Retry-After HTTP-date in each of the three formats is honoured", Run: raHonoursDates},
-		{ID: "HS-09", Suite: suiteRA, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: "Envoy router docs; AWS SDK retry tests (standards.md HS-09)",
+		{ID: "HS-09", Suite: suiteRA, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: "Envoy router filter docs (an unparseable reset header falls back to the exponential back-off); AWS SDKs and Tools Reference Guide \"Retry behavior\"",
 			Title: "an invalid Retry-After falls back to the normal backoff: neither a storm nor no retry", Run: raInvalidFallsBack},
-		{ID: "HS-10", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1 (standards.md HS-10)",
+		{ID: "HS-10", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1; Envoy RetryPolicy rate_limited_retry_back_off (max_interval)",
 			Title: "a huge Retry-After does not hold the caller past its deadline", Run: raHugeIsCapped},
 		{ID: "HS-02", Suite: suiteRA, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
 			Title: "every 429 and 503 of the run carries Retry-After as delay-seconds or IMF-fixdate", Run: raRunWideSyntax},

@@ -13,7 +13,7 @@ func (h *Harness) Tolerances() []reports.Tolerance {
 	a, ra, dl, rl := h.Amplification, h.RetryAfter, h.Deadlines, h.RateLimits
 	return []reports.Tolerance{
 		{Name: "time bound slack", Value: h.tolerance().String(),
-			Why: "standards.md §0: bounds are one-sided, with max(50 ms, 2 % of the interval)"},
+			Why: "bounds are one-sided: no earlier than the bound minus this slack, which absorbs a busy runner's scheduling"},
 		{Name: "attempts per logical request", Value: strconv.Itoa(a.maxAttempts()),
 			Why: "RB-01: the SRE book, gRPC and AWS cap attempts at 3"},
 		{Name: "dependency calls per request in an outage", Value: fmt.Sprintf("≤ 1 + %.2f, + %d", a.retryRatio(), a.retryFloor()),
