@@ -4,22 +4,17 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
 // Config describes one certification run. Zero values mean the documented
 // defaults.
 type Config struct {
-	// Target is the target spec; nil means the built-in reference stack.
+	// Target is the validated, defaulted target spec (targets.Load or Parse
+	// return it so); required. The reference stack is one more kind.
 	Target *targets.Target
 	// TargetLog receives a process target's output; nil discards it.
 	TargetLog io.Writer
-	// Store is the reference stack's store URL; empty means SQLite in a
-	// temporary directory.
-	Store string
-	// Defects are switched on in the reference stack.
-	Defects defect.Set
 	// Suites selects suites by name; empty runs all.
 	Suites []string
 	// Checks selects checks by ID; empty runs every check of the suites.
@@ -33,7 +28,6 @@ type Config struct {
 	Reproduce string
 	// Progress receives one line per check; nil means silent.
 	Progress io.Writer
-	// Logger receives diagnostics from the proxies and the reference stack;
-	// nil discards them.
+	// Logger receives the proxies' diagnostics; nil discards them.
 	Logger *slog.Logger
 }

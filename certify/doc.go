@@ -1,8 +1,11 @@
 // Package certify runs a certification: it places the fault proxies on both
-// sides of the target, launches or reaches the target, runs the selected
-// suites and assembles the report. The cmd/resilcheck certify command is a
-// thin shell over Run.
+// sides of the target, launches or reaches the target through the launcher
+// its spec's kind registered, runs the selected suites and assembles the
+// report. It knows targets only by their specs; the reference stack is one
+// more kind. The cmd/resilcheck certify command is a thin shell over Run.
 //
-//	res, err := certify.Run(ctx, certify.Config{Defects: set, Seed: 42})
+//	t, err := targets.Load("target.yaml")
+//	res, err := certify.Run(ctx, certify.Config{Target: t, Seed: 42})
 //	err = res.Write("resilcheck-report", []string{"json", "junit", "md", "html"})
+//	err = res.Err() // nil, or the verdict: ErrFailed, ErrInconclusive, ErrInterrupted
 package certify

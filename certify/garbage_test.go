@@ -3,25 +3,33 @@ package certify
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
-// TestRun_garbageTarget certifies targets that answer nonsense: the run must
-// finish with failing or inconclusive checks, never a crash or a pass.
+// TestRun_garbageTarget certifies targets that answer nonsense: one that
+// does not speak HTTP is refused as unhealthy, saying what its health probe
+// got; the others finish with failing or inconclusive checks, never a crash
+// or a pass.
 func TestRun_garbageTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("certifies three broken targets")
 	}
-	servers := map[string]string{
-		"not http": rawServer(t, "SSH-2.0-OpenSSH_9.6\r\n"),
-		"bad headers": httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+	cases := []struct {
+		name      string
+		url       string
+		unhealthy bool // Run must refuse with ErrUnhealthy rather than certify
+	}{
+		{"not http", rawServer(t, "SSH-2.0-OpenSSH_9.6\r\n"), true},
+		{"bad headers", httpServer(t, func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/healthz" {
 				return
 			}
@@ -30,24 +38,27 @@ func TestRun_garbageTarget(t *testing.T) {
 			w.Header().Set("Content-Type", "application/problem+json")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprint(w, `{"type": 5`)
-		}),
-		"200 to everything": httpServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		}), false},
+		{"200 to everything", httpServer(t, func(w http.ResponseWriter, _ *http.Request) {
 			fmt.Fprint(w, "\x00\xff garbage")
-		}),
+		}), false},
 	}
-	for name, url := range servers {
-		t.Run(name, func(t *testing.T) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
 			spec := fmt.Sprintf("version: 1\nkind: running\nservice: {url: %q, health: /healthz, startup_timeout: 2s}\n"+
 				"operations: [{name: pay, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}]\n"+
-				"dependencies: [{name: processor, listen: %q}]\neffects: {ledger: {dependency: processor}}\n", url, freeListen(t))
+				"dependencies: [{name: processor, listen: %q}]\neffects: {ledger: {dependency: processor}}\n", c.url, freeListen(t))
 			tg, err := targets.Parse("garbage.yaml", []byte(spec))
 			if err != nil {
 				t.Fatal(err)
 			}
 			res, err := Run(context.Background(), Config{Target: tg, Suites: []string{"idempotency"}, Seed: 9})
-			if err != nil {
-				t.Logf("Run: %v (a refusal to certify is acceptable)", err)
+			if c.unhealthy {
+				assertUnhealthy(t, err, c.url)
 				return
+			}
+			if err != nil {
+				t.Fatalf("Run: %v", err)
 			}
 			for _, c := range res.Report.Checks {
 				t.Logf("%s %s %s: %s%s", c.ID, c.Status, c.Duration, c.Observed, c.Reason)
@@ -56,6 +67,21 @@ func TestRun_garbageTarget(t *testing.T) {
 				t.Errorf("a garbage target passed certification")
 			}
 		})
+	}
+}
+
+// assertUnhealthy wants Run's refusal of a target that answers its health
+// probe with no HTTP at all: unhealthy, at the health URL, a transport error
+// and no status.
+func assertUnhealthy(t *testing.T, err error, url string) {
+	t.Helper()
+	var ue *targets.UnhealthyError
+	switch {
+	case !errors.Is(err, ErrUnhealthy) || !errors.As(err, &ue):
+		t.Fatalf("Run = %v; want ErrUnhealthy with a *targets.UnhealthyError", err)
+	case ue.URL != url+"/healthz" || ue.LastStatus != 0 || ue.Attempts == 0 ||
+		ue.LastErr == nil || !strings.Contains(ue.LastErr.Error(), "malformed HTTP response"):
+		t.Errorf("unhealthy = %+v; want attempts at %s/healthz ending in a malformed HTTP response, no status", ue, url)
 	}
 }
 

@@ -2,12 +2,15 @@ package certify
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/resilcheck/resilcheck/reference/defect"
+	"github.com/resilcheck/resilcheck/reference/target"
 	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/targets"
 )
 
 // matrixWorkers certifications run at once. A certification spends most of
@@ -17,7 +20,9 @@ const matrixWorkers = 4
 
 // TestMatrix certifies the correct reference (every check passes: no false
 // positives) and the reference with each defect (exactly the expected checks
-// fail: detection). It is the harness's own correctness bar.
+// fail: detection). It is the harness's own correctness bar, and it takes
+// the path of `certify -f`: each case is a kind-reference spec, parsed from
+// YAML like a user's file and handed to Run.
 func TestMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("certifies the reference stack 17 times")
@@ -27,13 +32,9 @@ func TestMatrix(t *testing.T) {
 		cases = append(cases, d.Name)
 	}
 	results := certifyAll(t, cases)
-	matrix := Matrix()
+	matrix := target.Matrix()
 	for i, d := range cases {
-		name := string(d)
-		if name == "" {
-			name = "correct-reference"
-		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(caseName(d), func(t *testing.T) {
 			res := results[i]
 			if res.err != nil {
 				t.Fatalf("Run: %v", res.err)
@@ -56,9 +57,36 @@ func TestMatrix(t *testing.T) {
 					t.Errorf("%s did not catch %s (failed: %v)", id, d, failed)
 				}
 			}
+			if got := res.report.Target; got.Kind != "reference" || !slices.Equal(got.Defects, defectNames(d)) {
+				t.Errorf("report target = %+v; want kind reference with defects %v", got, defectNames(d))
+			}
 			t.Logf("failed: %v (%s, seed %d)", failed, res.report.Duration, res.report.Seed)
 		})
 	}
+}
+
+func caseName(d defect.Name) string {
+	if d == "" {
+		return "correct-reference"
+	}
+	return string(d)
+}
+
+func defectNames(d defect.Name) []string {
+	if d == "" {
+		return nil
+	}
+	return []string{string(d)}
+}
+
+// referenceSpec is the spec a user writes to certify the reference with
+// defect d switched on.
+func referenceSpec(d defect.Name) string {
+	spec := "version: 1\nkind: reference\n"
+	if d != "" {
+		spec += fmt.Sprintf("reference:\n  defects: [%s]\n", d)
+	}
+	return spec
 }
 
 type certified struct {
@@ -74,15 +102,7 @@ func certifyAll(t *testing.T, cases []defect.Name) []certified {
 	for range matrixWorkers {
 		wg.Go(func() {
 			for i := range work {
-				var set defect.Set
-				if cases[i] != "" {
-					set = defect.Set{cases[i]: true}
-				}
-				res, err := Run(context.Background(), Config{Defects: set, Seed: 20261122 + uint64(i)})
-				out[i].err = err
-				if res != nil {
-					out[i].report = res.Report
-				}
+				out[i] = certifyOne(cases[i], 20261122+uint64(i))
 			}
 		})
 	}
@@ -92,4 +112,16 @@ func certifyAll(t *testing.T, cases []defect.Name) []certified {
 	close(work)
 	wg.Wait()
 	return out
+}
+
+func certifyOne(d defect.Name, seed uint64) certified {
+	tg, err := targets.Parse(caseName(d)+".yaml", []byte(referenceSpec(d)))
+	if err != nil {
+		return certified{err: err}
+	}
+	res, err := Run(context.Background(), Config{Target: tg, Seed: seed})
+	if err != nil {
+		return certified{err: err}
+	}
+	return certified{report: res.Report}
 }

@@ -16,15 +16,10 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
-	"github.com/resilcheck/resilcheck/reference"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/suites"
 	"github.com/resilcheck/resilcheck/targets"
 )
-
-// referenceMaxBudget is the deadline the reference applies when a caller
-// sends none; short, so the deadline checks finish quickly.
-const referenceMaxBudget = 2 * time.Second
 
 // Result is a finished (or interrupted) run: the report and the journal
 // that backs its evidence.
@@ -41,6 +36,10 @@ const JournalFile = "journal.jsonl"
 // marked interrupted); errors wrap ErrConfig or ErrUnhealthy when the run
 // could not start for those reasons.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	t := cfg.Target
+	if t == nil {
+		return nil, fmt.Errorf("%w: no target spec", ErrConfig)
+	}
 	checks, err := selectChecks(cfg.Suites, cfg.Checks)
 	if err != nil {
 		return nil, err
@@ -58,28 +57,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	h := &suites.Harness{
 		Journal:     journal,
-		Operation:   referenceOperation(),
-		Conventions: suites.Conventions{MaxBudget: referenceMaxBudget},
-		Policy:      referencePolicy(),
+		Operation:   specOperation(t),
+		Conventions: specConventions(t),
+		Policy:      specPolicy(t),
 		Seed:        seed,
 		Reproduce:   reproduceLine(cfg.Reproduce, seed),
 	}
-	var env *environment
-	switch t := cfg.Target; {
-	case t == nil || t.Kind == targets.KindReference:
-		if t != nil {
-			if cfg.Defects, err = t.Reference.DefectSet(); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-			}
-			cfg.Store = t.Reference.Store
-		}
-		env, err = placeReference(ctx, cfg, seed, journal, log)
-	default:
-		env, err = placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
-		h.Operation = specOperation(t)
-		h.Conventions = specConventions(t)
-		h.Policy = specPolicy(t)
-	}
+	env, err := placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
 	if err != nil {
 		return nil, err
 	}
@@ -144,68 +128,6 @@ func selectChecks(suiteNames, ids []string) ([]suites.Check, error) {
 	return out, nil
 }
 
-// environment is the target with a proxy on each side.
-type environment struct {
-	front, dep *faults.Proxy
-	target     reports.Target
-	health     string // the target's health path
-	closers    []func()
-}
-
-func (e *environment) close() {
-	for i := len(e.closers) - 1; i >= 0; i-- {
-		e.closers[i]()
-	}
-}
-
-// placeReference starts the reference stack with the dependency proxy
-// between the service and the processor, and the front proxy before the
-// gateway.
-func placeReference(ctx context.Context, cfg Config, seed uint64, j *faults.Journal, log *slog.Logger) (*environment, error) {
-	env := &environment{}
-	ok := false
-	defer func() {
-		if !ok {
-			env.close()
-		}
-	}()
-	depFront := func(processorURL string) (string, error) {
-		p, err := startProxy("dependency", processorURL, seed, j, log)
-		if err != nil {
-			return "", err
-		}
-		env.dep = p
-		env.closers = append(env.closers, func() { shutdown(p) })
-		return p.URL(), nil
-	}
-	st, err := reference.Start(ctx, reference.WithDefects(cfg.Defects), reference.WithSeed(seed), reference.WithStore(cfg.Store),
-		reference.WithMaxBudget(referenceMaxBudget),
-		reference.WithDependencyFront(depFront), reference.WithLogger(log))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reference stack: %w", ErrUnhealthy, err)
-	}
-	env.closers = append(env.closers, func() {
-		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = st.Close(c)
-	})
-	front, err := startProxy("front", st.GatewayURL, seed, j, log)
-	if err != nil {
-		return nil, err
-	}
-	env.front = front
-	env.closers = append(env.closers, func() { shutdown(front) })
-	env.target = reports.Target{
-		Name: "reference payments stack", Kind: "reference", Defects: cfg.Defects.Names(),
-		URLs: map[string]string{
-			"front": front.URL(), "gateway": st.GatewayURL, "service": st.ServiceURL,
-			"dependency": env.dep.URL(), "processor": st.ProcessorURL,
-		},
-	}
-	ok = true
-	return env, nil
-}
-
 func startProxy(side, upstream string, seed uint64, j *faults.Journal, log *slog.Logger, extra ...faults.Option) (*faults.Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
@@ -250,7 +172,7 @@ func drawSeed() uint64 {
 
 func reproduceLine(base string, seed uint64) string {
 	if base == "" {
-		base = "resilcheck certify --reference"
+		base = "resilcheck certify"
 	}
 	return fmt.Sprintf("%s --seed %d", base, seed)
 }

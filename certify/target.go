@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/url"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
@@ -13,36 +16,65 @@ import (
 	"github.com/resilcheck/resilcheck/targets"
 )
 
+// environment is the target with a proxy on each side.
+type environment struct {
+	front, dep *faults.Proxy
+	target     reports.Target
+	health     string // the target's health path
+	closers    []func()
+
+	spec     *targets.Target
+	seed     uint64
+	journal  *faults.Journal
+	log      *slog.Logger
+	mu       sync.Mutex      // guards what PlaceDependency adds
+	launched map[string]bool // dependencies the launcher starts; true once placed
+}
+
+func (e *environment) close() {
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		e.closers[i]()
+	}
+}
+
 // placeTarget starts a dependency proxy for every dependency the spec
-// declares, launches the target with their URLs, and puts the front proxy
-// before it.
+// declares and the launcher does not start itself, launches the target with
+// their URLs (placing a proxy before each dependency it starts, when it
+// asks), and puts the front proxy before it.
 func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer) (*environment, error) {
-	env := &environment{target: reports.Target{Name: t.Name, Kind: string(t.Kind), URLs: map[string]string{}}}
+	env := &environment{
+		target: reports.Target{Name: t.Name, Kind: string(t.Kind), URLs: map[string]string{}},
+		spec:   t, seed: seed, journal: j, log: log, launched: map[string]bool{},
+	}
 	ok := false
 	defer func() {
 		if !ok {
 			env.close()
 		}
 	}()
-	ledger := t.Effects.Ledger.Dependency
-	urls := map[string]string{}
-	for _, d := range t.Dependencies {
-		p, err := dependencyProxy(d, seed, j, log, faults.WithHeaders(journalHeaders(t)...))
-		if err != nil {
-			return nil, err
-		}
-		env.closers = append(env.closers, func() { shutdown(p) })
-		urls[d.Name] = p.URL()
-		env.target.URLs["dependency:"+d.Name] = p.URL()
-		if d.Name == ledger || env.dep == nil {
-			env.dep = p
-		}
-	}
 	launcher, err := targets.NewLauncher(t)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	running, err := launcher.Launch(ctx, targets.LaunchEnv{Dependencies: urls, Log: out})
+	if dl, isDL := launcher.(targets.DependencyLauncher); isDL {
+		for _, name := range dl.Launched() {
+			env.launched[name] = false
+		}
+	}
+	urls := map[string]string{}
+	for _, d := range t.Dependencies {
+		if _, later := env.launched[d.Name]; later {
+			continue
+		}
+		p, err := env.addDependency(d, "")
+		if err != nil {
+			return nil, err
+		}
+		urls[d.Name] = p.URL()
+	}
+	running, err := launcher.Launch(ctx, targets.LaunchEnv{
+		Dependencies: urls, PlaceDependency: env.placeDependency, Log: out, Seed: seed,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnhealthy, err)
 	}
@@ -51,6 +83,9 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 		defer cancel()
 		_ = running.Stop(c)
 	})
+	if err := env.checkPlaced(); err != nil {
+		return nil, err
+	}
 	front, err := startProxy("front", running.URL, seed, j, log, faults.WithHeaders(journalHeaders(t)...))
 	if err != nil {
 		return nil, err
@@ -58,10 +93,67 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 	env.front = front
 	env.closers = append(env.closers, func() { shutdown(front) })
 	env.target.URLs["service"] = running.URL
+	maps.Copy(env.target.URLs, running.URLs) // the launcher may name its parts better
 	env.target.URLs["front"] = front.URL()
+	env.target.Defects = running.Defects
 	env.health = t.Service.Health
 	ok = true
 	return env, nil
+}
+
+// placeDependency is LaunchEnv.PlaceDependency: it puts a dependency proxy
+// before a dependency the launcher started at upstream.
+func (e *environment) placeDependency(_ context.Context, name, upstream string) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	placed, launched := e.launched[name]
+	switch {
+	case !launched:
+		return "", fmt.Errorf("certify: dependency %q is not one the launcher starts", name)
+	case placed:
+		return "", fmt.Errorf("certify: dependency %q placed twice", name)
+	}
+	i := slices.IndexFunc(e.spec.Dependencies, func(d targets.Dependency) bool { return d.Name == name })
+	if i < 0 {
+		return "", fmt.Errorf("%w: the launcher starts dependency %q, which the spec does not declare", ErrConfig, name)
+	}
+	p, err := e.addDependency(e.spec.Dependencies[i], upstream)
+	if err != nil {
+		return "", err
+	}
+	e.launched[name] = true
+	return p.URL(), nil
+}
+
+// checkPlaced fails when the launcher started a declared dependency without
+// placing the proxy before it: the run would miss every call to it.
+func (e *environment) checkPlaced() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, d := range e.spec.Dependencies {
+		if placed, launched := e.launched[d.Name]; launched && !placed {
+			return fmt.Errorf("certify: the %s launcher did not place the proxy before dependency %q", e.spec.Kind, d.Name)
+		}
+	}
+	return nil
+}
+
+// addDependency starts the proxy for d, forwarding to upstream when given,
+// else to d's upstream or its stand-in.
+func (e *environment) addDependency(d targets.Dependency, upstream string) (*faults.Proxy, error) {
+	if upstream != "" {
+		d.Upstream = upstream
+	}
+	p, err := dependencyProxy(d, e.seed, e.journal, e.log, faults.WithHeaders(journalHeaders(e.spec)...))
+	if err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, func() { shutdown(p) })
+	e.target.URLs["dependency:"+d.Name] = p.URL()
+	if d.Name == e.spec.Effects.Ledger.Dependency || e.dep == nil {
+		e.dep = p
+	}
+	return p, nil
 }
 
 func dependencyProxy(d targets.Dependency, seed uint64, j *faults.Journal, log *slog.Logger, extra ...faults.Option) (*faults.Proxy, error) {

@@ -85,7 +85,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 
 // Start starts processor, service and gateway, in that order, each on its
 // own loopback listener, and returns when all three accept connections.
-func Start(ctx context.Context, opts ...Option) (st *Stack, err error) {
+func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 	c := config{gatewayAddr: "127.0.0.1:0", rate: 50, burst: 50}
 	for _, o := range opts {
 		o(&c)
@@ -93,7 +93,7 @@ func Start(ctx context.Context, opts ...Option) (st *Stack, err error) {
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
-	st = &Stack{}
+	st := &Stack{} // not the result, which a failed start sets to nil
 	defer func() {
 		if err != nil {
 			_ = st.Close(context.Background())

@@ -18,7 +18,6 @@ const (
 	DefaultStopGrace      = 5 * time.Second
 	DefaultKeyTTL         = 24 * time.Hour
 	DefaultMaxBudget      = 10 * time.Second
-	DefaultReferenceStore = "sqlite"
 	defaultProbeCount     = "$"
 	defaultMethod         = "POST"
 	defaultProbeMethod    = "GET"
@@ -31,8 +30,9 @@ var defaultTenants = []string{"tenant-a", "tenant-b"}
 
 // Defaults fills every zero value with its documented default, in place. It
 // is idempotent; Parse and Load call it after validating, so callers only
-// need it for Targets built in Go. Kind reference with no operations,
-// dependencies or effects gets the reference stack's.
+// need it for Targets built in Go. A kind registered with RegisterKind first
+// fills in what it knows about its service (kind reference: the reference
+// stack's operations, dependencies, effects and policy).
 func (t *Target) Defaults() {
 	if t.Version == 0 {
 		t.Version = Version
@@ -49,12 +49,12 @@ func (t *Target) Defaults() {
 			t.Kind = KindReference
 		}
 	}
+	if p, ok := plugin(t.Kind); ok && p.Defaults != nil {
+		p.Defaults(t)
+	}
 	t.defaultService()
 	if t.Kind == KindProcess {
 		t.defaultProcess()
-	}
-	if t.Kind == KindReference {
-		t.defaultReference()
 	}
 	for i := range t.Operations {
 		t.Operations[i].defaults()
@@ -97,21 +97,6 @@ func (t *Target) defaultProcess() {
 	}
 	if p.StopGrace == 0 {
 		p.StopGrace = DefaultStopGrace
-	}
-}
-
-func (t *Target) defaultReference() {
-	if t.Reference.Store == "" {
-		t.Reference.Store = DefaultReferenceStore
-	}
-	if len(t.Operations) == 0 {
-		t.Operations = referenceOperations()
-	}
-	if len(t.Dependencies) == 0 {
-		t.Dependencies = referenceDependencies()
-	}
-	if isZero(t.Effects) {
-		t.Effects.Ledger.Dependency = "processor"
 	}
 }
 
@@ -177,18 +162,4 @@ func (t *Target) defaultConventions() {
 	if c.MaxBudget == 0 {
 		c.MaxBudget = DefaultMaxBudget
 	}
-}
-
-// referenceOperations is the reference stack's one effectful operation.
-func referenceOperations() []Operation {
-	return []Operation{{
-		Name: "create-payment",
-		Path: "/v1/payments",
-		Body: `{"amount": {{.Amount}}, "currency": "EUR"}`,
-	}}
-}
-
-// referenceDependencies is the reference stack's processor.
-func referenceDependencies() []Dependency {
-	return []Dependency{{Name: "processor", Path: "/charges"}}
 }

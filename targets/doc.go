@@ -1,7 +1,8 @@
 // Package targets describes the service resilcheck certifies (the target
 // spec, a strictly decoded YAML file with a JSON Schema) and brings it up for
 // a run (launchers for a running service, a process resilcheck starts, and,
-// registered from outside, the built-in reference).
+// registered from outside with RegisterKind, the built-in reference, which
+// also supplies its own spec).
 //
 //	t, err := targets.Load("target.yaml") // *SpecError with file:line:col problems
 //	l, err := targets.NewLauncher(t)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -14,13 +15,31 @@ type Launcher interface {
 	Launch(ctx context.Context, env LaunchEnv) (*Running, error)
 }
 
-// LaunchEnv is what the harness provides a launcher. The harness starts its
-// dependency proxies first, so their URLs are known here.
+// DependencyLauncher is a Launcher that starts some of its service's
+// dependencies itself (the reference stack starts its processor; a compose
+// file may start a database). The harness places no dependency proxy up
+// front for the names Launched returns: Launch must call env.PlaceDependency
+// for each once it knows where the dependency listens, and give the service
+// the URL that returns instead. The harness fails the run if it does not.
+type DependencyLauncher interface {
+	Launcher
+	Launched() []string
+}
+
+// LaunchEnv is what the harness provides a launcher.
 type LaunchEnv struct {
-	Dependencies map[string]string // dependency name → its proxy's base URL
-	TempDir      string            // scratch space for the run; empty = the launcher makes and removes one
-	Port         int               // the port the service should listen on; 0 = the launcher picks a free one
-	Log          io.Writer         // receives the service's output (bounded); nil = discarded
+	// Dependencies maps each declared dependency the harness placed before
+	// Launch (all but the launched ones) to its proxy's base URL.
+	Dependencies map[string]string
+	// PlaceDependency puts the harness's dependency proxy in front of the
+	// dependency name, which the launcher started at upstream, and returns
+	// the URL the service must call instead. Safe for concurrent use; nil
+	// means no harness is listening (the service may call upstream directly).
+	PlaceDependency func(ctx context.Context, name, upstream string) (string, error)
+	TempDir         string    // scratch space for the run; empty = the launcher makes and removes one
+	Port            int       // the port the service should listen on; 0 = the launcher picks a free one
+	Log             io.Writer // receives the service's output (bounded); nil = discarded
+	Seed            uint64    // the run's seed, for targets that draw at random; 0 = the target's own choice
 }
 
 // Running is a launched target. Stop is safe to call more than once and from
@@ -29,6 +48,12 @@ type Running struct {
 	// URL is the service's base URL, e.g. http://127.0.0.1:8080. Use it rather
 	// than Target.Service.URL, which is a template for kind process.
 	URL string
+	// URLs names further URLs worth reporting (e.g. each component of a
+	// stack); nil = none.
+	URLs map[string]string
+	// Defects lists the defects switched on in the target on purpose, for
+	// the report; nil = none.
+	Defects []string
 
 	// StopFunc tears the target down; nil means there is nothing to stop.
 	// Launchers outside this package (e.g. the reference) set it.
@@ -51,38 +76,72 @@ func (r *Running) Stop(ctx context.Context) error {
 // LauncherFactory makes the launcher for a validated, defaulted Target.
 type LauncherFactory func(t *Target) (Launcher, error)
 
+// Plugin is a kind of target provided from outside this package, such as
+// the built-in reference stack: it knows its service, so it completes the
+// spec (operations, dependencies, effects, policy…) and checks its own section.
+type Plugin struct {
+	// Launcher makes the kind's launcher; required.
+	Launcher LauncherFactory
+	// Defaults fills what the kind knows about its service into t's zero
+	// fields, before the documented defaults apply. It must be idempotent and
+	// assign fields rather than modify slices or maps t holds. nil = nothing.
+	Defaults func(t *Target)
+	// Validate returns the problems of what the kind reads from the spec as
+	// written (its own section), each naming its Path; positions are added
+	// here. nil = nothing to check.
+	Validate func(t *Target) []Problem
+}
+
 var (
-	launchersMu sync.RWMutex
-	launchers   = map[Kind]LauncherFactory{
-		KindRunning: func(t *Target) (Launcher, error) { return &RunningLauncher{Target: t}, nil },
-		KindProcess: func(t *Target) (Launcher, error) { return &ProcessLauncher{Target: t}, nil },
+	kindsMu sync.RWMutex
+	kinds   = map[Kind]Plugin{
+		KindRunning: {Launcher: func(t *Target) (Launcher, error) { return &RunningLauncher{Target: t}, nil }},
+		KindProcess: {Launcher: func(t *Target) (Launcher, error) { return &ProcessLauncher{Target: t}, nil }},
 	}
 )
 
-// RegisterLauncher makes NewLauncher use f for targets of kind. It is how the
-// reference package plugs in kind reference (this package cannot import it).
-// It panics on an empty kind, a nil f or a kind already registered. Safe for
-// concurrent use.
-func RegisterLauncher(kind Kind, f LauncherFactory) {
-	if kind == "" || f == nil {
-		panic("targets: RegisterLauncher with an empty kind or nil factory")
+// RegisterKind makes Parse, Validate, Defaults and NewLauncher use p for
+// targets of kind. It is how the reference package plugs in kind reference
+// (this package cannot import it). It panics on an empty kind, a nil
+// p.Launcher or a kind already registered. Safe for concurrent use.
+func RegisterKind(kind Kind, p Plugin) {
+	if kind == "" || p.Launcher == nil {
+		panic("targets: RegisterKind with an empty kind or nil launcher")
 	}
-	launchersMu.Lock()
-	defer launchersMu.Unlock()
-	if _, dup := launchers[kind]; dup {
-		panic(fmt.Sprintf("targets: launcher for kind %q registered twice", kind))
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	if _, dup := kinds[kind]; dup {
+		panic(fmt.Sprintf("targets: kind %q registered twice", kind))
 	}
-	launchers[kind] = f
+	kinds[kind] = p
+}
+
+// plugin returns kind's registration and whether there is one.
+func plugin(kind Kind) (Plugin, bool) {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	p, ok := kinds[kind]
+	return p, ok
 }
 
 // NewLauncher returns the launcher for t's kind. t must be validated and
 // defaulted (Parse and Load return it so).
 func NewLauncher(t *Target) (Launcher, error) {
-	launchersMu.RLock()
-	f, ok := launchers[t.Kind]
-	launchersMu.RUnlock()
+	p, ok := plugin(t.Kind)
 	if !ok {
 		return nil, fmt.Errorf("targets: no launcher registered for kind %q", t.Kind)
 	}
-	return f(t)
+	return p.Launcher(t)
+}
+
+// kindNames lists the registered kinds, sorted.
+func kindNames() []string {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, string(k))
+	}
+	slices.Sort(names)
+	return names
 }

@@ -99,22 +99,6 @@ func TestParse_defaults(t *testing.T) {
 	}
 }
 
-func TestParse_referenceDefaults(t *testing.T) {
-	t.Parallel()
-	tg, err := Parse("", []byte("kind: reference\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tg.Name != "target" || len(tg.Operations) != 1 || tg.Dependencies[0].Name != "processor" ||
-		tg.Effects.Ledger.Dependency != "processor" || tg.Reference.Store != "sqlite" ||
-		tg.Tenancy.Header != DefaultTenantHeader || len(tg.Tenancy.Tenants) != 2 {
-		t.Errorf("reference defaults: %+v", tg)
-	}
-	if err := tg.Validate(); err != nil {
-		t.Errorf("defaulted reference target does not validate: %v", err)
-	}
-}
-
 func TestTarget_Validate_builtInGo(t *testing.T) {
 	t.Parallel()
 	tg := &Target{Service: Service{URL: "nope"}}

@@ -51,15 +51,3 @@ func TestOperation_Succeeded(t *testing.T) {
 		}
 	}
 }
-
-func TestReference_DefectSet(t *testing.T) {
-	t.Parallel()
-	tg, err := Load("testdata/good/reference.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := tg.Reference.DefectSet()
-	if err != nil || !slices.Equal(set.Names(), []string{"racy-idempotency"}) {
-		t.Errorf("DefectSet() = %v, %v", set.Names(), err)
-	}
-}

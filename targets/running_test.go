@@ -70,14 +70,14 @@ func TestRunningLauncher_Launch_healthy(t *testing.T) {
 	}
 }
 
-func TestRegisterLauncher(t *testing.T) {
+func TestRegisterKind(t *testing.T) {
 	t.Parallel()
 	defer func() {
 		if recover() == nil {
 			t.Error("registering kind running twice did not panic")
 		}
 	}()
-	RegisterLauncher(KindRunning, func(*Target) (Launcher, error) { return nil, nil })
+	RegisterKind(KindRunning, Plugin{Launcher: func(*Target) (Launcher, error) { return nil, nil }})
 }
 
 func TestNewLauncher_unregistered(t *testing.T) {

@@ -14,10 +14,22 @@ import (
 func (t *Target) Validate() error {
 	v := &validator{t: t}
 	v.kind = v.checkKind()
+	kind, registered := plugin(v.kind)
+	if registered && kind.Defaults != nil {
+		// What the kind knows about its service counts as written: the
+		// reference's operations are checked like a user's.
+		c := *t
+		kind.Defaults(&c)
+		v.t = &c
+	}
 	v.deps = v.checkDependencies()
 	v.checkService()
 	v.checkProcess()
-	v.checkReference()
+	if registered && kind.Validate != nil {
+		for _, p := range kind.Validate(t) {
+			v.errf(p.Path, "%s", p.Msg)
+		}
+	}
 	v.checkOperations()
 	v.checkEffects()
 	v.checkTenancy()
@@ -35,7 +47,7 @@ func (t *Target) Validate() error {
 type validator struct {
 	t     *Target
 	kind  Kind
-	deps  []string // declared dependency names (the reference's when kind reference declares none)
+	deps  []string // declared dependency names
 	probs []Problem
 }
 
@@ -82,12 +94,11 @@ func (v *validator) checkKind() Kind {
 	}
 	hasProc, hasRef := !isZero(t.Process), !isZero(t.Reference)
 	kind := t.Kind
-	switch kind {
-	case KindRunning, KindProcess, KindReference:
-	case "":
+	if kind == "" {
 		switch {
 		case hasProc && hasRef:
 			v.keyErrf("reference", "both process and reference sections are set; set kind to the one you mean")
+			return ""
 		case hasProc:
 			kind = KindProcess
 		case hasRef:
@@ -95,14 +106,20 @@ func (v *validator) checkKind() Kind {
 		default:
 			kind = KindRunning
 		}
+	}
+	switch _, registered := plugin(kind); {
+	case registered:
+	case kind == KindReference:
+		v.errf("kind", "kind reference needs the built-in reference stack, which this build of resilcheck leaves out")
+		return ""
 	default:
-		v.errf("kind", "unknown kind %q; expected running, process or reference", t.Kind)
+		v.errf("kind", "unknown kind %q; expected %s", t.Kind, strings.Join(kindNames(), ", "))
 		return ""
 	}
-	if hasProc && kind != KindProcess && kind != "" {
+	if hasProc && kind != KindProcess {
 		v.keyErrf("process", "the process section is only for kind process (kind is %s)", kind)
 	}
-	if hasRef && kind != KindReference && kind != "" {
+	if hasRef && kind != KindReference {
 		v.keyErrf("reference", "the reference section is only for kind reference (kind is %s)", kind)
 	}
 	return kind

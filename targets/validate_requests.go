@@ -9,7 +9,7 @@ import (
 
 func (v *validator) checkOperations() {
 	ops := v.t.Operations
-	if len(ops) == 0 && v.kind != KindReference {
+	if len(ops) == 0 {
 		v.errf("operations", "at least one operation is required, e.g. {name: create-payment, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}")
 	}
 	seen := map[string]bool{}
@@ -80,7 +80,7 @@ func (v *validator) headers(path string, h map[string]string) {
 
 func (v *validator) checkEffects() {
 	e := v.t.Effects
-	if isZero(e) && v.kind != KindReference {
+	if isZero(e) {
 		v.errf("effects", "declare how side effects are counted: ledger: {dependency: NAME} and/or probe: {url: ...}")
 	}
 	if l := e.Ledger; !isZero(l) {

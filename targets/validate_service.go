@@ -1,11 +1,8 @@
 package targets
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/resilcheck/resilcheck/reference/defect"
 )
 
 func (v *validator) checkService() {
@@ -23,10 +20,6 @@ func (v *validator) checkService() {
 			if msg := urlProblem(u); msg != "" {
 				v.errf("service.url", "%s", msg)
 			}
-		}
-	case KindReference:
-		if s.URL != "" {
-			v.keyErrf("service.url", "kind reference starts its own service; leave service.url out")
 		}
 	}
 	if s.Health != "" && v.plain("service.health", s.Health, "health is fixed") {
@@ -63,26 +56,6 @@ func (v *validator) checkProcess() {
 	}
 	v.plain("process.dir", p.Dir, "dir is a plain path")
 	v.positive("process.stop_grace", p.StopGrace, p.StopGrace < 0)
-}
-
-func (v *validator) checkReference() {
-	r := v.t.Reference
-	for i, name := range r.Defects {
-		if _, err := defect.Parse(name); err != nil {
-			var ue *defect.UnknownError
-			msg := err.Error()
-			if errors.As(err, &ue) {
-				msg = strings.TrimPrefix(msg, "defect: ")
-			}
-			v.errf(fmt.Sprintf("reference.defects[%d]", i), "%s", msg)
-		}
-	}
-	switch st := r.Store; {
-	case st == "", st == "sqlite", strings.HasPrefix(st, "sqlite:"),
-		strings.HasPrefix(st, "postgres://"), strings.HasPrefix(st, "postgresql://"):
-	default:
-		v.errf("reference.store", "expected sqlite, sqlite:PATH or a postgres:// URL, got %q", redactURL(st))
-	}
 }
 
 // checkDependencies validates the dependencies and returns their names.
@@ -131,23 +104,5 @@ func (v *validator) checkDependencies() []string {
 			v.errf(p+".stand_in", "a stand-in answers only when there is no upstream; remove one of them")
 		}
 	}
-	if len(names) == 0 && v.kind == KindReference {
-		for _, d := range referenceDependencies() {
-			names = append(names, d.Name)
-		}
-	}
 	return names
-}
-
-// redactURL hides a password so a store URL can be echoed in errors.
-func redactURL(s string) string {
-	scheme := strings.Index(s, "://")
-	at := strings.LastIndex(s, "@")
-	if scheme < 0 || at < scheme {
-		return s
-	}
-	if user, _, ok := strings.Cut(s[scheme+3:at], ":"); ok {
-		return s[:scheme+3] + user + ":xxxxx" + s[at:]
-	}
-	return s
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/resilcheck/resilcheck/certify"
-	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -19,6 +19,7 @@ type certifyOpts struct {
 	reference bool
 	file      string
 	defects   []string
+	store     string
 	suites    []string
 	checks    []string
 	out       string
@@ -50,6 +51,7 @@ report is written and says so), 5 internal error.`,
 	f.BoolVar(&o.reference, "reference", false, "certify the built-in reference stack")
 	f.StringVarP(&o.file, "file", "f", "", "target spec (YAML); see 'resilcheck target init'")
 	f.StringArrayVar(&o.defects, "defect", nil, "switch a defect on in the reference stack (repeatable)")
+	f.StringVar(&o.store, "store", "", "the reference stack's store: sqlite (default, a temporary file), sqlite:PATH or postgres://…")
 	f.StringArrayVar(&o.suites, "suite", nil, "run only this suite (repeatable)")
 	f.StringArrayVar(&o.checks, "check", nil, "run only the check with this ID, e.g. IK-07 (repeatable)")
 	f.StringVarP(&o.out, "out", "o", "resilcheck-report", "report directory")
@@ -61,71 +63,74 @@ report is written and says so), 5 internal error.`,
 }
 
 func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
-	if o.reference == (o.file != "") {
-		return usagef("give exactly one of --reference or -f TARGET.yaml")
-	}
-	var spec *targets.Target
-	if o.file != "" {
-		if len(o.defects) > 0 {
-			return usagef("--defect applies to --reference; a spec of kind reference lists its defects under reference.defects")
-		}
-		var err error
-		if spec, err = targets.Load(o.file); err != nil {
-			return err // a *targets.SpecError: exit 2 with line:column
-		}
-	}
-	set, err := defect.Parse(o.defects...)
+	spec, err := o.target()
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	formats, err := reports.ParseFormats(o.formats)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	cfg := certify.Config{
 		Target: spec, TargetLog: o.targetLog(cmd),
-		Defects: set, Suites: o.suites, Checks: o.checks, Seed: o.seed,
+		Suites: o.suites, Checks: o.checks, Seed: o.seed,
 		Version: buildVersion(), Reproduce: o.reproduce(),
 	}
 	if !o.quiet {
 		cfg.Progress = cmd.ErrOrStderr()
 	}
 	res, err := certify.Run(cmd.Context(), cfg)
-	switch {
-	case errors.Is(err, certify.ErrConfig):
-		return usageError{err}
-	case errors.Is(err, certify.ErrUnhealthy), errors.Is(err, targets.ErrUnhealthy):
-		return withCode(exitInconclusive, err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	// The console format goes to stdout below; WriteDir skips it.
 	if err := res.Write(o.out, formats); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	rep := res.Report
 	if slices.Contains(formats, "console") {
 		w, _ := reports.WriterFor("console")
-		if err := w(cmd.OutOrStdout(), rep); err != nil {
+		if err := w(cmd.OutOrStdout(), res.Report); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "report written to %s/\n", o.out)
-	return verdictError(rep)
+	return res.Err()
 }
 
-// verdictError turns the report's verdict into the command's outcome.
-func verdictError(rep *reports.Report) error {
-	switch rep.Verdict {
-	case reports.VerdictPass:
-		return nil
-	case reports.VerdictFail:
-		return withCode(exitFail, errors.New("certification failed"))
-	case reports.VerdictInterrupted:
-		return withCode(exitInterrupted, errors.New("interrupted: "+rep.Interrupted+"; the partial report says so"))
-	default:
-		return withCode(exitInconclusive, errors.New("certification inconclusive"))
+// target loads the spec: the file given with -f, or for --reference the
+// kind-reference spec its flags describe, through the same Parse path.
+func (o *certifyOpts) target() (*targets.Target, error) {
+	switch {
+	case o.reference == (o.file != ""):
+		return nil, usagef("give exactly one of --reference or -f TARGET.yaml")
+	case o.file != "" && (len(o.defects) > 0 || o.store != ""):
+		return nil, usagef("--defect and --store apply to --reference; a spec of kind reference sets them under reference:")
+	case o.file != "":
+		return targets.Load(o.file) // a *targets.SpecError: exit 2 with line:column
 	}
+	t, err := targets.Parse("", referenceSpec(o.defects, o.store))
+	if se := (*targets.SpecError)(nil); errors.As(err, &se) {
+		// Positions in a spec the user never saw would only mislead.
+		se.File = "--reference"
+		for i := range se.Problems {
+			se.Problems[i].Line, se.Problems[i].Column = 0, 0
+		}
+	}
+	return t, err
+}
+
+// referenceSpec is the spec `certify --reference` stands for.
+func referenceSpec(defects []string, store string) []byte {
+	type section struct {
+		Defects []string `yaml:"defects,omitempty"`
+		Store   string   `yaml:"store,omitempty"`
+	}
+	b, _ := yaml.Marshal(struct {
+		Version   int     `yaml:"version"`
+		Kind      string  `yaml:"kind"`
+		Reference section `yaml:"reference,omitempty"`
+	}{targets.Version, string(targets.KindReference), section{defects, store}})
+	return b
 }
 
 // reproduce renders the command line that replays this run (certify adds
@@ -140,6 +145,7 @@ func (o *certifyOpts) reproduce() string {
 	for _, d := range o.defects {
 		parts = append(parts, "--defect", d)
 	}
+
 	for _, s := range o.suites {
 		parts = append(parts, "--suite", s)
 	}

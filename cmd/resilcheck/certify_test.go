@@ -34,7 +34,9 @@ func TestCertify_usage(t *testing.T) {
 	}{
 		{"neither target", []string{"certify"}, "exactly one of --reference or -f"},
 		{"both targets", []string{"certify", "--reference", "-f", bad}, "exactly one"},
-		{"unknown defect", []string{"certify", "--reference", "--defect", "typo"}, "valid defects"},
+		{"unknown defect", []string{"certify", "--reference", "--defect", "typo"}, "--reference: reference.defects[0]: unknown defect typo; valid defects"},
+		{"bad store", []string{"certify", "--reference", "--store", "mysql://db"}, "reference.store: expected sqlite"},
+		{"defect with a spec", []string{"certify", "-f", bad, "--defect", "no-jitter"}, "--defect and --store apply to --reference"},
 		{"unknown suite", []string{"certify", "--reference", "--suite", "nope"}, "unknown suite"},
 		{"unknown check", []string{"certify", "--reference", "--check", "XX-99"}, "no check"},
 		{"unknown format", []string{"certify", "--reference", "--format", "pdf"}, "pdf"},

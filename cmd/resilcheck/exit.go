@@ -4,9 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/load"
+	"github.com/resilcheck/resilcheck/reference/defect"
+	"github.com/resilcheck/resilcheck/reference/gateway"
+	"github.com/resilcheck/resilcheck/reference/store"
+	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/targets"
 )
 
-// Exit codes are the contract with CI; DESIGN.md documents them and this file
+// Exit codes are the contract with CI; README documents them and exitCode
 // is the only place an error becomes a code.
 const (
 	exitPass         = 0 // every check passed
@@ -17,7 +25,8 @@ const (
 	exitInternal     = 5 // a bug in resilcheck, including a recovered panic
 )
 
-// usageError marks an error as the user's to fix (exit 2).
+// usageError marks an error the command line itself caused (exit 2), where
+// the package called has no typed error to say so.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -26,41 +35,55 @@ func (e usageError) Unwrap() error { return e.err }
 // usagef returns a usage error (exit 2) formatted like fmt.Errorf.
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// codedError carries an explicit exit code for outcomes that are not errors in
-// the usual sense, such as a failing verdict.
-type codedError struct {
-	code int
-	err  error
+// panicError is a panic recovered from a command (exit 5).
+type panicError struct{ value any }
+
+func (e panicError) Error() string { return fmt.Sprintf("internal error: %v", e.value) }
+
+// exitCodes maps the typed and sentinel errors of the packages the commands
+// call to exit codes; the first match wins, and an error matching none is
+// an internal error.
+var exitCodes = []struct {
+	code  int
+	match func(error) bool
+}{
+	{exitInternal, as[panicError]},
+	{exitUsage, as[usageError]},
+	{exitUsage, as[*targets.SpecError]},
+	{exitUsage, as[*defect.UnknownError]},
+	{exitUsage, is(certify.ErrConfig, load.ErrSpec, load.ErrUnknownFormat, reports.ErrSchema,
+		reports.ErrUnknownFormat, store.ErrBadURL, gateway.ErrInvalidOption)},
+	{exitFail, is(certify.ErrFailed)},
+	{exitInconclusive, is(certify.ErrUnhealthy, targets.ErrUnhealthy, certify.ErrInconclusive)},
+	{exitInconclusive, as[*load.ShortfallError]},
+	{exitInterrupted, is(certify.ErrInterrupted, context.Canceled)},
 }
-
-func (e codedError) Error() string { return e.err.Error() }
-func (e codedError) Unwrap() error { return e.err }
-
-// withCode attaches an exit code to err.
-func withCode(code int, err error) error { return codedError{code: code, err: err} }
 
 // exitCode maps an error returned by a command to the process exit code.
 func exitCode(err error) int {
-	var ce codedError
-	var ue usageError
-	switch {
-	case err == nil:
+	if err == nil {
 		return exitPass
-	case errors.As(err, &ce):
-		return ce.code
-	case errors.As(err, &ue):
-		return exitUsage
-	case errors.Is(err, context.Canceled):
-		return exitInterrupted
 	}
-	for _, c := range codeClassifiers {
-		if code, ok := c(err); ok {
-			return code
+	for _, c := range exitCodes {
+		if c.match(err) {
+			return c.code
 		}
 	}
 	return exitInternal
 }
 
-// codeClassifiers lets command files teach exitCode about the typed errors of
-// the package they call, keeping the mapping table in this one file.
-var codeClassifiers []func(error) (int, bool)
+func as[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
+}
+
+func is(sentinels ...error) func(error) bool {
+	return func(err error) bool {
+		for _, s := range sentinels {
+			if errors.Is(err, s) {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -142,7 +142,7 @@ func (o *loadOpts) run(cmd *cobra.Command) error {
 		spec.Method, spec.URL, o.pace, o.rate, o.duration, spec.Seed)
 	rep, runErr := load.Run(cmd.Context(), spec, sink)
 	if errors.Is(runErr, load.ErrSpec) {
-		return usagef("%w", runErr)
+		return runErr
 	}
 	if bw != nil {
 		if err := errors.Join(bw.Flush(), out.Close()); err != nil {
@@ -158,7 +158,7 @@ func (o *loadOpts) run(cmd *cobra.Command) error {
 		}
 	}
 	if load.IsShortfall(runErr) {
-		return withCode(exitInconclusive, fmt.Errorf("%w: the numbers above describe a lower rate than asked for; lower --rate, raise --max-workers or use more machines", runErr))
+		return fmt.Errorf("%w: the numbers above describe a lower rate than asked for; lower --rate, raise --max-workers or use more machines", runErr)
 	}
 	return runErr
 }

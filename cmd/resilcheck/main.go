@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	// Kind reference: the built-in reference stack as a target.
+	_ "github.com/resilcheck/resilcheck/reference/target"
 )
 
 func main() {

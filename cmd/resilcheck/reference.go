@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,13 +14,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/resilcheck/resilcheck/certify"
 	"github.com/resilcheck/resilcheck/reference"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reference/gateway"
 	"github.com/resilcheck/resilcheck/reference/payments"
 	"github.com/resilcheck/resilcheck/reference/processor"
 	"github.com/resilcheck/resilcheck/reference/store"
+	"github.com/resilcheck/resilcheck/reference/target"
 )
 
 type referenceOpts struct {
@@ -62,7 +61,7 @@ Each component can also run alone, to split the stack across processes:
 			}
 			st, err := reference.Start(cmd.Context(), opts...)
 			if err != nil {
-				return classifyStartErr(err)
+				return err
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "gateway %s\nservice %s\nprocessor %s\n", st.GatewayURL, st.ServiceURL, st.ProcessorURL)
@@ -95,7 +94,7 @@ func (o *referenceOpts) flags(cmd *cobra.Command, addr string, all bool) {
 func (o *referenceOpts) parse() (defect.Set, float64, int, error) {
 	set, err := defect.Parse(o.defects...)
 	if err != nil {
-		return nil, 0, 0, usageError{err}
+		return nil, 0, 0, err
 	}
 	rate, burst, err := parseRateLimit(o.rateLimit)
 	if err != nil {
@@ -133,16 +132,6 @@ func (o *referenceOpts) logger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, nil))
 }
 
-// classifyStartErr maps a bad store URL or gateway option to a usage error;
-// other start failures (a port in use, an unreachable database) are left as
-// they are.
-func classifyStartErr(err error) error {
-	if errors.Is(err, store.ErrBadURL) || errors.Is(err, gateway.ErrInvalidOption) {
-		return usageError{err}
-	}
-	return err
-}
-
 func newReferenceDefectsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "defects",
@@ -151,7 +140,7 @@ func newReferenceDefectsCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "DEFECT\tCOMPONENT\tCAUGHT BY\tWHAT IT BREAKS")
-			matrix := certify.Matrix()
+			matrix := target.Matrix()
 			for _, d := range defect.All() {
 				e := matrix[d.Name]
 				caught := strings.Join(e.Must, " ")
@@ -228,7 +217,7 @@ func newReferenceServiceCmd() *cobra.Command {
 			}
 			db, err := store.Open(cmd.Context(), o.store)
 			if err != nil {
-				return classifyStartErr(err)
+				return err
 			}
 			defer db.Close()
 			opts := []payments.Option{payments.WithStore(db), payments.WithProcessorURL(processorURL),

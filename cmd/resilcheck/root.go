@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "resilcheck: internal error: %v\n%s", r, debug.Stack())
-			code = exitInternal
+			code = exitCode(panicError{r})
 		}
 	}()
 	var started bool

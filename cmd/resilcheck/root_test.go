@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -32,25 +30,5 @@ func TestRun_ExitCodes(t *testing.T) {
 					c.args, code, out.String(), errb.String(), c.code, c.out)
 			}
 		})
-	}
-}
-
-func TestExitCode(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		err  error
-		want int
-	}{
-		{nil, exitPass},
-		{usagef("bad"), exitUsage},
-		{fmt.Errorf("wrapped: %w", usagef("bad")), exitUsage},
-		{withCode(exitFail, errors.New("2 checks failed")), exitFail},
-		{fmt.Errorf("x: %w", context.Canceled), exitInterrupted},
-		{errors.New("surprise"), exitInternal},
-	}
-	for _, c := range cases {
-		if got := exitCode(c.err); got != c.want {
-			t.Errorf("exitCode(%v) = %d; want %d", c.err, got, c.want)
-		}
 	}
 }

@@ -10,22 +10,6 @@ import (
 	"github.com/resilcheck/resilcheck/targets"
 )
 
-func init() { codeClassifiers = append(codeClassifiers, targetExitCode) }
-
-// targetExitCode maps targets' errors: an invalid spec is the user's to fix
-// (exit 2); a target that is unreachable or unhealthy makes the run
-// inconclusive (exit 3).
-func targetExitCode(err error) (int, bool) {
-	var se *targets.SpecError
-	switch {
-	case errors.As(err, &se):
-		return exitUsage, true
-	case errors.Is(err, targets.ErrUnhealthy):
-		return exitInconclusive, true
-	}
-	return 0, false
-}
-
 func newTargetCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "target",

@@ -1,4 +1,4 @@
-package certify
+package target
 
 import "github.com/resilcheck/resilcheck/reference/defect"
 

@@ -1,0 +1,108 @@
+package target
+
+import (
+	"reflect"
+	"time"
+
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// The reference stack's own spec. These values are what its code does
+// (reference/payments, reference/gateway), declared the way any service
+// declares itself; the harness judges the stack by them as it judges any
+// target by its spec.
+const (
+	// Name names the stack in reports.
+	Name = "reference payments stack"
+	// Processor is the one dependency the stack calls, and starts itself.
+	Processor = "processor"
+	// MaxBudget is the deadline the gateway and service apply when a caller
+	// sends none; short, so the deadline checks finish quickly.
+	MaxBudget = 2 * time.Second
+	// operation names the stack's one effectful operation.
+	operation = "create-payment"
+	// defaultStore is an SQLite file in a temporary directory.
+	defaultStore = "sqlite"
+)
+
+// Defaults fills the zero fields of a kind-reference spec with the stack's
+// own: what a user would write to describe it. It assigns fields only, so it
+// is idempotent and leaves t's slices alone.
+func Defaults(t *targets.Target) {
+	if t.Name == "" {
+		t.Name = Name
+	}
+	if t.Reference.Store == "" {
+		t.Reference.Store = defaultStore
+	}
+	if len(t.Operations) == 0 {
+		t.Operations = []targets.Operation{{
+			Name:        operation,
+			Method:      "POST",
+			Path:        "/v1/payments",
+			Body:        `{"amount": {{.Amount}}, "currency": "EUR"}`,
+			AltBody:     `{"amount": {{.Amount}}, "currency": "USD"}`,
+			KeyHeader:   "Idempotency-Key",
+			ContentType: "application/json",
+			Success:     []int{201}, // a new payment and its replays
+		}}
+	}
+	if len(t.Dependencies) == 0 {
+		t.Dependencies = []targets.Dependency{{Name: Processor, Path: "/charges"}}
+	}
+	if reflect.ValueOf(t.Effects).IsZero() {
+		// The service forwards the payment id as the processor's key.
+		t.Effects.Ledger = targets.Ledger{Dependency: Processor, KeyHeader: "Idempotency-Key"}
+	}
+	if t.Tenancy.Header == "" && !t.Tenancy.Disabled {
+		t.Tenancy.Header = "X-Tenant-ID"
+	}
+	defaultConventions(&t.Conventions)
+	defaultPolicy(&t.Policy)
+}
+
+func defaultConventions(c *targets.Conventions) {
+	if c.Profile == "" {
+		c.Profile = targets.ProfileIETF // 400 missing or malformed key, 409 in flight, 422 mismatch
+	}
+	if c.KeyFormat == "" {
+		c.KeyFormat = targets.KeyToken // it accepts sf-strings too
+	}
+	if c.DeadlineHeader == "" {
+		c.DeadlineHeader = targets.DeadlineRequestTimeoutMs // what it forwards
+	}
+	if c.KeyTTL == 0 {
+		c.KeyTTL = 24 * time.Hour // payments.DefaultKeyTTL
+	}
+	if c.MaxBudget == 0 {
+		c.MaxBudget = MaxBudget
+	}
+}
+
+// defaultPolicy declares the stack's resilience policy, section by section.
+func defaultPolicy(p *targets.Policy) {
+	if p.Retry == (targets.RetryPolicy{}) {
+		// payments.RetryConfig's defaults: 3 attempts, full jitter over
+		// 50 ms·2ⁿ capped at 1 s, retries at most 20 % of calls in flight,
+		// and a breaker open for 1 s; a half-open probe and the request
+		// after it fit in the next half second.
+		p.Retry = targets.RetryPolicy{
+			MaxAttempts: 3, Backoff: targets.BackoffFull, Base: 50 * time.Millisecond, Cap: time.Second,
+			BudgetRatio: 0.2, BreakerRecovery: 1500 * time.Millisecond,
+		}
+	}
+	if len(p.Deadlines.Headers) == 0 {
+		// Gateway and service read all four (headers.Timeout), and forward
+		// X-Request-Timeout-Ms.
+		p.Deadlines.Headers = []string{targets.DeadlineRequestTimeoutMs, targets.DeadlineGRPCTimeout,
+			targets.DeadlineEnvoyUpstream, targets.DeadlineEnvoyExpected}
+	}
+	if len(p.RateLimits.Operations) == 0 && p.RateLimits.Probe == "" {
+		// The gateway charges every request to its tenant's bucket before
+		// routing it, /healthz included.
+		p.RateLimits = targets.RateLimitPolicy{Operations: []string{operation}, Probe: "/healthz"}
+	}
+	if len(p.Idempotency.Operations) == 0 {
+		p.Idempotency.Operations = []string{operation}
+	}
+}
