@@ -48,7 +48,7 @@ func Defaults(t *targets.Target) {
 		}}
 	}
 	if len(t.Dependencies) == 0 {
-		t.Dependencies = []targets.Dependency{{Name: Processor, Path: "/charges"}}
+		t.Dependencies = []targets.Dependency{{Name: Processor, Method: "POST", Path: "/charges"}}
 	}
 	if reflect.ValueOf(t.Effects).IsZero() {
 		// The service forwards the payment id as the processor's key.

@@ -28,7 +28,7 @@ func TestDefaults(t *testing.T) {
 		{"operation", op.Method + " " + op.Path, "POST /v1/payments"},
 		{"alt body", op.AltBody, `{"amount": {{.Amount}}, "currency": "USD"}`},
 		{"success", op.Success, []int{201}},
-		{"dependency", tg.Dependencies, []targets.Dependency{{Name: Processor, Path: "/charges"}}},
+		{"dependency", tg.Dependencies, []targets.Dependency{{Name: Processor, Method: "POST", Path: "/charges"}}},
 		{"ledger", tg.Effects.Ledger, targets.Ledger{Dependency: Processor, KeyHeader: "Idempotency-Key"}},
 		{"tenancy", tg.Tenancy.Header, "X-Tenant-ID"},
 		{"max budget", tg.Conventions.MaxBudget, 2 * time.Second},
