@@ -1,28 +1,32 @@
 package suites
 
 // Need is one thing a check requires of the target to apply: a dependency
-// to fail, tenancy, a declared policy. Unmet returns why the target does
-// not meet it, or "" when it does.
+// to fail, tenancy, a declared policy. Unmet returns why the target does not
+// meet it, or "" when it does; the runner reports a check with an unmet need
+// not applicable with that reason, without running it. Doc says in a phrase
+// what the need is, for the catalogue.
 type Need struct {
 	Name  string
+	Doc   string
 	Unmet func(h *Harness) string
 }
 
-// Needs of today's checks.
+// Needs of the checks.
 var (
-	// needDependency: the target declares a dependency the harness stands
-	// in front of, so its calls can be failed, hung and counted.
-	needDependency = Need{Name: "dependency", Unmet: func(h *Harness) string {
-		if h.Dependency == nil {
-			return "the target declares no dependency"
-		}
-		return ""
-	}}
-	// needTenancy: the target scopes keys and quotas by a tenant header.
-	needTenancy = Need{Name: "tenancy", Unmet: func(h *Harness) string {
-		if h.Conventions.tenantHeader() == "" {
-			return "the target declares no tenancy"
-		}
-		return ""
-	}}
+	needDependency = Need{Name: "dependency",
+		Doc: "the target declares a dependency, reached through the dependency proxy, so its calls can be failed, hung and counted",
+		Unmet: func(h *Harness) string {
+			if h.Dependency == nil {
+				return "the target declares no dependency"
+			}
+			return ""
+		}}
+	needTenancy = Need{Name: "tenancy",
+		Doc: "the target scopes idempotency keys and quotas by a tenant (the spec's tenancy section is not disabled)",
+		Unmet: func(h *Harness) string {
+			if h.Conventions.tenantHeader() == "" {
+				return "the target declares no tenancy"
+			}
+			return ""
+		}}
 )

@@ -55,6 +55,7 @@ var commands = []func() *cobra.Command{
 	newCertifyCmd,
 	newReportCmd,
 	newLoadCmd,
+	newChecksCmd,
 }
 
 // run executes the CLI with args and returns the exit code. A panic in a

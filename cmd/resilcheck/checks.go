@@ -1,0 +1,34 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resilcheck/resilcheck/suites"
+)
+
+func newChecksCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "checks",
+		Short: "List every check: ID, suite, level, title, what it needs and its source",
+		Long: `List every check resilcheck runs, from the same registry the runner uses:
+its ID, suite, level (MUST … CONVENTION), title, what the target must declare
+for it to apply, and the public source of the rule. docs/checks.md is the md output.`,
+		Example: `  resilcheck checks
+  resilcheck checks --format json | jq -r '.checks[] | select(.level == "MUST") | .id'
+  resilcheck checks --format md > docs/checks.md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !slices.Contains(suites.CatalogueFormats(), format) {
+				return usagef("checks: unknown --format %q (known: %s)", format, strings.Join(suites.CatalogueFormats(), ", "))
+			}
+			return suites.WriteCatalogue(cmd.OutOrStdout(), format)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(suites.CatalogueFormats(), ", "))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(suites.CatalogueFormats(), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
