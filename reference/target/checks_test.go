@@ -1,4 +1,4 @@
-package certify
+package target
 
 import (
 	"slices"
