@@ -37,9 +37,6 @@ func (t *Target) Defaults() {
 	if t.Version == 0 {
 		t.Version = Version
 	}
-	if t.Name == "" {
-		t.Name = defaultTargetName
-	}
 	if t.Kind == "" {
 		t.Kind = KindRunning
 		switch {
@@ -51,6 +48,9 @@ func (t *Target) Defaults() {
 	}
 	if p, ok := plugin(t.Kind); ok && p.Defaults != nil {
 		p.Defaults(t)
+	}
+	if t.Name == "" {
+		t.Name = defaultTargetName
 	}
 	t.defaultService()
 	if t.Kind == KindProcess {

@@ -9,6 +9,12 @@
 //	r, err := l.Launch(ctx, targets.LaunchEnv{Dependencies: proxyURLs, Log: w})
 //	defer r.Stop(ctx)
 //
+// A launcher that starts its service's dependencies itself (the reference
+// starts its processor; a compose file may start a database) implements
+// DependencyLauncher: the harness then places no proxy up front for those,
+// and Launch calls LaunchEnv.PlaceDependency with each one's address once it
+// is up, handing the service the proxy URL it returns.
+//
 // Errors matching ErrUnhealthy mean the target could not be reached or did
 // not become healthy; the run is then inconclusive.
 package targets

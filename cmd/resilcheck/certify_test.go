@@ -120,6 +120,12 @@ func TestCertify_reference(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil || rep["seed"] != float64(11) {
 		t.Errorf("report.json seed = %v (%v); want 11", rep["seed"], err)
 	}
+	// The report names the reference from its own spec, with its parts.
+	tg, _ := rep["target"].(map[string]any)
+	urls, _ := tg["urls"].(map[string]any)
+	if tg["name"] != "reference payments stack" || tg["kind"] != "reference" || urls["gateway"] == nil || urls["dependency:processor"] == nil {
+		t.Errorf("report.json target = %v; want the reference payments stack with its URLs", tg)
+	}
 }
 
 // freeAddr returns a loopback address nothing listens on.

@@ -53,6 +53,14 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+func TestDefaults_name(t *testing.T) {
+	t.Parallel()
+	tg, err := targets.Parse("", []byte("kind: reference\n"))
+	if err != nil || tg.Name != Name {
+		t.Errorf("Parse(kind: reference) = %v, name %q; want %q", err, tg.Name, Name)
+	}
+}
+
 // TestDefaults_declared checks that what a spec declares wins over the
 // stack's own values, section by section.
 func TestDefaults_declared(t *testing.T) {
