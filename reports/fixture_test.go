@@ -20,7 +20,7 @@ func fixture() *Report {
 		Started:  time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
 		Duration: ms(12_345),
 		Tolerances: []Tolerance{
-			{Name: "epsilon", Value: "50ms", Why: "HARNESS default: max(50 ms, 2 % of the interval)"},
+			{Name: "epsilon", Value: "50ms", Why: "bounds are one-sided: no earlier than the bound minus this slack"},
 			{Name: "concurrency", Value: "2..50", Why: "copies of one request raced"},
 		},
 		Suites:  []SuiteSummary{{Name: "idempotency"}, {Name: "retry-after"}},
