@@ -56,12 +56,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	journal := faults.NewJournal(faults.WithCapacity(1 << 16))
 
 	h := &suites.Harness{
-		Journal:     journal,
-		Operation:   specOperation(t),
-		Conventions: specConventions(t),
-		Policy:      specPolicy(t),
-		Seed:        seed,
-		Reproduce:   reproduceLine(cfg.Reproduce, seed),
+		Journal:   journal,
+		Operation: specOperation(t),
+		// The idempotency suite exercises every keyed operation; the ledger
+		// and the probe count effects when the spec declares them.
+		KeyedOperations: specKeyedOperations(t),
+		NoLedger:        t.Effects.Ledger.Dependency == "",
+		Conventions:     specConventions(t),
+		Policy:          specPolicy(t),
+		Seed:            seed,
+		Reproduce:       reproduceLine(cfg.Reproduce, seed),
 	}
 	env, err := placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
 	if err != nil {
@@ -72,6 +76,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	h.TargetURL, h.Front, h.Dependency = env.front.URL(), env.front, env.dep
+	h.Probe = specProbe(t, env.target.URLs["service"])
 	results := suites.Run(ctx, h, checks, progressPrinter(cfg.Progress))
 
 	rep := &reports.Report{

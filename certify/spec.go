@@ -14,7 +14,24 @@ import (
 
 // specOperation adapts the spec's first operation to the harness.
 func specOperation(t *targets.Target) suites.Operation {
-	so := adaptOperation(t.Operations[0])
+	return withEffect(t, adaptOperation(t.Operations[0]))
+}
+
+// specKeyedOperations adapts the operations an idempotency key protects:
+// those policy.idempotency.operations names, else every operation.
+func specKeyedOperations(t *targets.Target) []suites.Operation {
+	var out []suites.Operation
+	for _, op := range t.Operations {
+		if names := t.Policy.Idempotency.Operations; len(names) == 0 || slices.Contains(names, op.Name) {
+			out = append(out, withEffect(t, adaptOperation(op)))
+		}
+	}
+	return out
+}
+
+// withEffect sets the effectful call at the ledger's dependency: its
+// method and path.
+func withEffect(t *targets.Target, so suites.Operation) suites.Operation {
 	for _, d := range t.Dependencies {
 		if d.Name == t.Effects.Ledger.Dependency {
 			so.EffectMethod, so.EffectPath = cmp.Or(d.Method, http.MethodPost), d.Path
@@ -26,6 +43,7 @@ func specOperation(t *targets.Target) suites.Operation {
 // adaptOperation renders op for the harness.
 func adaptOperation(op targets.Operation) suites.Operation {
 	return suites.Operation{
+		Name:         op.Name,
 		Method:       op.Method,
 		Path:         op.Path,
 		ContentType:  op.ContentType,
@@ -48,6 +66,8 @@ func specConventions(t *targets.Target) suites.Conventions {
 		TenantHeader:   t.Tenancy.Header,
 		DeadlineHeader: t.Conventions.DeadlineHeader,
 		MaxBudget:      t.Conventions.MaxBudget,
+		KeyTTL:         t.Conventions.KeyTTL,
+		Tenants:        t.Tenancy.Tenants,
 	}
 	if t.Tenancy.Disabled || t.Tenancy.Header == "" {
 		c.TenantHeader = "-"

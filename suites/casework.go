@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,9 +21,16 @@ type Case struct {
 	rnd  *rand.Rand
 	mark uint64
 
-	mu    sync.Mutex
-	rules []placed
-	n     int
+	mu      sync.Mutex
+	rules   []placed
+	n       int
+	turn    int      // declared tenants handed out
+	keys    []string // handed out by key, for the probe
+	tenants []string // handed out by tenant, for the probe
+	tracked []Values // (tenant, key) pairs used otherwise, for the probe
+	// disagreements records where the ledger and the probe counted
+	// differently; the idempotency suite fails a check that saw one.
+	disagreements []string
 }
 
 type placed struct {
@@ -80,13 +88,27 @@ func (c *Case) key() string {
 	}
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	k := fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	c.keys = append(c.keys, k)
+	return k
 }
 
-// tenant returns a tenant name no other check uses, so quotas and
-// idempotency records of checks never meet.
+// tenant returns the next of the target's declared tenants in turn, so two
+// calls in a case give two tenants; with none declared, a tenant name no
+// other check uses, so quotas and idempotency records of checks never meet.
 func (c *Case) tenant() string {
-	return fmt.Sprintf("rc-%s-%d-%04x", c.id, c.next(), c.intn(1<<16))
+	n := c.next()
+	t := fmt.Sprintf("rc-%s-%d-%04x", c.id, n, c.intn(1<<16))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ts := c.h.Conventions.Tenants; len(ts) > 0 {
+		t = ts[c.turn%len(ts)]
+		c.turn++
+	}
+	if !slices.Contains(c.tenants, t) {
+		c.tenants = append(c.tenants, t)
+	}
+	return t
 }
 
 func (c *Case) intn(n int) int {

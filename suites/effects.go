@@ -2,34 +2,67 @@ package suites
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/resilcheck/resilcheck/faults"
 )
 
-// effects counts the side effects that reached the dependency, the way a
-// ledger would: distinct keys the target forwarded, plus every keyed-less
-// call, among the effectful calls the dependency accepted (DESIGN: side
-// effects are keyed by the key the target forwards).
+// effects counts the side effects of a case through the counters the
+// target declares. The ledger counts effects that reached the dependency:
+// distinct keys the target forwarded, plus every keyless call, among the
+// effectful calls the dependency accepted (DESIGN: side effects are keyed
+// by the key the target forwards). The probe asks the target for its own
+// count per (tenant, key) the case used; it cannot see a keyless request's
+// effects. total is the ledger's count, or the probe's when there is no
+// ledger.
 type effects struct {
 	total   int
+	ledger  bool           // the ledger counted
 	byKey   map[string]int // successful effectful calls per forwarded key
 	unkeyed int
 	entries []faults.Entry // the effectful calls that took effect
+	probe   int            // the probe's count; -1 when there is no probe
 }
 
-// effects counts the effects recorded since the check began, once the
-// proxies are quiet so every finished exchange is in the journal.
+// effects counts the effects since the case began, once the proxies are
+// quiet so every finished exchange is in the journal. When both counters
+// are declared and disagree, the disagreement is recorded on the case: one
+// of them is wrong about the effects, so the check cannot certify a count
+// (idempotencyCheck fails it).
 func (c *Case) effects(ctx context.Context) effects {
 	h := c.h
 	h.settle(ctx)
+	ef := effects{byKey: map[string]int{}, probe: -1}
+	if !h.NoLedger {
+		c.ledgerCount(&ef)
+	}
+	if h.Probe == nil {
+		return ef
+	}
+	n, err := c.probeCount(ctx)
+	switch {
+	case err != nil:
+		c.disagree(fmt.Sprintf("the probe did not answer: %v", err))
+	case !ef.ledger:
+		ef.total = n
+	case n != ef.total:
+		c.disagree(fmt.Sprintf("the ledger counted %d effects, the target's probe %d", ef.total, n))
+	}
+	ef.probe = n
+	return ef
+}
+
+func (c *Case) ledgerCount(ef *effects) {
+	h := c.h
 	method := or(h.Operation.EffectMethod, http.MethodPost)
 	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(method)}
 	if h.Operation.EffectPath != "" {
 		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
 	}
-	ef := effects{byKey: map[string]int{}}
+	ef.ledger = true
 	for _, e := range h.Journal.After(c.mark, filters...) {
 		if !tookEffect(e) {
 			continue
@@ -43,7 +76,67 @@ func (c *Case) effects(ctx context.Context) effects {
 		ef.byKey[k]++
 	}
 	ef.total = len(ef.byKey) + ef.unkeyed
-	return ef
+}
+
+// probeCount sums the probe's counts over every (tenant, key) the case
+// handed out or tracked.
+func (c *Case) probeCount(ctx context.Context) (int, error) {
+	total := 0
+	for _, v := range c.pairs() {
+		n, err := c.h.Probe(ctx, v)
+		if err != nil {
+			return 0, fmt.Errorf("tenant %q, key %q: %w", v.Tenant, v.Key, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// pairs returns the (tenant, key) pairs the case may have used: every key
+// with every tenant it handed out, and those tracked explicitly.
+func (c *Case) pairs() []Values {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tenants := c.tenants
+	if len(tenants) == 0 {
+		tenants = []string{""}
+	}
+	var out []Values
+	for _, k := range c.keys {
+		for _, t := range tenants {
+			out = append(out, Values{Key: k, Tenant: t})
+		}
+	}
+	for _, v := range c.tracked {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// track adds a (tenant, key) the case used without drawing it from key and
+// tenant, for the probe to count.
+func (c *Case) track(tenant, key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := Values{Key: key, Tenant: tenant}
+	if !slices.Contains(c.tracked, v) {
+		c.tracked = append(c.tracked, v)
+	}
+}
+
+// disagreed returns the case's disagreements between counters, or "".
+func (c *Case) disagreed() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.disagreements, "; ")
+}
+
+func (c *Case) disagree(s string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.disagreements = append(c.disagreements, s)
 }
 
 // tookEffect reports whether the dependency accepted at least one copy of

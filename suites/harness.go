@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -24,6 +25,15 @@ type Harness struct {
 	Journal *faults.Journal
 	// Operation is the effectful request the suites exercise.
 	Operation Operation
+	// KeyedOperations are the operations an idempotency key protects; the
+	// idempotency suite exercises each in turn. Empty means Operation alone.
+	KeyedOperations []Operation
+	// Probe reads the target's own count of the effects made for one
+	// (tenant, key), for effect counting; nil when the target declares none.
+	Probe func(ctx context.Context, v Values) (int, error)
+	// NoLedger says the target declares no ledger: effects are counted by
+	// Probe alone, never from the dependency's journal.
+	NoLedger bool
 	// Conventions says which header names and statuses the target speaks.
 	Conventions Conventions
 	// Policy is what the target declares about its retries, deadlines and
@@ -50,6 +60,7 @@ type Harness struct {
 // Operation describes the effectful request. Render returns the request
 // body for v; alt selects a different payload under the same key.
 type Operation struct {
+	Name        string // names the operation in reports; empty for a target with one
 	Method      string
 	Path        string
 	ContentType string
@@ -115,6 +126,13 @@ type Conventions struct {
 	// MaxBudget is how long the target takes at most to answer a request
 	// that carries no deadline; default 10 s.
 	MaxBudget time.Duration
+	// Tenants are the tenants the target knows (e.g. bound to credentials);
+	// checks take theirs from this list in turn. Empty means the harness
+	// makes up a fresh tenant per request, so checks never share quotas.
+	Tenants []string
+	// KeyTTL is how long the target keeps a key; a check that needs a key
+	// kept longer is not applicable. Zero means keys are kept long enough.
+	KeyTTL time.Duration
 }
 
 func (c Conventions) keyHeader() string    { return or(c.KeyHeader, "Idempotency-Key") }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
 )
@@ -18,24 +19,24 @@ const (
 func Idempotency() []Check {
 	return []Check{
 		{ID: "IK-03", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.6",
-			Title: "a first request with a fresh key is processed once", Run: firstRequest},
-		{ID: "IK-04", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.6",
-			Title: "a retry after completion replays the stored response with no second effect", Run: replayAfterCompletion},
-		{ID: "IK-17a", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §1, §2.6",
-			Title: "a response lost after commit, then a retry with the same key: one effect, the original answer", Run: lostResponseFront},
+			Title: "a first request with a fresh key is processed once", Run: keyed(firstRequest)},
+		{ID: "IK-04", Suite: suiteIK, Needs: []Need{needKeyKept(2 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.6",
+			Title: "a retry after completion replays the stored response with no second effect", Run: keyed(replayAfterCompletion)},
+		{ID: "IK-17a", Suite: suiteIK, Needs: []Need{needKeyKept(5 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §1, §2.6",
+			Title: "a response lost after commit, then a retry with the same key: one effect, the original answer", Run: keyed(lostResponseFront)},
 		{ID: "IK-17b", Suite: suiteIK, Level: reports.LevelShould, Needs: []Need{needDependency}, Source: ikSource + " §1, §2.6",
-			Title: "a response lost between the service and its dependency: the service's own retry does not charge twice", Run: lostResponseDependency},
-		{ID: "IK-07", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.6, §2.7",
-			Title: "concurrent copies of one request: one effect, the rest 409 or the replay", Run: concurrentCopies},
-		{ID: "IK-06", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.7; RFC 9110 §15.5.21",
-			Title: "the same key with a different payload is rejected with no new effect", Run: payloadMismatch},
+			Title: "a response lost between the service and its dependency: the service's own retry does not charge twice", Run: keyed(lostResponseDependency)},
+		{ID: "IK-07", Suite: suiteIK, Needs: []Need{needKeyKept(5 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.6, §2.7",
+			Title: "concurrent copies of one request: one effect, the rest 409 or the replay", Run: keyed(concurrentCopies)},
+		{ID: "IK-06", Suite: suiteIK, Needs: []Need{needKeyKept(2 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.7; RFC 9110 §15.5.21",
+			Title: "the same key with a different payload is rejected with no new effect", Run: keyed(payloadMismatch)},
 		{ID: "IK-05", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §2.7",
-			Title: "a request without a key is refused with 400 and a documentation link", Run: missingKey},
+			Title: "a request without a key is refused with 400 and a documentation link", Run: keyed(missingKey)},
 		{ID: "IK-14", Suite: suiteIK, Level: reports.LevelRecommended, Source: ikSource + " §5; RFC 9651 §3.3.3",
-			Title: "malformed and oversized keys are refused with 400, never a 5xx", Run: malformedKeys},
-		{ID: "IK-13", Suite: suiteIK, Level: reports.LevelRecommended, Needs: []Need{needTenancy}, Source: ikSource + " §5",
-			Title: "the same key from two tenants: two effects, neither sees the other's response", Run: crossTenant},
-		{ID: "IK-17p", Suite: suiteIK, Level: reports.LevelShould, Source: ikSource + " §1, §2.6 (a property over random operations and faults)",
+			Title: "malformed and oversized keys are refused with 400, never a 5xx", Run: keyed(malformedKeys)},
+		{ID: "IK-13", Suite: suiteIK, Level: reports.LevelRecommended, Needs: []Need{needTenancy, needKeyKept(2 * time.Second)}, Source: ikSource + " §5",
+			Title: "the same key from two tenants: two effects, neither sees the other's response", Run: keyed(crossTenant)},
+		{ID: "IK-17p", Suite: suiteIK, Needs: []Need{needKeyKept(time.Minute)}, Level: reports.LevelShould, Source: ikSource + " §1, §2.6 (a property over random operations and faults)",
 			Title: "property: under random retries, bursts, payload changes, tenants and faults, at most one effect per (tenant, key)", Run: idempotencyProperty},
 	}
 }

@@ -143,5 +143,12 @@ func (c *Case) effectMatch(first int) faults.Match {
 func dropResponse() faults.Fault { return faults.DropResponse{} }
 
 func (ef effects) String() string {
-	return fmt.Sprintf("%d distinct forwarded keys, %d calls without a key", len(ef.byKey), ef.unkeyed)
+	var parts []string
+	if ef.ledger {
+		parts = append(parts, fmt.Sprintf("ledger: %d distinct forwarded keys, %d calls without a key", len(ef.byKey), ef.unkeyed))
+	}
+	if ef.probe >= 0 {
+		parts = append(parts, fmt.Sprintf("probe: %d", ef.probe))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -34,7 +35,7 @@ func idempotencyProperty(ctx context.Context, pc *Case) Result {
 		c := pc.sub(ctx, pc.id)
 		defer c.done(ctx)
 		m := &idemMachine{h: h, c: c, ctx: ctx, name: fmt.Sprintf("%s-%d", prefix, n), successes: &successes}
-		m.tenants = []string{m.name + "-t0"}
+		m.tenants = []string{m.newTenant(0)}
 		t.Repeat(map[string]func(*rapid.T){
 			"newOperation":     m.newOperation,
 			"retry":            m.retry,
@@ -80,7 +81,8 @@ type idemMachine struct {
 }
 
 type idemOp struct {
-	label   string // stable name for messages: "op3"
+	op      *Operation // the operation sent; nil means Harness.Operation
+	label   string     // stable name for messages: "op3"
 	tenant  string
 	key     string
 	amount  int
@@ -96,8 +98,35 @@ var faultKinds = []string{"none", "lost-response", "reset-before-forwarding", "d
 func (m *idemMachine) newOperation(t *rapid.T) {
 	i := len(m.ops)
 	op := &idemOp{label: fmt.Sprintf("op%d", i), tenant: m.tenants[m.cur], key: fmt.Sprintf("%s-k%d", m.name, i), amount: 100 + i}
-	m.ops = append(m.ops, op)
+	if ops := m.h.KeyedOperations; len(ops) > 0 {
+		op.op = &ops[rapid.IntRange(0, len(ops)-1).Draw(t, "operation")]
+		op.label += " (" + op.op.Name + ")"
+	}
+	m.add(op)
 	m.exercise(t, op, rapid.SampledFrom(faultKinds).Draw(t, "fault"))
+}
+
+// add records op in the model, and its (tenant, key) for the probe.
+func (m *idemMachine) add(op *idemOp) {
+	m.ops = append(m.ops, op)
+	m.c.track(op.tenant, op.key)
+}
+
+// newTenant names tenant i of the case: the target's declared tenants in
+// turn, else a fresh name; ok is false when every declared one is taken.
+func (m *idemMachine) newTenant(i int) string {
+	if ts := m.h.Conventions.Tenants; len(ts) > 0 {
+		return ts[i%len(ts)]
+	}
+	return fmt.Sprintf("%s-t%d", m.name, i)
+}
+
+// succeeded reports whether r means op took effect, by its operation's statuses.
+func (m *idemMachine) succeeded(op *idemOp, r reply) bool {
+	if op.op != nil {
+		return op.op.succeeded(r)
+	}
+	return m.h.succeeded(r)
 }
 
 func (m *idemMachine) retry(t *rapid.T) {
@@ -133,15 +162,19 @@ func (m *idemMachine) changePayload(t *rapid.T) {
 	op := done[rapid.IntRange(0, len(done)-1).Draw(t, "completed op")]
 	c := op.call()
 	c.alt = true
-	if r := m.h.send(m.ctx, c); m.h.succeeded(r) {
+	if r := m.h.send(m.ctx, c); m.succeeded(op, r) {
 		t.Fatalf("%s: a different payload under a completed key succeeded", op.label)
 	}
 }
 
 func (m *idemMachine) switchTenant(t *rapid.T) {
-	next := rapid.IntRange(0, len(m.tenants)).Draw(t, "tenant")
+	limit := len(m.tenants)
+	if ts := m.h.Conventions.Tenants; len(ts) > 0 && limit == len(ts) {
+		limit-- // every declared tenant is in use: no new one
+	}
+	next := rapid.IntRange(0, limit).Draw(t, "tenant")
 	if next == len(m.tenants) {
-		m.tenants = append(m.tenants, fmt.Sprintf("%s-t%d", m.name, next))
+		m.tenants = append(m.tenants, m.newTenant(next))
 	}
 	m.cur = next
 }
@@ -151,10 +184,22 @@ func (m *idemMachine) sameKeyNewTenant(t *rapid.T) {
 		t.Skip("no operation yet, or no tenancy")
 	}
 	src := m.ops[rapid.IntRange(0, len(m.ops)-1).Draw(t, "op")]
-	tenant := fmt.Sprintf("%s-t%d", m.name, len(m.tenants))
-	m.tenants = append(m.tenants, tenant)
-	op := &idemOp{label: fmt.Sprintf("op%d", len(m.ops)), tenant: tenant, key: src.key, amount: src.amount}
-	m.ops = append(m.ops, op)
+	tenant := m.newTenant(len(m.tenants))
+	if ts := m.h.Conventions.Tenants; len(ts) > 0 {
+		// Declared tenants are few: take one that has not used this key.
+		free := slices.DeleteFunc(slices.Clone(ts), func(tn string) bool {
+			return slices.ContainsFunc(m.ops, func(o *idemOp) bool { return o.key == src.key && o.tenant == tn })
+		})
+		if len(free) == 0 {
+			t.Skip("every declared tenant has used this key")
+		}
+		tenant = rapid.SampledFrom(free).Draw(t, "tenant")
+	}
+	if !slices.Contains(m.tenants, tenant) {
+		m.tenants = append(m.tenants, tenant)
+	}
+	op := &idemOp{op: src.op, label: fmt.Sprintf("op%d", len(m.ops)), tenant: tenant, key: src.key, amount: src.amount}
+	m.add(op)
 	m.exercise(t, op, "none")
 }
 
@@ -181,10 +226,10 @@ func (m *idemMachine) exercise(t *rapid.T, op *idemOp, fault string) {
 // observe folds one answer into the model and fails on a contradiction.
 func (m *idemMachine) observe(t *rapid.T, op *idemOp, r reply) {
 	switch {
-	case m.h.succeeded(r) && op.success && !bytes.Equal(r.body, op.body):
+	case m.succeeded(op, r) && op.success && !bytes.Equal(r.body, op.body):
 		t.Logf("%s: first body %s, now %s", op.label, excerpt(op.body), excerpt(r.body))
 		t.Fatalf("%s: two successes with different bodies", op.label)
-	case m.h.succeeded(r):
+	case m.succeeded(op, r):
 		m.successes.Add(1)
 		op.done, op.success, op.unknown, op.body = true, true, false, r.body
 	case r.err == nil && r.status/100 == 4 && r.status != 409 && r.status != 429:
@@ -204,6 +249,9 @@ func (m *idemMachine) invariant(t *rapid.T) {
 		return
 	}
 	ef := m.c.effects(m.ctx)
+	if d := m.c.disagreed(); d != "" {
+		t.Fatalf("the effect counters disagree: %s", d)
+	}
 	var succeeded, unknown int
 	for _, op := range m.ops {
 		switch {
@@ -219,7 +267,9 @@ func (m *idemMachine) invariant(t *rapid.T) {
 	}
 }
 
-func (op *idemOp) call() call { return call{key: op.key, tenant: op.tenant, amount: op.amount} }
+func (op *idemOp) call() call {
+	return call{key: op.key, tenant: op.tenant, amount: op.amount, op: op.op}
+}
 
 // frontFault builds the fault a kind names; nil for "none".
 func (m *idemMachine) frontFault(kind string) faults.Fault {

@@ -19,6 +19,7 @@ type call struct {
 	amount  int
 	timeout time.Duration // client-side timeout; 0 means 10 s
 	header  http.Header   // extra headers
+	op      *Operation    // the operation to send; nil means Harness.Operation
 }
 
 // reply is what came back: a status or a transport error.
@@ -42,7 +43,11 @@ const maxReplyBody = 1 << 20
 
 // send performs c through the front proxy.
 func (h *Harness) send(ctx context.Context, c call) reply {
-	op, err := h.Operation.render(Values{Key: c.key, Tenant: c.tenant, Amount: c.amount}, c.alt)
+	operation := h.Operation
+	if c.op != nil {
+		operation = *c.op
+	}
+	op, err := operation.render(Values{Key: c.key, Tenant: c.tenant, Amount: c.amount}, c.alt)
 	if err != nil {
 		return reply{err: err}
 	}
@@ -87,12 +92,15 @@ func (h *Harness) send(ctx context.Context, c call) reply {
 }
 
 // succeeded reports whether r means the operation took effect.
-func (h *Harness) succeeded(r reply) bool {
+func (h *Harness) succeeded(r reply) bool { return h.Operation.succeeded(r) }
+
+// succeeded reports whether r means o took effect.
+func (o Operation) succeeded(r reply) bool {
 	if r.err != nil {
 		return false
 	}
-	if len(h.Operation.Success) > 0 {
-		return slices.Contains(h.Operation.Success, r.status)
+	if len(o.Success) > 0 {
+		return slices.Contains(o.Success, r.status)
 	}
 	return r.status >= 200 && r.status < 300
 }

@@ -2,7 +2,6 @@ package targets
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -24,9 +23,6 @@ const (
 	defaultContentType    = "application/json"
 	defaultTargetName     = "target"
 )
-
-// defaultTenants are used when tenancy.tenants is empty.
-var defaultTenants = []string{"tenant-a", "tenant-b"}
 
 // Defaults fills every zero value with its documented default, in place. It
 // is idempotent; Parse and Load call it after validating, so callers only
@@ -134,9 +130,6 @@ func (t *Target) defaultTenancy() {
 	}
 	if tn.Header == "" {
 		tn.Header = DefaultTenantHeader
-	}
-	if len(tn.Tenants) == 0 {
-		tn.Tenants = slices.Clone(defaultTenants)
 	}
 }
 

@@ -141,9 +141,12 @@ type Probe struct {
 type Tenancy struct {
 	// Header carries the tenant on each request; empty = X-Tenant-ID. Writing
 	// header: "" explicitly in YAML sets Disabled.
-	Header   string   `yaml:"header"`
-	Disabled bool     `yaml:"disabled"` // true skips the two-tenant checks
-	Tenants  []string `yaml:"tenants"`  // empty = tenant-a, tenant-b; at least two when given
+	Header   string `yaml:"header"`
+	Disabled bool   `yaml:"disabled"` // true skips the two-tenant checks
+	// Tenants are the tenants the service knows (e.g. each bound to a
+	// credential: headers: {Authorization: "Bearer {{.Tenant}}"}); at least
+	// two when given. Empty = resilcheck makes up a fresh tenant per case.
+	Tenants []string `yaml:"tenants"`
 }
 
 // Conventions are the protocol dialects the service speaks.

@@ -1,0 +1,55 @@
+package certify
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/resilcheck/resilcheck/suites"
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// specProbe adapts the spec's effects.probe to the harness: it renders the
+// probe for one (tenant, key), sends it straight to the service at base
+// (not through the front proxy, so reading a count neither meets the
+// check's faults nor becomes its evidence) and reads the count. nil when
+// the spec declares no probe.
+func specProbe(t *targets.Target, base string) func(context.Context, suites.Values) (int, error) {
+	p := t.Effects.Probe
+	if p.URL == "" {
+		return nil
+	}
+	path, err := targets.ParseCountPath(p.Count)
+	if err != nil {
+		return func(context.Context, suites.Values) (int, error) { return 0, err }
+	}
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	return func(ctx context.Context, v suites.Values) (int, error) {
+		u, hd, err := p.RenderURL(base, targets.RequestValues{Key: v.Key, Tenant: v.Tenant, Amount: v.Amount, Seq: v.Seq})
+		if err != nil {
+			return 0, err
+		}
+		req, err := http.NewRequestWithContext(ctx, p.Method, u, nil)
+		if err != nil {
+			return 0, fmt.Errorf("certify: probe: %w", err)
+		}
+		req.Header = hd
+		if th := t.Tenancy.Header; th != "" && !t.Tenancy.Disabled && v.Tenant != "" && req.Header.Get(th) == "" {
+			req.Header.Set(th, v.Tenant)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, fmt.Errorf("certify: probe: %w", err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if err != nil {
+			return 0, fmt.Errorf("certify: probe %s: %w", u, err)
+		}
+		if resp.StatusCode/100 != 2 {
+			return 0, fmt.Errorf("certify: probe %s answered %d", u, resp.StatusCode)
+		}
+		return path.Count(body)
+	}
+}
