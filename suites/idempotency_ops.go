@@ -74,10 +74,12 @@ func counted(c *Case, r Result) Result {
 // after the key expired is a fresh request, and judging it so would blame
 // the target for keeping its word.
 func needKeyKept(span time.Duration) Need {
-	return Need{Name: fmt.Sprintf("keys kept %s", span), Unmet: func(h *Harness) string {
-		if ttl := h.Conventions.KeyTTL; ttl > 0 && ttl < span {
-			return fmt.Sprintf("the target keeps keys for %s (conventions.key_ttl), shorter than the %s within which this check reuses a key", ttl, span)
-		}
-		return ""
-	}}
+	return Need{Name: fmt.Sprintf("key-ttl>=%s", span),
+		Doc: fmt.Sprintf("the target keeps idempotency keys at least %s (conventions.key_ttl), the time within which the check reuses one", span),
+		Unmet: func(h *Harness) string {
+			if ttl := h.Conventions.KeyTTL; ttl > 0 && ttl < span {
+				return fmt.Sprintf("the target keeps keys for %s (conventions.key_ttl), shorter than the %s within which this check reuses a key", ttl, span)
+			}
+			return ""
+		}}
 }
