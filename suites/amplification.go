@@ -15,18 +15,12 @@ const (
 )
 
 // AmplificationConfig tunes the retry-amplification suite. Zero values mean
-// the documented defaults, each taken from the source named.
+// the documented defaults, each taken from the source named. What the
+// target declares (attempt cap, backoff, budget ratio, breaker recovery)
+// comes from Harness.Policy, never from here.
 type AmplificationConfig struct {
-	// MaxAttempts caps the attempts per logical request, the first
-	// included [3: SRE ch. 21 "per-request budget of 3", AWS SDK standard
-	// mode; gRPC allows at most 5].
-	MaxAttempts int
-	// RetryRatio bounds retries as a share of requests under a sustained
-	// outage: calls ≤ (1 + RetryRatio)·requests + RetryFloor [0.1: SRE ch. 21
-	// "per-client retry ratio below 10 %", "≈1.1X with the client budget"].
-	RetryRatio float64
-	// RetryFloor is the retries always allowed on top of RetryRatio [3:
-	// Envoy's min_retry_concurrency and failsafe-go's minimum concurrency].
+	// RetryFloor is the retries always allowed on top of the declared budget
+	// ratio [3: Envoy's min_retry_concurrency and failsafe-go's minimum concurrency].
 	RetryFloor int
 	// MinRetriesPerSec and PercentCanRetry are Finagle's RetryBudget: over a
 	// window of t seconds, retries ≤ MinRetriesPerSec·t + PercentCanRetry·
@@ -34,51 +28,39 @@ type AmplificationConfig struct {
 	// reserve is the 10/s floor over its 10 s ttl, scaled here to the window].
 	MinRetriesPerSec float64
 	PercentCanRetry  float64
-	// RecoverWithin is how soon after the dependency heals requests must
-	// succeed again [1.5 s: a harness choice for short windows, above the
-	// reference's 1 s breaker delay; raise it for breakers that stay open
-	// longer (failsafe-go's default delay is 1 min, Hystrix's 5 s)].
-	RecoverWithin time.Duration
-	// Jitter is the declared backoff formula: "full" (BO-01), "equal"
-	// (BO-02) or "decorrelated" (BO-03) ["full": Brooker 2015's
-	// recommendation and the AWS SDK standard mode]. The other two checks skip.
-	Jitter string
-	// BaseDelay and MaxDelay are the declared backoff base and cap: retry n
-	// (from 0) waits at most min(MaxDelay, BaseDelay·2ⁿ) [50 ms: the AWS SDK
-	// 2026 transient base; 20 s: the AWS SDK MAX_BACKOFF].
-	BaseDelay, MaxDelay time.Duration
-	// BackoffRounds is how many rounds of simultaneous failures sample the
-	// backoff [14: about 42 waits after the first failure (28 of them from
+	// MaxRecovery is the longest declared breaker recovery RB-05 watches
+	// under load; a longer one is reported as not verified [60 s].
+	MaxRecovery time.Duration
+	// BackoffRounds is the most rounds of simultaneous failures that sample
+	// the backoff [14: about 42 waits after the first failure (28 of them from
 	// 4 requests failing together) and 14 after the second; enough for the
-	// KS test at α = 0.01 to reject lockstep and for the lockstep tests to
-	// err on a jittered target less than once in 10⁴ runs].
+	// KS test to reject lockstep and for the lockstep tests to err on a
+	// jittered target less than once in 10⁴ runs].
 	BackoffRounds int
+	// SampleWithin bounds the time the rounds take: with long declared waits
+	// fewer rounds are driven, and the verdicts say how many [30 s: the 14
+	// rounds with a declared 1 s exponential base, whose rounds hold
+	// requests for 1 s and 1 + 2 s].
+	SampleWithin time.Duration
 	// Bucket and MaxBucketShare are BO-08's lockstep test: no more than
-	// MaxBucketShare of a fleet's retries may land in one Bucket [10 ms
-	// (BO-08) and 0.7; BO-08's max(3, N/10) assumes retries spread over at
-	// least 100 ms, while a 50 ms first backoff spreads them over about 5
-	// buckets: full jitter puts ~20 % in a bucket (more than 70 % in fewer
-	// than 1 run in 10⁴ with 16+ retries), lockstep ~100 %].
+	// MaxBucketShare of a fleet's retries may land in one Bucket [10 ms and
+	// 0.7: a 50 ms full-jitter first backoff spreads retries over about 5
+	// buckets, ~20 % in each (more than 70 % in fewer than 1 run in 10⁴ with
+	// 16+ retries); lockstep puts ~100 % in one].
 	Bucket         time.Duration
 	MaxBucketShare float64
 }
 
-func (c AmplificationConfig) maxAttempts() int { return orInt(c.MaxAttempts, 3) }
-func (c AmplificationConfig) retryFloor() int  { return orInt(c.RetryFloor, 3) }
-func (c AmplificationConfig) retryRatio() float64 {
-	return orFloat(c.RetryRatio, 0.1)
-}
+func (c AmplificationConfig) retryFloor() int           { return orInt(c.RetryFloor, 3) }
 func (c AmplificationConfig) minRetriesPerSec() float64 { return orFloat(c.MinRetriesPerSec, 10) }
 func (c AmplificationConfig) percentCanRetry() float64  { return orFloat(c.PercentCanRetry, 0.2) }
-func (c AmplificationConfig) recoverWithin() time.Duration {
-	return orDuration(c.RecoverWithin, 1500*time.Millisecond)
+func (c AmplificationConfig) maxRecovery() time.Duration {
+	return orDuration(c.MaxRecovery, time.Minute)
 }
-func (c AmplificationConfig) jitter() string { return or(c.Jitter, "full") }
-func (c AmplificationConfig) baseDelay() time.Duration {
-	return orDuration(c.BaseDelay, 50*time.Millisecond)
+func (c AmplificationConfig) backoffRounds() int { return orInt(c.BackoffRounds, 14) }
+func (c AmplificationConfig) sampleWithin() time.Duration {
+	return orDuration(c.SampleWithin, 30*time.Second)
 }
-func (c AmplificationConfig) maxDelay() time.Duration { return orDuration(c.MaxDelay, 20*time.Second) }
-func (c AmplificationConfig) backoffRounds() int      { return orInt(c.BackoffRounds, 14) }
 func (c AmplificationConfig) bucket() time.Duration   { return orDuration(c.Bucket, 10*time.Millisecond) }
 func (c AmplificationConfig) maxBucketShare() float64 { return orFloat(c.MaxBucketShare, 0.7) }
 
@@ -93,12 +75,14 @@ func Amplification() []Check {
 			Title: "a gateway does not re-send a failed POST to the service behind it", Run: gatewayNoRetry},
 		{ID: "RB-15", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,
 			Title: "retry waits grow exponentially and are dispersed, never fixed or synchronized", Run: randomizedBackoff},
-		{ID: "BO-01", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: brooker + " (Full Jitter); aws-arch-backoff-simulator",
+		{ID: "BO-01", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("full")}, Source: brooker + " (Full Jitter); aws-arch-backoff-simulator",
 			Title: "full jitter: retry n waits uniformly in [0, min(cap, base·2ⁿ)]", Run: jitterFormula("full")},
-		{ID: "BO-02", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: brooker + " (Equal Jitter)",
+		{ID: "BO-02", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("equal")}, Source: brooker + " (Equal Jitter)",
 			Title: "equal jitter: retry n waits uniformly in [v/2, v], v = min(cap, base·2ⁿ)", Run: jitterFormula("equal")},
-		{ID: "BO-03", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: brooker + " (Decorrelated Jitter)",
+		{ID: "BO-03", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("decorrelated")}, Source: brooker + " (Decorrelated Jitter)",
 			Title: "decorrelated jitter: each wait in [base, min(cap, 3·previous wait)]", Run: jitterFormula("decorrelated")},
+		{ID: "BO-04", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("exponential")}, Source: "gRFC A6 \"gRPC Retry Design\" (backoff ±20 %); " + brooker,
+			Title: "exponential backoff with declared jitter j: retry n waits within [(1−j)·v, (1+j)·v], v = min(cap, base·2ⁿ)", Run: jitterFormula("exponential")},
 		{ID: "BO-08", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: brooker + "; " + sreCh22 + " (retry ripples)",
 			Title: "requests failing together do not retry in lockstep", Run: fleetLockstep},
 		{ID: "RB-01", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",

@@ -17,7 +17,7 @@ var nonRetryableStatuses = []int{http.StatusBadRequest, http.StatusUnauthorized,
 
 func nonRetryable(ctx context.Context, c *Case) Result {
 	h := c.h
-	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
+	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
 	want := "exactly 1 dependency call per logical request when the dependency answers 400, 401 or 422"
@@ -44,7 +44,7 @@ func nonRetryable(ctx context.Context, c *Case) Result {
 
 func gatewayNoRetry(ctx context.Context, c *Case) Result {
 	h := c.h
-	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
+	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
 	// A 200 the service cannot use ends its work with a 5xx of its own and
@@ -74,11 +74,11 @@ func gatewayNoRetry(ctx context.Context, c *Case) Result {
 
 func attemptCap(ctx context.Context, c *Case) Result {
 	h := c.h
-	limit := h.Amplification.maxAttempts()
-	want := fmt.Sprintf("at most %d dependency calls per logical request while every call fails (503 without Retry-After, reset, hang)", limit)
+	limit := h.Policy.Retry.maxAttempts()
+	want := fmt.Sprintf("at most %s dependency calls per logical request while every call fails (503 without Retry-After, reset, hang)", h.Policy.Retry.attemptsText())
 	var seen []string
 	for _, kind := range failureKinds {
-		if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
+		if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
 			return inconclusive("before the %s case: %v", kind, err)
 		}
 		_, remove, err := c.rule(h.Dependency, c.effectMatch(0), failureFault(kind))
@@ -104,7 +104,7 @@ func attemptCap(ctx context.Context, c *Case) Result {
 
 func keyedRetries(ctx context.Context, c *Case) Result {
 	h := c.h
-	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
+	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
 	kind := []string{"503", "reset"}[c.intn(2)]

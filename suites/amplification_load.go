@@ -29,7 +29,7 @@ type outage struct {
 // the harness could not keep is reported as the reason for inconclusive.
 func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 	h := c.h
-	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
+	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
 		return "before the outage: " + err.Error()
 	}
 	op, err := h.Operation.render(Values{}, false)
@@ -115,8 +115,8 @@ func oneLayer(ctx context.Context, c *Case) Result {
 	if reason := c.runOutage(ctx, o); reason != "" {
 		return inconclusive("%s", reason)
 	}
-	limit := h.Amplification.maxAttempts()
-	want := fmt.Sprintf("while every dependency call fails: at most %d calls per logical request (one layer's attempts, not the product over layers), and the caller told to back off (429, 503 or 504)", limit)
+	limit := h.Policy.Retry.maxAttempts()
+	want := fmt.Sprintf("while every dependency call fails: at most %s calls per logical request (one layer's attempts, not the product over layers), and the caller told to back off (429, 503 or 504)", h.Policy.Retry.attemptsText())
 	groups := c.byKey(o.calls)
 	worst, n := worstGroup(groups)
 	if n > limit {
@@ -138,10 +138,10 @@ func outageAmplification(ctx context.Context, c *Case) Result {
 	if reason := c.runOutage(ctx, o); reason != "" {
 		return inconclusive("%s", reason)
 	}
-	cfg := h.Amplification
+	cfg, ratio := h.Amplification, h.Policy.Retry.budgetRatio()
 	n := len(o.front)
-	limit := (1+cfg.retryRatio())*float64(n) + float64(cfg.retryFloor())
-	want := fmt.Sprintf("dependency calls ≤ (1 + %.2f)·requests + %d during a sustained outage (SRE: ≈1.1× with a retry budget, ≈3× without)", cfg.retryRatio(), cfg.retryFloor())
+	limit := (1+ratio)*float64(n) + float64(cfg.retryFloor())
+	want := fmt.Sprintf("dependency calls ≤ (1 + %s)·requests + %d during a sustained outage (SRE: ≈1.1× with a retry budget, ≈3× without)", h.Policy.Retry.ratioText(), cfg.retryFloor())
 	obs := fmt.Sprintf("%s outage of %s at %.0f req/s: %d requests, %d dependency calls (amplification %.2f, limit %.1f calls)",
 		o.kind, o.outage, o.rate, n, len(o.calls), float64(len(o.calls))/float64(n), limit)
 	if float64(len(o.calls)) > limit {
@@ -153,21 +153,28 @@ func outageAmplification(ctx context.Context, c *Case) Result {
 func outageRecovery(ctx context.Context, c *Case) Result {
 	h := c.h
 	cfg := h.Amplification
+	within, why := h.recoveryJudged()
+	recovery := time.Second // undeclared: long enough to see a storm after healing
+	if why == "" {
+		recovery = within + 600*time.Millisecond
+	}
 	o := &outage{rate: float64(15 + c.intn(10)), outage: time.Second + time.Duration(c.intn(300))*time.Millisecond,
-		recovery: cfg.recoverWithin() + 600*time.Millisecond, kind: []string{"503", "reset"}[c.intn(2)]}
+		recovery: recovery, kind: []string{"503", "reset"}[c.intn(2)]}
 	if reason := c.runOutage(ctx, o); reason != "" {
 		return inconclusive("%s", reason)
 	}
 	end := time.Now()
-	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil { // leave the target healthy for what follows
+	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil { // leave the target healthy for what follows
 		return inconclusive("after recovery: %v", err)
 	}
 	perSec, pct := cfg.minRetriesPerSec(), cfg.percentCanRetry()
 	budget := func(window time.Duration, requests int) float64 {
 		return perSec*window.Seconds() + pct*float64(requests)
 	}
-	want := fmt.Sprintf("retries ≤ %.0f/s·t + %.0f%% of requests in the outage and in the recovery that follows (Finagle's budget); requests sent %s after the dependency heals succeed (≥ 90%%)",
-		perSec, 100*pct, cfg.recoverWithin())
+	want := fmt.Sprintf("retries ≤ %.0f/s·t + %.0f%% of requests in the outage and in the recovery that follows (Finagle's budget)", perSec, 100*pct)
+	if why == "" {
+		want += fmt.Sprintf("; requests sent %s (the declared breaker recovery) after the dependency heals succeed (≥ 90%%)", within)
+	}
 	outRetries, outReqs := c.retriesIn(o, o.start, o.healed)
 	recRetries, recReqs := c.retriesIn(o, o.healed, end)
 	obs := fmt.Sprintf("%s outage of %s at %.0f req/s: %d retries for %d requests (budget %.1f); recovery: %d retries for %d requests (budget %.1f)",
@@ -178,24 +185,44 @@ func outageRecovery(ctx context.Context, c *Case) Result {
 		return fail(want, obs+": retries did not fall off during the outage", c.evidence()...)
 	case float64(recRetries) > budget(end.Sub(o.healed), recReqs):
 		return fail(want, obs+": a retry storm after recovery", c.evidence()...)
+	case why != "":
+		return pass(want, obs+"; recovery time not judged: "+why, c.evidence()...)
 	}
+	return c.judgeRecovery(o, within, want, obs)
+}
+
+// recoveryJudged returns the declared breaker recovery RB-05 holds the
+// target to, or why it judges none.
+func (h *Harness) recoveryJudged() (time.Duration, string) {
+	d := h.Policy.Retry.BreakerRecovery
+	switch {
+	case d <= 0:
+		return 0, "the target declares no breaker recovery (policy.retry.breaker_recovery)"
+	case d > h.Amplification.maxRecovery():
+		return 0, fmt.Sprintf("the declared breaker recovery %s exceeds the %s this check watches under load (AmplificationConfig.MaxRecovery)", d, h.Amplification.maxRecovery())
+	}
+	return d, ""
+}
+
+// judgeRecovery holds the requests sent within after healing to succeeding.
+func (c *Case) judgeRecovery(o *outage, within time.Duration, want, obs string) Result {
 	var late, ok int
 	var failed []string
 	for _, e := range o.front {
-		if e.Received.Before(o.healed.Add(cfg.recoverWithin())) {
+		if e.Received.Before(o.healed.Add(within)) {
 			continue
 		}
 		late++
-		if h.succeeded(reply{status: e.Status}) {
+		if c.h.succeeded(reply{status: e.Status}) {
 			ok++
 		} else if len(failed) < 5 {
 			failed = append(failed, fmt.Sprint(e.Status))
 		}
 	}
 	if late < 3 {
-		return inconclusive("only %d requests were sent %s after the dependency healed", late, cfg.recoverWithin())
+		return inconclusive("only %d requests were sent %s after the dependency healed", late, within)
 	}
-	obs += fmt.Sprintf("; %d of %d requests sent %s after healing succeeded", ok, late, cfg.recoverWithin())
+	obs += fmt.Sprintf("; %d of %d requests sent %s after healing succeeded", ok, late, within)
 	if float64(ok) < 0.9*float64(late) {
 		return fail(want, obs+" (failures: "+strings.Join(failed, ", ")+"): calls did not come back", c.evidence()...)
 	}

@@ -23,6 +23,8 @@ type backoffSample struct {
 	chains [][]time.Duration  // per logical request, its waits in order (BO-03)
 	fleets []time.Duration    // the first waits of requests that failed together (BO-08)
 	rounds int
+	took   time.Duration // how long the rounds took
+	capped bool          // the rounds stopped at AmplificationConfig.SampleWithin
 	// unkeyed is set when the target forwards no key: requests then run one
 	// at a time and no fleet is sampled.
 	unkeyed bool
@@ -60,12 +62,18 @@ func (h *Harness) backoffSample(ctx context.Context, c *Case) *backoffSample {
 // of 10 and a threshold of 5 never opens and every retry is seen.
 func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 	s := &backoffSample{}
-	if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
+	if err := c.heal(ctx, healStreak, c.h.healWithin()); err != nil {
 		s.reason = "before sampling: " + err.Error()
 		return s
 	}
-	rounds := c.h.Amplification.backoffRounds()
+	rounds, within := c.h.Amplification.backoffRounds(), c.h.Amplification.sampleWithin()
+	start := time.Now()
+	defer func() { s.took = time.Since(start) }()
 	for i := 0; i < rounds; i++ {
+		if s.rounds > 0 && time.Since(start) >= within {
+			s.capped = true
+			break
+		}
 		fleet := !s.unkeyed && i%2 == 0
 		n, first := 2, 4
 		switch {
@@ -98,7 +106,7 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 		s.add(groups, fleet)
 		s.rounds++
 		if ok := c.concurrent(ctx, 6); ok < 6 {
-			if err := c.heal(ctx, healStreak, 6*time.Second); err != nil {
+			if err := c.heal(ctx, healStreak, c.h.healWithin()); err != nil {
 				s.reason = fmt.Sprintf("after round %d: %v", i+1, err)
 				return s
 			}
@@ -108,11 +116,34 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 			return s
 		}
 	}
-	if len(s.waits[0]) < minWaits {
+	if len(s.waits[0]) < minRangeWaits {
 		s.reason = fmt.Sprintf("only %d retries after %d rounds of failed first attempts (%d calls): the target hardly retries, nothing to judge",
 			len(s.waits[0]), s.rounds, len(s.calls))
 	}
 	return s
+}
+
+// summary says what was sampled: rounds, time, waits per retry index, and
+// that later retries were not.
+func (s *backoffSample) summary() string {
+	out := fmt.Sprintf("%d rounds in %s", s.rounds, s.took.Round(100*time.Millisecond))
+	if s.capped {
+		out += " (stopped at the sampling bound)"
+	}
+	return out + fmt.Sprintf("; %d first and %d second waits sampled, later retries not", len(s.waits[0]), len(s.waits[1]))
+}
+
+// sampleTimeout bounds one sampled request: 5 s, or the two declared waits
+// a round holds a request for plus 3 s when longer; undeclared, the
+// target's own budget plus 1 s when longer.
+func (h *Harness) sampleTimeout() time.Duration {
+	r := h.Policy.Retry
+	_, hi0, ok := r.waitBounds(0)
+	if !ok {
+		return max(5*time.Second, h.Conventions.maxBudget()+time.Second)
+	}
+	_, hi1, _ := r.waitBounds(1)
+	return max(5*time.Second, hi0+hi1+3*time.Second)
 }
 
 // add folds the waits of one round's requests (calls grouped per request)
@@ -140,7 +171,7 @@ func (s *backoffSample) add(groups [][]faults.Entry, fleet bool) {
 func (c *Case) concurrent(ctx context.Context, n int) int {
 	calls := make([]call, n)
 	for i := range calls {
-		calls[i] = call{key: c.key(), tenant: c.tenant(), amount: c.amount(), timeout: 5 * time.Second}
+		calls[i] = call{key: c.key(), tenant: c.tenant(), amount: c.amount(), timeout: c.h.sampleTimeout()}
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex

@@ -61,7 +61,7 @@ func TestBackoffJudges(t *testing.T) {
 		}
 		return s
 	}
-	h := &Harness{}
+	h := &Harness{Policy: Policy{Retry: RetryPolicy{Backoff: "full", Base: 50 * time.Millisecond, Cap: time.Second}}}
 	cases := []struct {
 		name    string
 		s       *backoffSample
@@ -113,7 +113,7 @@ func TestBackoffJudges(t *testing.T) {
 func TestBackoffJudges_FalseAlarms(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
-	h := &Harness{}
+	h := &Harness{Policy: Policy{Retry: RetryPolicy{Backoff: "full", Base: 50 * time.Millisecond, Cap: time.Second}}}
 	const runs = 3000
 	var rb, bo, fleet int
 	for range runs {

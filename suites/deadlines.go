@@ -35,12 +35,15 @@ type DeadlineConfig struct {
 	MinBudget, MaxBudget time.Duration
 	// Watch is how long DL-06 keeps watching the dependency after the
 	// deadline, to catch a target that retries in the background; 0 means
-	// 1.2 s (the reference's whole retry schedule fits in 1.1 s).
+	// the declared backoff's first wait plus 3 tolerances (the call fails 2
+	// tolerances after the deadline, a retry follows within that wait), or,
+	// with no backoff declared, 1.2 s: gRPC's connection backoff (1 s
+	// initial, ±20 % jitter) retries within it.
 	Watch time.Duration
-	// Formats lists the deadline headers DL-04 sends budgets in, one check
+	// Formats narrows the deadline headers DL-04 sends budgets in, one check
 	// per format: Conventions.DeadlineHeader (DL-04), grpc-timeout (DL-04g)
-	// and x-envoy-upstream-rq-timeout-ms (DL-04e). Empty means all three; a
-	// format not listed is skipped.
+	// and x-envoy-upstream-rq-timeout-ms (DL-04e), each only when the target
+	// declares it reads it (Policy.DeadlineHeaders). Empty means no narrowing.
 	Formats []string
 	// Warmup is how many consecutive successful requests each check sends
 	// before it starts, so a circuit breaker opened by earlier checks has
@@ -60,7 +63,16 @@ func (c DeadlineConfig) budgets() (lo, hi time.Duration) {
 	return lo, max(hi, lo+time.Millisecond)
 }
 
-func (c DeadlineConfig) watch() time.Duration { return orDuration(c.Watch, 1200*time.Millisecond) }
+// watch returns DL-06's watch window and what it was derived from.
+func (c DeadlineConfig) watch(h *Harness) (time.Duration, string) {
+	if c.Watch > 0 {
+		return c.Watch, "DeadlineConfig.Watch"
+	}
+	if _, hi, ok := h.Policy.Retry.waitBounds(0); ok {
+		return hi + 3*c.tolerance(), "the declared backoff's first wait + 3 tolerances"
+	}
+	return 1200 * time.Millisecond, "no backoff declared: gRPC's connection backoff retries within 1.2 s; a later retry goes unseen"
+}
 
 func (c DeadlineConfig) warmup() int {
 	switch {
@@ -96,9 +108,9 @@ func Deadlines() []Check {
 			Title: "the target cancels its dependency call when the caller's budget runs out", Run: dlCancelsAtDeadline},
 		{ID: "DL-04", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadline Propagation); " + sreDL + " (Deadline propagation)",
 			Title: "the budget passed downstream is what was received minus what was spent (the target's deadline header)", Run: dlPropagates(dlConventionFormat)},
-		{ID: "DL-04g", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcWire + " (Requests: grpc-timeout); " + grpcDL + " (Deadline Propagation)",
+		{ID: "DL-04g", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency, needDeadlineHeader(headers.GRPCTimeout)}, Source: grpcWire + " (Requests: grpc-timeout); " + grpcDL + " (Deadline Propagation)",
 			Title: "a budget sent as grpc-timeout is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.GRPCTimeout)},
-		{ID: "DL-04e", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: envoyDL + " (x-envoy-upstream-rq-timeout-ms, x-envoy-expected-rq-timeout-ms); " + grpcDL + " (Deadline Propagation)",
+		{ID: "DL-04e", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency, needDeadlineHeader(headers.EnvoyUpstreamRqMs)}, Source: envoyDL + " (x-envoy-upstream-rq-timeout-ms, x-envoy-expected-rq-timeout-ms); " + grpcDL + " (Deadline Propagation)",
 			Title: "a budget sent as x-envoy-upstream-rq-timeout-ms is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.EnvoyUpstreamRqMs)},
 		{ID: "DL-06", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines)",
 			Title: "no dependency call starts after the caller's deadline, even when calls fail and could be retried", Run: dlNoWorkAfterDeadline},

@@ -25,8 +25,12 @@ func TestDeadlineConfig_defaults(t *testing.T) {
 	if lo, hi := zero.budgets(); lo != 300*time.Millisecond || hi != 700*time.Millisecond {
 		t.Errorf("budgets = %s, %s, want 300ms, 700ms", lo, hi)
 	}
-	if got := zero.watch(); got != 1200*time.Millisecond {
-		t.Errorf("watch = %s, want 1.2s", got)
+	if got, _ := zero.watch(&Harness{}); got != 1200*time.Millisecond {
+		t.Errorf("watch with no backoff declared = %s, want 1.2s", got)
+	}
+	declared := &Harness{Policy: Policy{Retry: RetryPolicy{Backoff: "exponential", Base: time.Second, Jitter: 0.1}}}
+	if got, _ := zero.watch(declared); got != 1100*time.Millisecond+600*time.Millisecond {
+		t.Errorf("watch with a declared 1 s ±10 %% backoff = %s, want 1.7s (first wait 1.1 s + 3 tolerances)", got)
 	}
 	tests := []struct {
 		warmup, want int

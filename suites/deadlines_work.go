@@ -27,19 +27,20 @@ func dlNoWorkAfterDeadline(ctx context.Context, cs *Case) Result {
 	if err := c.fault(h.Dependency, faults.Match{}, faults.Blackhole{Timeout: hold, Mode: "status", Status: http.StatusServiceUnavailable}); err != nil {
 		return inconclusive("%v", err)
 	}
+	watch, why := c.cfg.watch(h)
 	sent := time.Now()
 	r := c.sendBudget(ctx, dlConventionFormat, b, b+c.tol+2*time.Second)
-	sleepCtx(ctx, time.Until(sent.Add(b+c.cfg.watch())))
+	sleepCtx(ctx, time.Until(sent.Add(b+watch)))
 	// A target working on in the background pauses between retries; wait
 	// for a quarter of the watch with nothing happening before judging.
-	c.quiet(ctx, c.cfg.watch()/4, 5*time.Second)
+	c.quiet(ctx, watch/4, 5*time.Second)
 	front, found := c.front(ctx)
 	if !found {
 		return inconclusive("the front proxy journaled no request (client: %s)", describe(r))
 	}
 	deadline := front.Received.Add(b)
-	want := fmt.Sprintf("no dependency call starts later than %s after the deadline (budget %s in %s; every call held %s, then 503; watched %s)",
-		dlMs(c.tol), dlMs(b), dlHeader(h.Conventions), dlMs(hold), dlMs(c.cfg.watch()))
+	want := fmt.Sprintf("no dependency call starts later than %s after the deadline (budget %s in %s; every call held %s, then 503; watched %s: %s)",
+		dlMs(c.tol), dlMs(b), dlHeader(h.Conventions), dlMs(hold), dlMs(watch), why)
 	calls := c.calls()
 	if len(calls) == 0 {
 		return inconclusive("the target made no dependency call (it answered %s)", describe(r))

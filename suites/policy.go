@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"time"
@@ -44,6 +45,42 @@ type RetryPolicy struct {
 
 func (r RetryPolicy) maxAttempts() int     { return orInt(r.MaxAttempts, 3) }
 func (r RetryPolicy) budgetRatio() float64 { return orFloat(r.BudgetRatio, 0.1) }
+
+// attemptsText and ratioText render the cap and ratio judged by, saying
+// whether the target declared them or the SRE book's default applies.
+func (r RetryPolicy) attemptsText() string {
+	if r.MaxAttempts > 0 {
+		return fmt.Sprintf("%d (declared)", r.MaxAttempts)
+	}
+	return "3 (not declared: the SRE book's default)"
+}
+
+func (r RetryPolicy) ratioText() string {
+	if r.BudgetRatio > 0 {
+		return fmt.Sprintf("%.2f (declared)", r.BudgetRatio)
+	}
+	return "0.10 (not declared: the SRE book's default)"
+}
+
+// backoffText renders the declared backoff.
+func (r RetryPolicy) backoffText() string {
+	if !r.formula() {
+		return "not declared"
+	}
+	out := fmt.Sprintf("%s, base %s, cap %s", r.Backoff, r.Base, capText(r))
+	if r.Backoff == "exponential" {
+		out += fmt.Sprintf(", jitter ±%g", r.Jitter)
+	}
+	return out + " (declared)"
+}
+
+// recoveryText renders the declared breaker recovery.
+func (r RetryPolicy) recoveryText() string {
+	if r.BreakerRecovery <= 0 {
+		return "not declared"
+	}
+	return r.BreakerRecovery.String() + " (declared)"
+}
 
 // formula reports whether a backoff formula is declared (with its base).
 func (r RetryPolicy) formula() bool {
@@ -111,3 +148,48 @@ func (h *Harness) speaksDeadline(name string) bool {
 func (h *Harness) healWithin() time.Duration {
 	return max(6*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second)
 }
+
+// needBackoff: the target declares the backoff formula kind, with its base.
+func needBackoff(kind string) Need {
+	return Need{Name: "declared backoff " + kind, Unmet: func(h *Harness) string {
+		r := h.Policy.Retry
+		switch {
+		case r.Backoff == "" || r.Backoff == "unknown":
+			return "the target declares no backoff formula (policy.retry.backoff)"
+		case r.Backoff != kind:
+			return fmt.Sprintf("the target declares %s backoff, not %s", r.Backoff, kind)
+		case !r.formula():
+			return "the target declares no backoff base (policy.retry.base)"
+		}
+		return ""
+	}}
+}
+
+// needDeadlineHeader: the target declares it reads the deadline header name.
+func needDeadlineHeader(name string) Need {
+	return Need{Name: "declared deadline header " + name, Unmet: func(h *Harness) string {
+		if !h.speaksDeadline(name) {
+			return fmt.Sprintf("the target does not declare %s among the deadline headers it reads (policy.deadlines.headers)", name)
+		}
+		return ""
+	}}
+}
+
+var (
+	// needRateLimitProbe: the target declares a cheap rate-limited GET to
+	// drive into refusal.
+	needRateLimitProbe = Need{Name: "declared rate-limited probe", Unmet: func(h *Harness) string {
+		if h.Policy.RateLimitProbe == "" {
+			return "the target declares no rate-limited GET to drive (policy.rate_limits.probe)"
+		}
+		return ""
+	}}
+	// needRateLimitedRoute: the target declares at least one rate-limited
+	// route, whose every response must then describe the limit.
+	needRateLimitedRoute = Need{Name: "declared rate-limited route", Unmet: func(h *Harness) string {
+		if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) == 0 {
+			return "the target declares no rate-limited route (policy.rate_limits)"
+		}
+		return ""
+	}}
+)

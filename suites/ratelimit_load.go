@@ -72,7 +72,7 @@ type hit struct {
 
 // rlAttack sends GETs of the probe path for tenant at pace for duration.
 func (h *Harness) rlAttack(ctx context.Context, tenant string, pace vegeta.Rate, duration time.Duration) ([]hit, error) {
-	url := h.TargetURL + h.RateLimits.probePath()
+	url := h.TargetURL + h.Policy.RateLimitProbe
 	th := h.Conventions.tenantHeader()
 	targeter := func(t *vegeta.Target) error {
 		t.Method, t.URL = http.MethodGet, url

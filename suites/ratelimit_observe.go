@@ -23,6 +23,8 @@ type rlObs struct {
 	header http.Header
 	body   []byte
 	entry  *faults.Entry // the journal entry, for evidence; nil for own replies
+	// limited is set for responses of a route the target declares rate limited.
+	limited bool
 
 	fields    headers.RateLimitFields
 	fieldsErr error
@@ -71,7 +73,7 @@ func (o rlObs) minRemaining() (headers.Limit, bool) {
 func (h *Harness) rlProbe(ctx context.Context, tenant string) (rlObs, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.TargetURL+h.RateLimits.probePath(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.TargetURL+h.Policy.RateLimitProbe, nil)
 	if err != nil {
 		return rlObs{}, err
 	}
@@ -89,8 +91,8 @@ func (h *Harness) rlProbe(ctx context.Context, tenant string) (rlObs, error) {
 	defer resp.Body.Close()
 	o := observe(resp.Header, time.Now())
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBody))
-	o.sent, o.status, o.tenant, o.body = sent, resp.StatusCode, tenant, body
-	o.source = "own GET " + h.RateLimits.probePath()
+	o.sent, o.status, o.tenant, o.body, o.limited = sent, resp.StatusCode, tenant, body, true
+	o.source = "own GET " + h.Policy.RateLimitProbe
 	return o, err
 }
 
@@ -98,6 +100,7 @@ func (h *Harness) rlProbe(ctx context.Context, tenant string) (rlObs, error) {
 // in the whole run: responses a fault rule made up are not the target's.
 func (h *Harness) journalObs() []rlObs {
 	var out []rlObs
+	routes := h.limitedRoutes()
 	for _, e := range h.Journal.After(0, faults.BySide("front")) {
 		if e.Rule != "" || e.Outcome != faults.OutcomePassed || e.Status == 0 {
 			continue
@@ -113,28 +116,40 @@ func (h *Harness) journalObs() []rlObs {
 		o := observe(hd, at)
 		o.sent = e.Received
 		o.status, o.tenant, o.source = e.Status, e.Header(h.Conventions.tenantHeader()), "journal "+e.ID
-		o.entry = &e
+		o.entry, o.limited = &e, anyRoute(routes, e.Method, e.Path)
 		out = append(out, o)
 	}
 	return out
 }
 
-// sample sends n sequential probes on a fresh tenant, then one effectful
-// request, so a scan check has responses of its own even when run alone.
+// sample sends n sequential probes (when a probe is declared) on a fresh
+// tenant, then one effectful request (a declared rate-limited operation when
+// there is one), so a scan check has responses of its own even when run alone.
 func (c *Case) sample(ctx context.Context, n int) []rlObs {
 	tenant := c.tenant()
 	var out []rlObs
 	for range n {
+		if c.h.Policy.RateLimitProbe == "" {
+			break
+		}
 		if o, err := c.h.rlProbe(ctx, tenant); err == nil {
 			out = append(out, o)
 		}
 	}
+	op, limited := c.h.Operation, false
+	if len(c.h.Policy.RateLimited) > 0 {
+		op, limited = c.h.Policy.RateLimited[0], true
+	}
+	req, err := op.render(Values{}, false)
+	if err != nil {
+		return out
+	}
 	sent := time.Now()
-	r := c.h.send(ctx, call{key: c.key(), tenant: tenant, amount: c.amount()})
+	r := c.h.send(ctx, call{key: c.key(), tenant: tenant, amount: c.amount(), op: &op})
 	if r.err == nil {
 		o := observe(r.header, sent.Add(r.took))
-		o.sent = sent
-		o.status, o.tenant, o.body, o.source = r.status, tenant, r.body, "own "+or(c.h.Operation.Method, http.MethodPost)+" "+c.h.Operation.Path
+		o.sent, o.limited = sent, limited
+		o.status, o.tenant, o.body, o.source = r.status, tenant, r.body, "own "+or(req.Method, http.MethodPost)+" "+req.Path
 		out = append(out, o)
 	}
 	return out

@@ -36,16 +36,12 @@ type RetryAfterConfig struct {
 	// units, a list, words) plus the
 	// bad-retry-after defect's "1.5s" and a truncated date.
 	InvalidValues []string
-	// FallbackMax is the longest gap allowed between attempts after an
-	// invalid Retry-After (HS-09: it is ignored and the normal backoff
-	// applies). Default 1 s, the reference service's backoff cap
-	// (payments.RetryConfig.MaxDelay); raise it for clients with a longer
-	// cap (AWS: 20 s).
-	FallbackMax time.Duration
 	// StormLimit is the most dependency calls one request may cause while
 	// the dependency keeps answering with an invalid Retry-After; more is a
-	// retry storm. Default 10: the reference makes 3 (its MaxAttempts), a
-	// gateway retrying as well makes at most 3×3, a tight loop hundreds.
+	// retry storm. Default n² + 1 for n declared attempts (3 when not
+	// declared): two layers each making their attempts multiply them (SRE
+	// book ch. 22), a tight loop makes hundreds. The gap allowed between
+	// attempts is the declared backoff's (Harness.Policy), never a default.
 	StormLimit int
 	// BreakerFlush is how many consecutive successes are sent before each
 	// dependency-fault case, so failures of earlier cases have left the
@@ -53,7 +49,8 @@ type RetryAfterConfig struct {
 	// 10, the reference breaker's window (payments.RetryConfig.BreakerWindow).
 	BreakerFlush int
 	// FlushWithin bounds the wait for those successes (an open breaker
-	// half-opens after its delay; the reference's is 1 s). Default 5 s.
+	// half-opens after its delay). Default 5 s, or the declared breaker
+	// recovery plus 2 s when longer.
 	FlushWithin time.Duration
 	// ExhaustLimit bounds the requests sent to drive one fresh tenant into
 	// 429. Default 400 (eight bursts of the reference's 50).
@@ -75,12 +72,14 @@ func (c RetryAfterConfig) budget() time.Duration { return orDuration(c.Budget, 3
 func (c RetryAfterConfig) answerSlack() time.Duration {
 	return orDuration(c.AnswerSlack, 500*time.Millisecond)
 }
-func (c RetryAfterConfig) hugeValue() string          { return or(c.HugeValue, "1000000") }
-func (c RetryAfterConfig) fallbackMax() time.Duration { return orDuration(c.FallbackMax, time.Second) }
-func (c RetryAfterConfig) stormLimit() int            { return orInt(c.StormLimit, 10) }
-func (c RetryAfterConfig) breakerFlush() int          { return orInt(c.BreakerFlush, 10) }
-func (c RetryAfterConfig) flushWithin() time.Duration {
-	return orDuration(c.FlushWithin, 5*time.Second)
+func (c RetryAfterConfig) hugeValue() string { return or(c.HugeValue, "1000000") }
+func (c RetryAfterConfig) stormLimit(h *Harness) int {
+	n := h.Policy.Retry.maxAttempts()
+	return orInt(c.StormLimit, n*n+1)
+}
+func (c RetryAfterConfig) breakerFlush() int { return orInt(c.BreakerFlush, 10) }
+func (c RetryAfterConfig) flushWithin(h *Harness) time.Duration {
+	return orDuration(c.FlushWithin, max(5*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second))
 }
 func (c RetryAfterConfig) exhaustLimit() int      { return orInt(c.ExhaustLimit, 400) }
 func (c RetryAfterConfig) maxWait() time.Duration { return orDuration(c.MaxWait, 5*time.Second) }
@@ -100,9 +99,9 @@ func (c RetryAfterConfig) invalidValues() []string {
 // target's circuit breaker never sees more than one case's failures.
 func RetryAfter() []Check {
 	return []Check{
-		{ID: "HS-01a", Suite: suiteRA, Level: reports.LevelRecommended, Source: raSource + "; RFC 6585 §4",
+		{ID: "HS-01a", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needRateLimitProbe}, Source: raSource + "; RFC 6585 §4",
 			Title: "a 429 carries a valid Retry-After that tells the truth: refused before it elapses, admitted after", Run: raTruthful429},
-		{ID: "RL-09", Suite: suiteRA, Level: reports.LevelShouldNot, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
+		{ID: "RL-09", Suite: suiteRA, Level: reports.LevelShouldNot, Needs: []Need{needRateLimitProbe}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
 			Title: "a 429's Retry-After does not point earlier than the RateLimit reset", Run: raNotBeforeReset},
 		{ID: "HS-01b", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; RFC 9110 §15.6.4",
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},

@@ -108,14 +108,18 @@ func (c *Case) raJudgeWait(o raDepOutcome, err error, what string, minGap time.D
 
 // raInvalidFallsBack: the dependency keeps answering 503 with a malformed
 // Retry-After (two drawn values, one case each); the target must retry on
-// its normal backoff: at least one retry, none later than FallbackMax after
-// the previous answer, no more than StormLimit calls.
+// its normal backoff: at least one retry, each within the declared
+// backoff's bound for its index (unbounded when none is declared), no more
+// than StormLimit calls.
 func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 	h := c.h
-	cfg := h.RetryAfter
+	cfg, r := h.RetryAfter, h.Policy.Retry
 	tol := cfg.tolerance(h)
-	want := fmt.Sprintf("the value is ignored: a retry comes, each within %s (+%s) of the previous answer, at most %d calls",
-		raMs(cfg.fallbackMax()), raMs(tol), cfg.stormLimit())
+	want := fmt.Sprintf("the value is ignored: a retry comes, each within the declared backoff's bound (+%s) of the previous answer, at most %d calls",
+		raMs(tol), cfg.stormLimit(h))
+	if !r.formula() {
+		want = fmt.Sprintf("the value is ignored: a retry comes, at most %d calls (no backoff declared, so gaps are not bounded)", cfg.stormLimit(h))
+	}
 	values := cfg.invalidValues()
 	picked := []string{values[c.intn(len(values))]}
 	if len(values) > 1 {
@@ -125,10 +129,14 @@ func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 		}
 		picked = append(picked, values[i])
 	}
+	budget := cfg.budget()
+	if _, hi0, ok := r.waitBounds(0); ok {
+		budget = max(budget, 2*hi0+time.Second) // room for the first retry
+	}
 	var seen []string
 	var ev []faults.Entry
 	for _, v := range picked {
-		o, err := c.raDepCase(ctx, 0, cfg.budget(), func() faults.Fault {
+		o, err := c.raDepCase(ctx, 0, budget, func() faults.Fault {
 			return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": v})
 		})
 		if err != nil {
@@ -139,7 +147,7 @@ func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 		switch {
 		case len(calls) == 0:
 			return inconclusive("the target made no dependency call (client got %s)", describe(o.reply.reply))
-		case len(calls) > cfg.stormLimit():
+		case len(calls) > cfg.stormLimit(h):
 			return fail(want, fmt.Sprintf("Retry-After %q: %d calls for one request", v, len(calls)), ev...)
 		case len(calls) == 1:
 			return c.raNoRetry(ctx, want, v, o, ev)
@@ -147,8 +155,9 @@ func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 		var gaps []string
 		for i := 1; i < len(calls); i++ {
 			gap := calls[i].Received.Sub(calls[i-1].Finished)
-			if gap > cfg.fallbackMax()+tol {
-				return fail(want, fmt.Sprintf("Retry-After %q: call %d came %s after the previous answer, beyond the backoff", v, i+1, raMs(gap)), ev...)
+			if _, hi, ok := r.waitBounds(i - 1); ok && gap > hi+tol {
+				return fail(want, fmt.Sprintf("Retry-After %q: call %d came %s after the previous answer, beyond the declared backoff's %s",
+					v, i+1, raMs(gap), raMs(hi)), ev...)
 			}
 			gaps = append(gaps, raMs(gap))
 		}

@@ -119,6 +119,7 @@ func raFakeHarness(t *testing.T, f *raFake) *Harness {
 		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",
 			Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }},
 		RetryAfter: RetryAfterConfig{Budget: 500 * time.Millisecond, AnswerSlack: 300 * time.Millisecond, BreakerFlush: 1},
+		Policy:     Policy{RateLimitProbe: "/v1/limits"},
 	}
 }
 

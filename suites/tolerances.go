@@ -2,7 +2,6 @@ package suites
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/resilcheck/resilcheck/reports"
 )
@@ -14,10 +13,14 @@ func (h *Harness) Tolerances() []reports.Tolerance {
 	return []reports.Tolerance{
 		{Name: "time bound slack", Value: h.tolerance().String(),
 			Why: "bounds are one-sided: no earlier than the bound minus this slack, which absorbs a busy runner's scheduling"},
-		{Name: "attempts per logical request", Value: strconv.Itoa(a.maxAttempts()),
-			Why: "RB-01: the SRE book, gRPC and AWS cap attempts at 3"},
-		{Name: "dependency calls per request in an outage", Value: fmt.Sprintf("≤ 1 + %.2f, + %d", a.retryRatio(), a.retryFloor()),
-			Why: "RB-02: the SRE book's per-client retry ratio under 10 %"},
+		{Name: "attempts per logical request", Value: h.Policy.Retry.attemptsText(),
+			Why: "RB-01, RB-03: policy.retry.max_attempts; undeclared, the SRE book ch. 22's cap of 3"},
+		{Name: "dependency calls per request in an outage", Value: fmt.Sprintf("≤ 1 + %s, + %d", h.Policy.Retry.ratioText(), a.retryFloor()),
+			Why: "RB-02: policy.retry.budget_ratio; undeclared, the SRE book ch. 22's per-client retry budget of 10 %"},
+		{Name: "retry waits", Value: h.Policy.Retry.backoffText(),
+			Why: "BO-01..04, HS-09, DL-06: policy.retry.backoff, base, cap and jitter; undeclared, only \"waits grow and are dispersed\" (RB-15) is judged"},
+		{Name: "breaker recovery", Value: h.Policy.Retry.recoveryText(),
+			Why: "RB-05: policy.retry.breaker_recovery; undeclared, how soon requests succeed again is not judged"},
 		{Name: "retry budget", Value: fmt.Sprintf("%.0f %% of requests + %.0f/s", a.percentCanRetry()*100, a.minRetriesPerSec()),
 			Why: "RB-05: Finagle's RetryBudget defaults"},
 		{Name: "lockstep retries", Value: fmt.Sprintf("≤ %.0f %% in one %s bucket", a.maxBucketShare()*100, a.bucket()),
