@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -151,45 +152,53 @@ func (h *Harness) healWithin() time.Duration {
 
 // needBackoff: the target declares the backoff formula kind, with its base.
 func needBackoff(kind string) Need {
-	return Need{Name: "declared backoff " + kind, Unmet: func(h *Harness) string {
-		r := h.Policy.Retry
-		switch {
-		case r.Backoff == "" || r.Backoff == "unknown":
-			return "the target declares no backoff formula (policy.retry.backoff)"
-		case r.Backoff != kind:
-			return fmt.Sprintf("the target declares %s backoff, not %s", r.Backoff, kind)
-		case !r.formula():
-			return "the target declares no backoff base (policy.retry.base)"
-		}
-		return ""
-	}}
+	return Need{Name: "backoff " + kind,
+		Doc: fmt.Sprintf("the target declares backoff %s with its base (policy.retry.backoff, base)", kind),
+		Unmet: func(h *Harness) string {
+			r := h.Policy.Retry
+			switch {
+			case r.Backoff == "" || r.Backoff == "unknown":
+				return "the target declares no backoff formula (policy.retry.backoff)"
+			case r.Backoff != kind:
+				return fmt.Sprintf("the target declares %s backoff, not %s", r.Backoff, kind)
+			case !r.formula():
+				return "the target declares no backoff base (policy.retry.base)"
+			}
+			return ""
+		}}
 }
 
 // needDeadlineHeader: the target declares it reads the deadline header name.
 func needDeadlineHeader(name string) Need {
-	return Need{Name: "declared deadline header " + name, Unmet: func(h *Harness) string {
-		if !h.speaksDeadline(name) {
-			return fmt.Sprintf("the target does not declare %s among the deadline headers it reads (policy.deadlines.headers)", name)
-		}
-		return ""
-	}}
+	return Need{Name: "deadline header " + strings.ToLower(name),
+		Doc: fmt.Sprintf("the target declares it reads %s (policy.deadlines.headers, or conventions.deadline_header)", strings.ToLower(name)),
+		Unmet: func(h *Harness) string {
+			if !h.speaksDeadline(name) {
+				return fmt.Sprintf("the target does not declare %s among the deadline headers it reads (policy.deadlines.headers)", name)
+			}
+			return ""
+		}}
 }
 
 var (
 	// needRateLimitProbe: the target declares a cheap rate-limited GET to
 	// drive into refusal.
-	needRateLimitProbe = Need{Name: "declared rate-limited probe", Unmet: func(h *Harness) string {
-		if h.Policy.RateLimitProbe == "" {
-			return "the target declares no rate-limited GET to drive (policy.rate_limits.probe)"
-		}
-		return ""
-	}}
+	needRateLimitProbe = Need{Name: "rate-limit probe",
+		Doc: "the target declares a cheap rate-limited GET to drive into refusal (policy.rate_limits.probe)",
+		Unmet: func(h *Harness) string {
+			if h.Policy.RateLimitProbe == "" {
+				return "the target declares no rate-limited GET to drive (policy.rate_limits.probe)"
+			}
+			return ""
+		}}
 	// needRateLimitedRoute: the target declares at least one rate-limited
 	// route, whose every response must then describe the limit.
-	needRateLimitedRoute = Need{Name: "declared rate-limited route", Unmet: func(h *Harness) string {
-		if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) == 0 {
-			return "the target declares no rate-limited route (policy.rate_limits)"
-		}
-		return ""
-	}}
+	needRateLimitedRoute = Need{Name: "rate-limited route",
+		Doc: "the target declares a rate-limited route: an operation or the probe (policy.rate_limits)",
+		Unmet: func(h *Harness) string {
+			if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) == 0 {
+				return "the target declares no rate-limited route (policy.rate_limits)"
+			}
+			return ""
+		}}
 )

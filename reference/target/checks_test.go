@@ -18,6 +18,7 @@ var unproven = map[string]string{
 	"IK-14":  "no defect answers malformed keys with 5xx",
 	"BO-02":  "only suites.TestBackoffJudges (recorded samples); the reference declares full jitter",
 	"BO-03":  "only suites.TestBackoffJudges (recorded samples); the reference declares full jitter",
+	"BO-04":  "only suites.TestBackoffJudges (recorded samples) and TestExponentialFake (a fake service); the reference declares full jitter",
 	"HS-09":  "only suites.TestRetryAfter_catchesUnfitTargets (a fake service)",
 	"HS-10":  "only suites.TestRetryAfter_catchesUnfitTargets (a fake service)",
 	"RL-09":  "only suites.TestRetryAfter_catchesUnfitTargets (a fake service)",
