@@ -1,0 +1,114 @@
+package suites
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+func quietHarness() *Harness { return &Harness{Journal: faults.NewJournal(), Seed: 1} }
+
+// TestCase_tenant: declared tenants are handed out in turn; without them
+// every call gets a fresh tenant.
+func TestCase_tenant(t *testing.T) {
+	ctx := context.Background()
+	h := quietHarness()
+	h.Conventions.Tenants = []string{"acme", "globex"}
+	c := h.newCase(ctx, "IK-13")
+	if got := []string{c.tenant(), c.tenant(), c.tenant()}; !slices.Equal(got, []string{"acme", "globex", "acme"}) {
+		t.Errorf("declared tenants handed out as %v", got)
+	}
+	fresh := quietHarness().newCase(ctx, "IK-13")
+	if a, b := fresh.tenant(), fresh.tenant(); a == b || !strings.HasPrefix(a, "rc-IK-13-") {
+		t.Errorf("fresh tenants %q and %q", a, b)
+	}
+}
+
+// TestCase_effects counts through the probe over every (tenant, key) the
+// case used: alone when there is no ledger, and as a second opinion that
+// is recorded when it disagrees with the ledger.
+func TestCase_effects(t *testing.T) {
+	ctx := context.Background()
+	counts := map[Values]int{{Key: "k1", Tenant: "acme"}: 1, {Key: "k1", Tenant: "globex"}: 1, {Key: "p", Tenant: "t"}: 2}
+	probe := func(_ context.Context, v Values) (int, error) {
+		return counts[Values{Key: v.Key, Tenant: v.Tenant}], nil
+	}
+
+	h := quietHarness()
+	h.Probe, h.NoLedger = probe, true
+	c := h.newCase(ctx, "IK-13")
+	c.keys, c.tenants = []string{"k1"}, []string{"acme", "globex"}
+	c.track("t", "p")
+	if ef := c.effects(ctx); ef.total != 4 || c.disagreed() != "" {
+		t.Errorf("probe alone: total %d (want 4), disagreement %q", ef.total, c.disagreed())
+	}
+
+	h = quietHarness()
+	h.Probe = probe
+	c = h.newCase(ctx, "IK-03")
+	c.keys, c.tenants = []string{"k1"}, []string{"acme"}
+	if ef := c.effects(ctx); ef.total != 0 || !strings.Contains(c.disagreed(), "ledger counted 0 effects, the target's probe 1") {
+		t.Errorf("ledger and probe: total %d, disagreement %q", ef.total, c.disagreed())
+	}
+}
+
+// TestCounted: a disagreement between the counters fails a pass and is
+// added to a failure's observation.
+func TestCounted(t *testing.T) {
+	c := quietHarness().newCase(context.Background(), "IK-03")
+	if r := counted(c, pass("x", "y")); r.Status != reports.StatusPass {
+		t.Errorf("no disagreement: %s", r.Status)
+	}
+	c.disagree("the ledger counted 1 effects, the target's probe 2")
+	if r := counted(c, pass("x", "y")); r.Status != reports.StatusFail || !strings.Contains(r.Observed, "probe 2") {
+		t.Errorf("pass with a disagreement: %s %q", r.Status, r.Observed)
+	}
+	if r := counted(c, fail("x", "3 effects")); !strings.Contains(r.Observed, "3 effects (and the ledger") {
+		t.Errorf("fail with a disagreement: %q", r.Observed)
+	}
+}
+
+// TestKeyed judges every keyed operation on its own case and reports the
+// first failure with the operation's name.
+func TestKeyed(t *testing.T) {
+	h := quietHarness()
+	h.Operation = Operation{Name: "pay"}
+	h.KeyedOperations = []Operation{{Name: "pay"}, {Name: "order"}, {Name: "refund"}}
+	var seen []string
+	judge := func(_ context.Context, c *Case) Result {
+		seen = append(seen, c.h.Operation.Name+"@"+c.id)
+		if c.h.Operation.Name == "order" {
+			return fail("one effect", "2 effects")
+		}
+		return pass("one effect", "1 effect")
+	}
+	c := h.newCase(context.Background(), "IK-04")
+	r := keyed(judge)(context.Background(), c)
+	if r.Status != reports.StatusFail || r.Observed != "operation order: 2 effects" {
+		t.Errorf("keyed = %s %q", r.Status, r.Observed)
+	}
+	if !slices.Equal(seen, []string{"pay@IK-04/pay", "order@IK-04/order"}) {
+		t.Errorf("judged %v", seen)
+	}
+	h.KeyedOperations = h.KeyedOperations[:1]
+	seen = nil
+	if r := keyed(judge)(context.Background(), c); r.Status != reports.StatusPass || !slices.Equal(seen, []string{"pay@IK-04"}) {
+		t.Errorf("one keyed operation: %s, judged %v", r.Status, seen)
+	}
+}
+
+func TestNeedKeyKept(t *testing.T) {
+	n := needKeyKept(2 * time.Second)
+	for ttl, unmet := range map[time.Duration]bool{0: false, time.Second: true, 2 * time.Second: false, 24 * time.Hour: false} {
+		h := quietHarness()
+		h.Conventions.KeyTTL = ttl
+		if got := n.Unmet(h); (got != "") != unmet || unmet && !strings.Contains(got, "key_ttl") {
+			t.Errorf("key TTL %s: unmet %q", ttl, got)
+		}
+	}
+}
