@@ -26,7 +26,7 @@ type Policy struct {
 // RetryPolicy is the target's declared retry policy towards its dependency.
 type RetryPolicy struct {
 	// MaxAttempts caps attempts per logical request, the first included;
-	// 0 = 3 (SRE book ch. 22: at most 3 attempts per request).
+	// 0 = 3 (SRE book ch. 21: at most 3 attempts per request).
 	MaxAttempts int
 	// Backoff is "full", "equal", "decorrelated" or "exponential"; "" or
 	// "unknown" = not declared.
@@ -37,7 +37,7 @@ type RetryPolicy struct {
 	// Jitter is the relative spread of an exponential backoff (0.1 = ±10 %).
 	Jitter float64
 	// BudgetRatio bounds retries as a share of requests in a sustained
-	// outage; 0 = 0.1 (SRE book ch. 22: a per-client retry budget of 10 %).
+	// outage; 0 = 0.1 (SRE book ch. 21: a per-client retry budget of 10 %).
 	BudgetRatio float64
 	// BreakerRecovery is how soon after the dependency heals requests
 	// succeed again; 0 = not declared.

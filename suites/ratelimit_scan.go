@@ -73,12 +73,13 @@ func (o rlObs) ruleViolations(rule string, fields ...string) string {
 
 func (o rlObs) has(name string) bool { return len(o.header.Values(name)) > 0 }
 
-func everyResponse(rlObs) bool { return true }
+// onLimitedRoute selects the responses of the declared rate-limited routes.
+func onLimitedRoute(o rlObs) bool { return o.limited }
 
 func policySyntax(ctx context.Context, c *Case) Result {
 	h := c.h
-	return c.runScan(ctx, scan{applies: everyResponse,
-		want: "RateLimit-Policy on every response, a non-empty List of String-named policies each with q a non-negative Integer",
+	return c.runScan(ctx, scan{applies: onLimitedRoute,
+		want: "RateLimit-Policy on every response of a declared rate-limited route, a non-empty List of String-named policies each with q a non-negative Integer",
 		judge: func(o rlObs) string {
 			if !o.has(headers.RateLimitPolicy) {
 				return "no RateLimit-Policy field"
@@ -91,7 +92,7 @@ func policySyntax(ctx context.Context, c *Case) Result {
 			}
 			return ""
 		},
-		none: "no response was seen",
+		none: "no response of a declared rate-limited route was seen",
 		summary: func(obs []rlObs) string {
 			return "policy " + distinct(obs, func(o rlObs) string { return o.header.Get(headers.RateLimitPolicy) })
 		}})
@@ -129,8 +130,8 @@ func partitionKeys(ctx context.Context, c *Case) Result {
 
 func limitSyntax(ctx context.Context, c *Case) Result {
 	h := c.h
-	return c.runScan(ctx, scan{applies: everyResponse,
-		want: "RateLimit on every response: String-named items, r a non-negative Integer, t non-negative delay-seconds ≤ 10⁹",
+	return c.runScan(ctx, scan{applies: onLimitedRoute,
+		want: "RateLimit on every response of a declared rate-limited route: String-named items, r a non-negative Integer, t non-negative delay-seconds ≤ 10⁹",
 		judge: func(o rlObs) string {
 			if !o.advertises() || (!o.has(headers.RateLimit) && !o.has(headers.RateLimitRemaining)) {
 				return "no RateLimit field"
@@ -143,7 +144,7 @@ func limitSyntax(ctx context.Context, c *Case) Result {
 			}
 			return ""
 		},
-		none: "no response was seen",
+		none: "no response of a declared rate-limited route was seen",
 		summary: func(obs []rlObs) string {
 			return "forms " + distinct(obs, func(o rlObs) string { return string(o.fields.Form) })
 		}})

@@ -30,7 +30,7 @@ const (
 // RetryPolicy is the service's retry policy towards its dependencies.
 type RetryPolicy struct {
 	// MaxAttempts caps attempts per logical request, the first included;
-	// 0 = 3 (Google SRE book ch. 22 "Handling Overload": at most 3 attempts
+	// 0 = 3 (Google SRE book ch. 21 "Handling Overload": at most 3 attempts
 	// per request; gRFC A6 allows at most 5).
 	MaxAttempts int `yaml:"max_attempts"`
 	// Backoff is the formula between attempts; empty = unknown.
@@ -43,7 +43,7 @@ type RetryPolicy struct {
 	// only for backoff exponential; 0 = no jitter declared.
 	Jitter float64 `yaml:"jitter"`
 	// BudgetRatio bounds retries as a share of requests under a sustained
-	// outage; 0 = 0.1 (SRE book ch. 22: a per-client retry budget of 10 %).
+	// outage; 0 = 0.1 (SRE book ch. 21: a per-client retry budget of 10 %).
 	BudgetRatio float64 `yaml:"budget_ratio"`
 	// BreakerRecovery is how soon after the dependency heals requests succeed
 	// again (a circuit breaker's open time plus a probe); 0 = not declared.

@@ -1,0 +1,145 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// policyFake is a small payments service with its own retry policy,
+// written to be judged against what a spec declares about it: exponential
+// backoff min(cap, base·2ⁿ)·(1 ± jitter), an attempt cap, an optional
+// breaker, and a rate-limited GET /v1/limits. It ignores Retry-After.
+type policyFake struct {
+	dep       string // the dependency proxy's URL
+	attempts  int
+	base, cap time.Duration
+	jitter    float64
+	// breakerOpen, when set, opens a breaker for that long after 5
+	// consecutive failed calls: requests then get 503 without a call.
+	breakerOpen time.Duration
+
+	mu        sync.Mutex
+	rnd       *rand.Rand
+	failures  int
+	openUntil time.Time
+}
+
+func (f *policyFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/healthz":
+		return
+	case r.URL.Path == "/v1/limits":
+		w.Header().Set(headers.RateLimitPolicy, `"fake";q=1000;w=60`)
+		w.Header().Set(headers.RateLimit, `"fake";r=999;t=60`)
+		return
+	}
+	budget, ok, _ := headers.Timeout(r.Header)
+	if !ok {
+		budget = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), budget)
+	defer cancel()
+	for n := 0; n < f.attempts; n++ {
+		if f.open() {
+			break
+		}
+		if f.call(ctx, r.Header.Get("Idempotency-Key")) {
+			w.WriteHeader(http.StatusCreated)
+			return
+		}
+		if n+1 == f.attempts {
+			break
+		}
+		if sleepCtx(ctx, f.wait(n)); ctx.Err() != nil {
+			break
+		}
+	}
+	w.WriteHeader(http.StatusServiceUnavailable)
+}
+
+// call makes one dependency call and reports whether it succeeded.
+func (f *policyFake) call(ctx context.Context, key string) bool {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.dep+"/charges", bytes.NewReader([]byte(`{}`)))
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := http.DefaultClient.Do(req)
+	ok := err == nil && resp.StatusCode < 300
+	if err == nil {
+		resp.Body.Close()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ok {
+		f.failures = 0
+		return true
+	}
+	if f.failures++; f.breakerOpen > 0 && f.failures >= 5 {
+		f.openUntil, f.failures = time.Now().Add(f.breakerOpen), 0
+	}
+	return false
+}
+
+func (f *policyFake) open() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return time.Now().Before(f.openUntil)
+}
+
+func (f *policyFake) wait(n int) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v := ceilFor(f.base, f.cap, n)
+	return time.Duration(float64(v) * (1 + f.jitter*(2*f.rnd.Float64()-1)))
+}
+
+// policyFakeHarness starts front proxy → fake → dependency proxy (a
+// stand-in that charges) on loopback, with p declared.
+func policyFakeHarness(t *testing.T, f *policyFake, p Policy) *Harness {
+	t.Helper()
+	f.rnd = rand.New(rand.NewPCG(7, 8))
+	if f.cap == 0 {
+		f.cap = time.Hour
+	}
+	j := faults.NewJournal()
+	dep, err := faults.NewProxy(faults.WithSide("dependency"), faults.WithJournal(j), faults.WithSeed(1),
+		faults.WithStandIn(faults.Respond{Status: http.StatusCreated, Body: `{"id":"ch_1"}`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.dep, err = dep.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dep.Close() })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: f, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	u, _ := url.Parse("http://" + l.Addr().String())
+	front, err := faults.NewProxy(faults.WithUpstream(u), faults.WithSide("front"), faults.WithJournal(j), faults.WithSeed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frontURL, err := front.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = front.Close() })
+	return &Harness{
+		TargetURL: frontURL, Front: front, Dependency: dep, Journal: j, Seed: 1, Policy: p,
+		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",
+			Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }},
+	}
+}

@@ -1,0 +1,171 @@
+package suites
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/headers"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+func TestRetryPolicy_waitBounds(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	tests := []struct {
+		name   string
+		r      RetryPolicy
+		n      int
+		lo, hi time.Duration
+		ok     bool
+	}{
+		{"full", RetryPolicy{Backoff: "full", Base: 50 * ms, Cap: time.Second}, 1, 0, 100 * ms, true},
+		{"full, capped", RetryPolicy{Backoff: "full", Base: 50 * ms, Cap: 80 * ms}, 1, 0, 80 * ms, true},
+		{"full, no cap", RetryPolicy{Backoff: "full", Base: time.Second}, 5, 0, 32 * time.Second, true},
+		{"equal", RetryPolicy{Backoff: "equal", Base: 50 * ms}, 1, 50 * ms, 100 * ms, true},
+		{"exponential ±10 %", RetryPolicy{Backoff: "exponential", Base: time.Second, Jitter: 0.1}, 1, 1800 * ms, 2200 * ms, true},
+		{"exponential, capped", RetryPolicy{Backoff: "exponential", Base: time.Second, Cap: 3 * time.Second}, 3, 3 * time.Second, 3 * time.Second, true},
+		{"decorrelated", RetryPolicy{Backoff: "decorrelated", Base: 10 * ms}, 1, 10 * ms, 90 * ms, true},
+		{"decorrelated, capped", RetryPolicy{Backoff: "decorrelated", Base: 10 * ms, Cap: 50 * ms}, 1, 10 * ms, 50 * ms, true},
+		{"unknown", RetryPolicy{Backoff: "unknown", Base: 10 * ms}, 0, 0, 0, false},
+		{"no base", RetryPolicy{Backoff: "full"}, 0, 0, 0, false},
+	}
+	for _, tt := range tests {
+		lo, hi, ok := tt.r.waitBounds(tt.n)
+		if lo != tt.lo || hi != tt.hi || ok != tt.ok {
+			t.Errorf("%s: waitBounds(%d) = %s, %s, %v; want %s, %s, %v", tt.name, tt.n, lo, hi, ok, tt.lo, tt.hi, tt.ok)
+		}
+	}
+	r := RetryPolicy{MaxAttempts: 5, Backoff: "exponential", Base: time.Second, Jitter: 0.1}
+	if d, ok := r.schedule(); !ok || d != 16500*ms {
+		t.Errorf("schedule of 5 attempts from 1 s ±10 %% = %s, %v; want 16.5s (1.1 + 2.2 + 4.4 + 8.8)", d, ok)
+	}
+}
+
+func TestRetryPolicy_defaults(t *testing.T) {
+	t.Parallel()
+	var zero RetryPolicy
+	if zero.maxAttempts() != 3 || zero.budgetRatio() != 0.1 {
+		t.Errorf("undeclared: %d attempts, ratio %g; want the SRE book's 3 and 0.1", zero.maxAttempts(), zero.budgetRatio())
+	}
+	if d := (RetryPolicy{MaxAttempts: 5, BudgetRatio: 0.5}); d.maxAttempts() != 5 || d.budgetRatio() != 0.5 {
+		t.Errorf("declared 5 and 0.5, got %d and %g", d.maxAttempts(), d.budgetRatio())
+	}
+	h := &Harness{}
+	if h.healWithin() != 6*time.Second {
+		t.Errorf("healWithin undeclared = %s", h.healWithin())
+	}
+	h.Policy.Retry.BreakerRecovery = 30 * time.Second
+	if h.healWithin() != 32*time.Second || h.RetryAfter.flushWithin(h) != 32*time.Second {
+		t.Errorf("with a 30 s breaker: healWithin %s, flushWithin %s; want 32s", h.healWithin(), h.RetryAfter.flushWithin(h))
+	}
+	if d, why := h.recoveryJudged(); d != 30*time.Second || why != "" {
+		t.Errorf("recoveryJudged = %s, %q", d, why)
+	}
+	h.Policy.Retry.BreakerRecovery = 0
+	if _, why := h.recoveryJudged(); why == "" {
+		t.Error("recoveryJudged judges an undeclared recovery")
+	}
+}
+
+// TestNeeds_policy: each policy need is met by its declaration only.
+func TestNeeds_policy(t *testing.T) {
+	t.Parallel()
+	full := Policy{Retry: RetryPolicy{Backoff: "full", Base: 50 * time.Millisecond}}
+	tests := []struct {
+		name string
+		need Need
+		p    Policy
+		c    Conventions
+		met  bool
+	}{
+		{"backoff declared", needBackoff("full"), full, Conventions{}, true},
+		{"other backoff", needBackoff("equal"), full, Conventions{}, false},
+		{"no backoff", needBackoff("full"), Policy{}, Conventions{}, false},
+		{"grpc-timeout declared", needDeadlineHeader(headers.GRPCTimeout), Policy{DeadlineHeaders: []string{"GRPC-Timeout"}}, Conventions{}, true},
+		{"grpc-timeout not declared", needDeadlineHeader(headers.GRPCTimeout), Policy{DeadlineHeaders: []string{"X-Request-Timeout-Ms"}}, Conventions{}, false},
+		{"grpc-timeout by convention", needDeadlineHeader(headers.GRPCTimeout), Policy{}, Conventions{DeadlineHeader: "grpc-timeout"}, true},
+		{"default convention only", needDeadlineHeader(headers.GRPCTimeout), Policy{}, Conventions{}, false},
+		{"probe", needRateLimitProbe, Policy{RateLimitProbe: "/v1/limits"}, Conventions{}, true},
+		{"no probe", needRateLimitProbe, Policy{RateLimited: []Operation{{}}}, Conventions{}, false},
+		{"route by operation", needRateLimitedRoute, Policy{RateLimited: []Operation{{}}}, Conventions{}, true},
+		{"no route", needRateLimitedRoute, Policy{}, Conventions{}, false},
+	}
+	for _, tt := range tests {
+		why := tt.need.Unmet(&Harness{Policy: tt.p, Conventions: tt.c})
+		if (why == "") != tt.met {
+			t.Errorf("%s: Unmet = %q, want met %v", tt.name, why, tt.met)
+		}
+	}
+}
+
+func TestLimitedRoutes(t *testing.T) {
+	t.Parallel()
+	refund := Operation{Request: func(v Values, _ bool) (Request, error) {
+		return Request{Method: http.MethodPut, Path: "/v1/refunds/" + v.Key + "?tenant=" + v.Tenant}, nil
+	}}
+	h := &Harness{Policy: Policy{RateLimitProbe: "/v1/limits", RateLimited: []Operation{refund}}}
+	routes := h.limitedRoutes()
+	tests := []struct {
+		method, path string
+		want         bool
+	}{
+		{"GET", "/v1/limits", true},
+		{"POST", "/v1/limits", false},
+		{"PUT", "/v1/refunds/abc", true},
+		{"PUT", "/v1/refunds/abc/extra", false},
+		{"GET", "/v1/refunds/abc", false},
+		{"POST", "/v1/payments", false},
+	}
+	for _, tt := range tests {
+		if got := anyRoute(routes, tt.method, tt.path); got != tt.want {
+			t.Errorf("%s %s: declared route %v, want %v", tt.method, tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestBackoffJudges_exponential: BO-04 holds a sample to the declared base,
+// cap and jitter, and RB-15 sees a ±10 % exponential backoff as dispersed.
+func TestBackoffJudges_exponential(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	around := func(v, j float64) func() float64 {
+		return func() float64 { return v * (1 + j*(2*r.Float64()-1)) }
+	}
+	s := &backoffSample{rounds: 10}
+	s.waits[0], s.waits[1] = waits(r, 30, around(1000, 0.1)), waits(r, 10, around(2000, 0.1))
+	capped := &backoffSample{rounds: 10}
+	capped.waits[0], capped.waits[1] = waits(r, 30, around(1000, 0.1)), waits(r, 10, around(1000, 0.1))
+	declared := RetryPolicy{MaxAttempts: 5, Backoff: "exponential", Base: time.Second, Jitter: 0.1}
+	with := func(f func(*RetryPolicy)) *Harness {
+		p := declared
+		f(&p)
+		return &Harness{Policy: Policy{Retry: p}}
+	}
+	tests := []struct {
+		name string
+		h    *Harness
+		s    *backoffSample
+		want reports.Status
+	}{
+		{"as declared", with(func(*RetryPolicy) {}), s, reports.StatusPass},
+		{"declared base 500 ms", with(func(p *RetryPolicy) { p.Base = 500 * time.Millisecond }), s, reports.StatusFail},
+		{"declared jitter ±1 %", with(func(p *RetryPolicy) { p.Jitter = 0.01 }), s, reports.StatusFail},
+		{"capped at 1 s, declared", with(func(p *RetryPolicy) { p.Cap = time.Second }), capped, reports.StatusPass},
+		{"capped at 1 s, no cap declared", with(func(*RetryPolicy) {}), capped, reports.StatusFail},
+	}
+	for _, tt := range tests {
+		if got := judgeExponential(tt.h, tt.s); got.Status != tt.want {
+			t.Errorf("%s: BO-04 %s (%s), want %s", tt.name, got.Status, got.Observed, tt.want)
+		}
+	}
+	if got := judgeRandomized(with(func(*RetryPolicy) {}), s); got.Status != reports.StatusPass {
+		t.Errorf("RB-15 on ±10 %% jitter: %s (%s)", got.Status, got.Observed)
+	}
+	fixed := &backoffSample{rounds: 10}
+	fixed.waits[0], fixed.waits[1] = waits(r, 30, around(1000, 0)), waits(r, 10, around(2000, 0))
+	if got := judgeRandomized(with(func(p *RetryPolicy) { p.Jitter = 0 }), fixed); got.Status != reports.StatusFail {
+		t.Errorf("RB-15 on a fixed exponential backoff: %s, want fail", got.Status)
+	}
+}
