@@ -75,7 +75,10 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 	running, err := launcher.Launch(ctx, targets.LaunchEnv{
 		Dependencies: urls, PlaceDependency: env.placeDependency, Log: out, Seed: seed,
 	})
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("certify: stopped while launching the target: %w", ctx.Err())
+	case err != nil:
 		return nil, fmt.Errorf("%w: %w", ErrUnhealthy, err)
 	}
 	env.closers = append(env.closers, func() {
