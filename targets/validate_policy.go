@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,8 +69,13 @@ func (v *validator) checkDeadlinePolicy(d DeadlinePolicy) {
 			seen[key] = true
 		}
 	}
-	if c := v.t.Conventions.DeadlineHeader; c != "" && len(d.Headers) > 0 && !containsFold(d.Headers, c, true) {
-		v.errf("conventions.deadline_header", "%s is the header the harness sends, so policy.deadlines.headers must list it", c)
+	sent := v.t.Conventions.DeadlineHeader
+	switch {
+	case len(d.Headers) == 0 || containsFold(d.Headers, cmp.Or(sent, DeadlineRequestTimeoutMs), true):
+	case sent != "":
+		v.errf("conventions.deadline_header", "%s is the header the harness sends, so policy.deadlines.headers must list it", sent)
+	default:
+		v.keyErrf("policy.deadlines.headers", "the harness sends %s (the default conventions.deadline_header), which this list leaves out; set conventions.deadline_header to a header the service reads", DeadlineRequestTimeoutMs)
 	}
 }
 
