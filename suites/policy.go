@@ -121,19 +121,6 @@ func (r RetryPolicy) waitBounds(n int) (lo, hi time.Duration, ok bool) {
 	return 0, v, true
 }
 
-// schedule is the longest time the declared policy spends waiting between
-// the attempts of one request; ok is false when no formula is declared.
-func (r RetryPolicy) schedule() (total time.Duration, ok bool) {
-	for n := range r.maxAttempts() - 1 {
-		_, hi, ok := r.waitBounds(n)
-		if !ok {
-			return 0, false
-		}
-		total += hi
-	}
-	return total, true
-}
-
 // speaksDeadline reports whether the target declares it reads the deadline
 // header name.
 func (h *Harness) speaksDeadline(name string) bool {
