@@ -62,19 +62,23 @@ func (h *Harness) backoffSample(ctx context.Context, c *Case) *backoffSample {
 // of 10 and a threshold of 5 never opens and every retry is seen.
 func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 	s := &backoffSample{}
+	rounds, within := c.h.Amplification.backoffRounds(), c.h.Amplification.sampleWithin()
+	if est := c.h.roundWaits(true); est > within {
+		s.reason = fmt.Sprintf("the declared first wait (up to %s) exceeds the sampling bound (AmplificationConfig.SampleWithin %s): not sampled", est, within)
+		return s
+	}
 	if err := c.heal(ctx, healStreak, c.h.healWithin()); err != nil {
 		s.reason = "before sampling: " + err.Error()
 		return s
 	}
-	rounds, within := c.h.Amplification.backoffRounds(), c.h.Amplification.sampleWithin()
 	start := time.Now()
 	defer func() { s.took = time.Since(start) }()
 	for i := 0; i < rounds; i++ {
-		if s.rounds > 0 && time.Since(start) >= within {
+		fleet := !s.unkeyed && i%2 == 0
+		if s.rounds > 0 && time.Since(start)+c.h.roundWaits(fleet) > within {
 			s.capped = true
 			break
 		}
-		fleet := !s.unkeyed && i%2 == 0
 		n, first := 2, 4
 		switch {
 		case s.unkeyed:
@@ -131,6 +135,18 @@ func (s *backoffSample) summary() string {
 		out += " (stopped at the sampling bound)"
 	}
 	return out + fmt.Sprintf("; %d first and %d second waits sampled, later retries not", len(s.waits[0]), len(s.waits[1]))
+}
+
+// roundWaits is the longest a round holds its requests in declared waits:
+// one first wait for a fleet round, a first and a second for the others;
+// zero when no backoff is declared (the time bound is then checked between rounds).
+func (h *Harness) roundWaits(fleet bool) time.Duration {
+	_, hi0, ok := h.Policy.Retry.waitBounds(0)
+	if !ok || fleet {
+		return hi0
+	}
+	_, hi1, _ := h.Policy.Retry.waitBounds(1)
+	return hi0 + hi1
 }
 
 // sampleTimeout bounds one sampled request: 5 s, or the two declared waits

@@ -3,6 +3,7 @@ package suites
 import (
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,5 +164,19 @@ func TestBackoffJudges_exponential(t *testing.T) {
 	fixed.waits[0], fixed.waits[1] = waits(r, 30, around(1000, 0)), waits(r, 10, around(2000, 0))
 	if got := judgeRandomized(with(func(p *RetryPolicy) { p.Jitter = 0 }), fixed); got.Status != reports.StatusFail {
 		t.Errorf("RB-15 on a fixed exponential backoff: %s, want fail", got.Status)
+	}
+}
+
+// TestSampleBackoff_bounded: declared waits longer than the sampling bound
+// are reported as not sampled, before any request is sent.
+func TestSampleBackoff_bounded(t *testing.T) {
+	t.Parallel()
+	h := &Harness{Policy: Policy{Retry: RetryPolicy{Backoff: "exponential", Base: time.Minute}}}
+	s := (&Case{h: h}).sampleBackoff(t.Context())
+	if !strings.Contains(s.reason, "not sampled") {
+		t.Errorf("a 1 min declared base: reason %q, want it not sampled", s.reason)
+	}
+	if h.roundWaits(true) != time.Minute || h.roundWaits(false) != 3*time.Minute {
+		t.Errorf("roundWaits = %s, %s; want 1m0s, 3m0s", h.roundWaits(true), h.roundWaits(false))
 	}
 }
