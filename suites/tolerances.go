@@ -19,6 +19,8 @@ func (h *Harness) Tolerances() []reports.Tolerance {
 			Why: "RB-02: policy.retry.budget_ratio; undeclared, the SRE book ch. 21's per-client retry budget of 10 %"},
 		{Name: "retry waits", Value: h.Policy.Retry.backoffText(),
 			Why: "BO-01..04, HS-09, DL-06: policy.retry.backoff, base, cap and jitter; undeclared, only \"waits grow and are dispersed\" (RB-15) is judged"},
+		{Name: "backoff sampling", Value: fmt.Sprintf("≤ %d rounds within %s", a.backoffRounds(), a.sampleWithin()),
+			Why: "RB-15, BO-01..04, BO-08: the first two retries are sampled; the verdict says how many rounds ran"},
 		{Name: "breaker recovery", Value: h.Policy.Retry.recoveryText(),
 			Why: "RB-05: policy.retry.breaker_recovery; undeclared, how soon requests succeed again is not judged"},
 		{Name: "retry budget", Value: fmt.Sprintf("%.0f %% of requests + %.0f/s", a.percentCanRetry()*100, a.minRetriesPerSec()),
