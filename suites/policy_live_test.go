@@ -30,19 +30,20 @@ func TestPolicy_maxAttempts(t *testing.T) {
 	judged(t, h, "RB-01", reports.StatusFail)
 }
 
-// TestPolicy_backoff: one sample of a 50 ms exponential backoff with ±30 %
-// jitter, judged against the declaration and against wrong ones.
+// TestPolicy_backoff: one sample of a 100 ms exponential backoff with ±40 %
+// jitter, judged against the declaration and against wrong ones; bounds are
+// many tolerances apart, so a busy machine does not blur them.
 func TestPolicy_backoff(t *testing.T) {
 	t.Parallel()
-	declared := RetryPolicy{MaxAttempts: 5, Backoff: "exponential", Base: 50 * time.Millisecond, Jitter: 0.3}
-	h := policyFakeHarness(t, &policyFake{attempts: 5, base: 50 * time.Millisecond, jitter: 0.3}, Policy{Retry: declared})
-	h.Tolerance = 10 * time.Millisecond // loopback and a fake: little noise
+	declared := RetryPolicy{MaxAttempts: 5, Backoff: "exponential", Base: 100 * time.Millisecond, Jitter: 0.4}
+	h := policyFakeHarness(t, &policyFake{attempts: 5, base: 100 * time.Millisecond, jitter: 0.4}, Policy{Retry: declared})
+	h.Tolerance = 15 * time.Millisecond // loopback and a fake: little noise
 	judged(t, h, "BO-04", reports.StatusPass)
 	judged(t, h, "RB-15", reports.StatusPass)
 	judged(t, h, "BO-01", reports.StatusNotApplicable)
-	h.Policy.Retry.Base = 100 * time.Millisecond
+	h.Policy.Retry.Base = 200 * time.Millisecond
 	judged(t, h, "BO-04", reports.StatusFail)
-	h.Policy.Retry.Base, h.Policy.Retry.Jitter = 50*time.Millisecond, 0.05
+	h.Policy.Retry.Base, h.Policy.Retry.Jitter = 100*time.Millisecond, 0.05
 	judged(t, h, "BO-04", reports.StatusFail)
 	h.Policy.Retry = RetryPolicy{Backoff: "full", Base: 50 * time.Millisecond}
 	judged(t, h, "BO-01", reports.StatusFail)
