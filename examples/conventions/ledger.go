@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -16,18 +16,20 @@ import (
 // retryPolicy is the service's policy towards its ledger, declared in
 // target.yaml under policy.retry: at most MaxAttempts attempts, full-jitter
 // waits (Brooker 2015) of at most min(Cap, Base·2ⁿ), never shorter than a
-// Retry-After, never past the caller's deadline, and gRFC A6 retry
-// throttling so a sustained outage is not amplified.
+// Retry-After, never past the caller's deadline, and a circuit breaker so
+// a sustained outage is not amplified.
 type retryPolicy struct {
 	MaxAttempts int
 	Base, Cap   time.Duration
-	// MaxTokens and TokenRatio are gRFC A6's retryThrottling: a failed
-	// attempt costs a token, a success earns TokenRatio, and retries stop
-	// while at most half the tokens are left.
-	MaxTokens, TokenRatio float64
+	// Trip consecutive failed attempts open the breaker for Open: calls
+	// are refused without reaching the ledger until then, and the first
+	// failure after it opens it again (gobreaker's consecutive-failures
+	// trip, with a short open state).
+	Trip int
+	Open time.Duration
 }
 
-var defaultRetry = retryPolicy{MaxAttempts: 3, Base: 50 * time.Millisecond, Cap: time.Second, MaxTokens: 10, TokenRatio: 0.1}
+var defaultRetry = retryPolicy{MaxAttempts: 3, Base: 50 * time.Millisecond, Cap: time.Second, Trip: 5, Open: time.Second}
 
 // outcome is what writing one ledger entry amounted to.
 type outcome int
@@ -47,15 +49,16 @@ type ledger struct {
 	policy retryPolicy
 	brk    breakName
 
-	mu     sync.Mutex
-	tokens float64
-	rng    *rand.Rand
+	mu        sync.Mutex
+	failures  int       // consecutive failed attempts
+	openUntil time.Time // the breaker refuses calls until then
+	rng       *rand.Rand
 }
 
 func newLedger(url string, p retryPolicy, brk breakName) *ledger {
 	return &ledger{
 		client: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64}},
-		url:    url, policy: p, brk: brk, tokens: p.MaxTokens,
+		url:    url, policy: p, brk: brk,
 		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x636f6e76)),
 	}
 }
@@ -65,20 +68,28 @@ func newLedger(url string, p retryPolicy, brk breakName) *ledger {
 func (l *ledger) write(ctx context.Context, deadline time.Time, id string, body []byte) (outcome, time.Duration) {
 	var retryAfter time.Duration
 	for attempt := 0; ; attempt++ {
-		status, hdr, err := l.attempt(ctx, deadline, id, body)
+		if open := l.refusing(time.Now()); open > 0 {
+			return failed, max(retryAfter, open)
+		}
+		status, hdr, confirmed, err := l.attempt(ctx, deadline, id, body)
 		switch {
 		case ctx.Err() != nil:
 			return gone, retryAfter
-		case !time.Now().Before(deadline):
-			return expired, retryAfter
+		case err == nil && status/100 == 2 && !confirmed:
+			l.record(true)
+			return rejected, retryAfter // answered, but not about this entry: retrying cannot help
 		case err == nil && status/100 == 2:
-			l.earn()
+			l.record(true)
 			return written, retryAfter
+		case !time.Now().Before(deadline):
+			l.record(false)
+			return expired, retryAfter
 		case err == nil && status/100 == 4 && status != http.StatusTooManyRequests:
 			return rejected, retryAfter
 		case err == nil && status == http.StatusNotImplemented:
 			return rejected, retryAfter
 		}
+		l.record(false)
 		wait := l.backoff(attempt)
 		if err == nil {
 			if ra, perr := headers.ParseRetryAfter(hdr.Get("Retry-After"), time.Now()); perr == nil {
@@ -88,7 +99,7 @@ func (l *ledger) write(ctx context.Context, deadline time.Time, id string, body 
 				}
 			}
 		}
-		if !l.spend() || attempt+1 >= l.policy.MaxAttempts || !time.Now().Add(wait).Before(deadline) {
+		if attempt+1 >= l.policy.MaxAttempts || !time.Now().Add(wait).Before(deadline) {
 			return failed, retryAfter
 		}
 		t := time.NewTimer(wait)
@@ -102,13 +113,15 @@ func (l *ledger) write(ctx context.Context, deadline time.Time, id string, body 
 }
 
 // attempt makes one call, bounded by deadline, forwarding the remaining
-// budget in grpc-timeout and the entry id as X-Upstream-Key.
-func (l *ledger) attempt(ctx context.Context, deadline time.Time, id string, body []byte) (int, http.Header, error) {
+// budget in grpc-timeout and the entry id as X-Upstream-Key. confirmed
+// says the answer names the entry: {"entry": "/entries/<id>", ...}.
+func (l *ledger) attempt(ctx context.Context, deadline time.Time, id string, body []byte) (status int, hdr http.Header, confirmed bool, err error) {
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, l.url+"/entries/"+id, bytes.NewReader(body))
+	path := "/entries/" + id
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, l.url+path, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
 	}
 	req.GetBody = nil // every attempt is this loop's to make, never net/http's
 	req.Header.Set("Content-Type", "application/json")
@@ -118,14 +131,18 @@ func (l *ledger) attempt(ctx context.Context, deadline time.Time, id string, bod
 	}
 	resp, err := l.client.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
 	}
 	defer resp.Body.Close()
-	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return 0, nil, err
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return 0, nil, false, err
 	}
-	return resp.StatusCode, resp.Header, nil
+	var entry struct {
+		Entry string `json:"entry"`
+	}
+	confirmed = json.Unmarshal(answer, &entry) == nil && entry.Entry == path
+	return resp.StatusCode, resp.Header, confirmed, nil
 }
 
 // backoff draws the full-jitter wait before retry n (from 0).
@@ -136,17 +153,24 @@ func (l *ledger) backoff(n int) time.Duration {
 	return time.Duration(l.rng.Int64N(int64(ceil) + 1))
 }
 
-// spend takes a token for a failed attempt and reports whether a retry is
-// still allowed (more than half the tokens left).
-func (l *ledger) spend() bool {
+// refusing returns how long the open breaker still refuses calls, or 0.
+func (l *ledger) refusing(now time.Time) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.tokens = max(0, l.tokens-1)
-	return l.tokens > l.policy.MaxTokens/2
+	return max(0, l.openUntil.Sub(now))
 }
 
-func (l *ledger) earn() {
+// record counts an attempt's outcome: a success closes the breaker, the
+// Trip-th consecutive failure (and every one after, while half-open) opens it.
+func (l *ledger) record(ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.tokens = min(l.policy.MaxTokens, l.tokens+l.policy.TokenRatio)
+	if ok {
+		l.failures = 0
+		return
+	}
+	l.failures++
+	if l.failures >= l.policy.Trip {
+		l.openUntil = time.Now().Add(l.policy.Open)
+	}
 }

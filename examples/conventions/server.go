@@ -123,7 +123,7 @@ func (s *server) drive(w http.ResponseWriter, r *http.Request, op operation, dea
 		case expired:
 			problem(w, http.StatusGatewayTimeout, "deadline", "the request's grpc-timeout ran out")
 		case rejected:
-			problem(w, http.StatusBadGateway, "ledger-rejected", "the ledger refused the entry")
+			problem(w, http.StatusBadGateway, "ledger-rejected", "the ledger refused the entry or did not confirm it")
 		default:
 			w.Header().Set("Retry-After", headers.FormatRetryAfter(max(retryAfter, time.Second)))
 			problem(w, http.StatusServiceUnavailable, "ledger-unavailable", "the ledger is unavailable; retry with the same key")
