@@ -28,6 +28,10 @@ type policyFake struct {
 	// breakerOpen, when set, opens a breaker for that long after 5
 	// consecutive failed calls: requests then get 503 without a call.
 	breakerOpen time.Duration
+	// quota, when set, limits each tenant's payments to quota per second,
+	// advertised in RateLimit fields; the 429 says when to come back.
+	quota   int
+	windows map[string]quotaWindow
 
 	mu        sync.Mutex
 	rnd       *rand.Rand
@@ -42,6 +46,9 @@ func (f *policyFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/v1/limits":
 		w.Header().Set(headers.RateLimitPolicy, `"fake";q=1000;w=60`)
 		w.Header().Set(headers.RateLimit, `"fake";r=999;t=60`)
+		return
+	}
+	if f.quota > 0 && !f.admit(w, r.Header.Get("X-Tenant-ID")) {
 		return
 	}
 	budget, ok, _ := headers.Timeout(r.Header)
@@ -66,6 +73,38 @@ func (f *policyFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(http.StatusServiceUnavailable)
+}
+
+// quotaWindow is one tenant's current one-second quota window.
+type quotaWindow struct {
+	start time.Time
+	used  int
+}
+
+// admit charges one request to tenant's window and writes the RateLimit
+// fields; a refused request is answered 429 here.
+func (f *policyFake) admit(w http.ResponseWriter, tenant string) bool {
+	f.mu.Lock()
+	now := time.Now()
+	win := f.windows[tenant]
+	if now.Sub(win.start) >= time.Second {
+		win = quotaWindow{start: now}
+	}
+	ok := win.used < f.quota
+	if ok {
+		win.used++
+	}
+	f.windows[tenant] = win
+	reset := max(1, int(time.Until(win.start.Add(time.Second)).Seconds()+0.999))
+	f.mu.Unlock()
+	w.Header().Set(headers.RateLimitPolicy, fmt.Sprintf(`"fake";q=%d;w=1`, f.quota))
+	w.Header().Set(headers.RateLimit, fmt.Sprintf(`"fake";r=%d;t=%d`, f.quota-win.used, reset))
+	if !ok {
+		w.Header().Set("Retry-After", fmt.Sprint(reset))
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, "quota exhausted: come back after Retry-After")
+	}
+	return ok
 }
 
 // call makes one dependency call and reports whether it succeeded.
@@ -106,7 +145,7 @@ func (f *policyFake) wait(n int) time.Duration {
 // stand-in that charges) on loopback, with p declared.
 func policyFakeHarness(t *testing.T, f *policyFake, p Policy) *Harness {
 	t.Helper()
-	f.rnd = rand.New(rand.NewPCG(7, 8))
+	f.rnd, f.windows = rand.New(rand.NewPCG(7, 8)), map[string]quotaWindow{}
 	if f.cap == 0 {
 		f.cap = time.Hour
 	}

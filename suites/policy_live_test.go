@@ -76,6 +76,18 @@ func TestPolicy_rateLimitedRoutes(t *testing.T) {
 	judged(t, h, "RL-07b", reports.StatusNotApplicable)
 }
 
+// TestPolicy_limitedOperation: with no probe declared, the behaviour checks
+// drive the declared rate-limited operation itself.
+func TestPolicy_limitedOperation(t *testing.T) {
+	t.Parallel()
+	h := policyFakeHarness(t, &policyFake{attempts: 1, quota: 20}, Policy{})
+	h.Policy.RateLimited = []Operation{h.Operation}
+	for _, id := range []string{"RL-07b", "HS-05", "RL-09b", "RL-01", "RL-07"} {
+		judged(t, h, id, reports.StatusPass)
+	}
+	judged(t, h, "RL-01q", reports.StatusNotApplicable)
+}
+
 // TestPolicy_budgetRatio: a service retrying every call 3 times in an
 // outage passes RB-02 only when it declares a ratio that allows it.
 func TestPolicy_budgetRatio(t *testing.T) {

@@ -45,19 +45,20 @@ func (c RateLimitConfig) ratioFactor() float64 { return orFloat(c.RatioFactor, 1
 // RateLimitHeaders returns the rate-limit-headers suite. Behaviour checks
 // come first, so the scans that follow judge every response the run
 // produced, 429s included. The behaviour checks drive the declared probe
-// (Policy.RateLimitProbe); RL-01 and RL-07 require the fields on the
+// (Policy.RateLimitProbe), or else the first rate-limited operation (RL-01q,
+// a paced load, needs the probe); RL-01 and RL-07 require the fields on the
 // declared routes only; the other scans judge whatever fields the target shows.
 func RateLimitHeaders() []Check {
 	return []Check{
-		{ID: "RL-07b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitProbe}, Source: rlSource + " §4.1.1, §6",
+		{ID: "RL-07b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.1, §6",
 			Title: "a sequential client sees remaining never negative, never rising within a window, and no 429 after r>0", Run: sequentialRemaining},
 		{ID: "RL-01q", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitProbe}, Source: rlSource + " §3.1.1, §3.1.3",
 			Title: "the quota enforced is the quota advertised: at twice the rate, admissions per window match q", Run: enforcedQuota},
-		{ID: "RL-09b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitProbe}, Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
+		{ID: "RL-09b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
 			Title: "once the advertised reset has passed, requests are admitted again", Run: admittedAfterReset},
-		{ID: "HS-05", Suite: suiteRL, Level: reports.LevelShould, Needs: []Need{needRateLimitProbe}, Source: "RFC 6585 §4",
+		{ID: "HS-05", Suite: suiteRL, Level: reports.LevelShould, Needs: []Need{needRateLimitedRoute}, Source: "RFC 6585 §4",
 			Title: "a 429 explains itself in a non-empty body", Run: tooManyBody},
-		{ID: "RL-20", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitProbe, needTenancy}, Source: rlSource + " §6.1",
+		{ID: "RL-20", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute, needTenancy}, Source: rlSource + " §6.1",
 			Title: "one tenant exhausting its quota does not limit another", Run: tenantIsolation},
 		{ID: "RL-01", Suite: suiteRL, Level: reports.LevelMust, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §3, §3.1, §3.1.1",
 			Title: "every response of a declared rate-limited route carries RateLimit-Policy: a List of String names, each with q a non-negative Integer", Run: policySyntax},

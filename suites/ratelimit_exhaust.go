@@ -18,8 +18,7 @@ const exhaustWorkers = 8
 // many requests it took. It gives up (ok false) after 4 r + 16 requests
 // (1000 at most, 400 when nothing is advertised) or 5 s.
 func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent int, ok bool) {
-	h := c.h
-	o, err := h.rlProbe(ctx, tenant)
+	o, err := c.rlProbe(ctx, tenant)
 	if err == nil && o.status == http.StatusTooManyRequests {
 		return o, 1, true
 	}
@@ -39,7 +38,7 @@ func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent
 	for range exhaustWorkers {
 		wg.Go(func() {
 			for !done.Load() && ctx.Err() == nil && n.Add(1) <= budget {
-				o, err := h.rlProbe(ctx, tenant)
+				o, err := c.rlProbe(ctx, tenant)
 				if err != nil || o.status != http.StatusTooManyRequests {
 					continue
 				}

@@ -22,7 +22,7 @@ import (
 func enforcedQuota(ctx context.Context, c *Case) Result {
 	h := c.h
 	tenant := c.tenant()
-	first, err := h.rlProbe(ctx, tenant)
+	first, err := c.rlProbe(ctx, tenant)
 	if err != nil {
 		return inconclusive("first request failed: %v", err)
 	}

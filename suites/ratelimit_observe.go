@@ -68,9 +68,15 @@ func (o rlObs) minRemaining() (headers.Limit, bool) {
 	return m, true
 }
 
-// rlProbe sends one GET of the probe path for tenant; the request is made
-// non-replayable so net/http cannot send it twice behind the suite's back.
-func (h *Harness) rlProbe(ctx context.Context, tenant string) (rlObs, error) {
+// rlProbe sends one request of a declared rate-limited route for tenant:
+// a GET of the probe path, or else the first rate-limited operation with a
+// fresh key. The GET is made non-replayable so net/http cannot send it
+// twice behind the suite's back.
+func (c *Case) rlProbe(ctx context.Context, tenant string) (rlObs, error) {
+	h := c.h
+	if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) > 0 {
+		return c.rlOperation(ctx, tenant, h.Policy.RateLimited[0])
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.TargetURL+h.Policy.RateLimitProbe, nil)
@@ -94,6 +100,23 @@ func (h *Harness) rlProbe(ctx context.Context, tenant string) (rlObs, error) {
 	o.sent, o.status, o.tenant, o.body, o.limited = sent, resp.StatusCode, tenant, body, true
 	o.source = "own GET " + h.Policy.RateLimitProbe
 	return o, err
+}
+
+// rlOperation sends op once for tenant, with a fresh key.
+func (c *Case) rlOperation(ctx context.Context, tenant string, op Operation) (rlObs, error) {
+	req, err := op.render(Values{}, false)
+	if err != nil {
+		return rlObs{}, err
+	}
+	sent := time.Now()
+	r := c.h.send(ctx, call{key: c.key(), tenant: tenant, amount: c.amount(), op: &op})
+	if r.err != nil {
+		return rlObs{}, r.err
+	}
+	o := observe(r.header, sent.Add(r.took))
+	o.sent, o.status, o.tenant, o.body, o.limited = sent, r.status, tenant, r.body, true
+	o.source = "own " + or(req.Method, http.MethodPost) + " " + req.Path
+	return o, nil
 }
 
 // journalObs returns every response the front proxy passed from the target
@@ -132,7 +155,7 @@ func (c *Case) sample(ctx context.Context, n int) []rlObs {
 		if c.h.Policy.RateLimitProbe == "" {
 			break
 		}
-		if o, err := c.h.rlProbe(ctx, tenant); err == nil {
+		if o, err := c.rlProbe(ctx, tenant); err == nil {
 			out = append(out, o)
 		}
 	}

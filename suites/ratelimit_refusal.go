@@ -34,7 +34,7 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 		return inconclusive("interrupted")
 	case <-time.After(time.Until(o.at.Add(wait + tol))):
 	}
-	p, err := h.rlProbe(ctx, tenant)
+	p, err := c.rlProbe(ctx, tenant)
 	want := fmt.Sprintf("a request sent once the later of Retry-After and t has passed (+%s) is admitted", tol)
 	switch {
 	case err != nil:
@@ -60,14 +60,13 @@ func tooManyBody(ctx context.Context, c *Case) Result {
 }
 
 func tenantIsolation(ctx context.Context, c *Case) Result {
-	h := c.h
 	a, b := c.tenant(), c.tenant()
 	_, n, ok := c.exhaust(ctx, a)
 	if !ok {
 		return inconclusive("tenant %s was not refused after %d requests", a, n)
 	}
-	pb, errB := h.rlProbe(ctx, b)
-	pa, errA := h.rlProbe(ctx, a)
+	pb, errB := c.rlProbe(ctx, b)
+	pa, errA := c.rlProbe(ctx, a)
 	want := "right after tenant A's 429, a fresh tenant B is admitted"
 	switch {
 	case errB != nil:

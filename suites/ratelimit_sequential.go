@@ -14,9 +14,8 @@ import (
 // and a response with r>0 promises the next request at least one unit, so
 // a 429 right after it shows r overstated (time passing only adds quota).
 func sequentialRemaining(ctx context.Context, c *Case) Result {
-	h := c.h
 	tenant := c.tenant()
-	first, err := h.rlProbe(ctx, tenant)
+	first, err := c.rlProbe(ctx, tenant)
 	switch {
 	case err != nil:
 		return inconclusive("first request failed: %v", err)
@@ -32,7 +31,7 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 	obs := []rlObs{first}
 	refused := 0
 	for len(obs) < budget && refused < 3 && time.Now().Before(deadline) {
-		o, err := h.rlProbe(ctx, tenant)
+		o, err := c.rlProbe(ctx, tenant)
 		if err != nil {
 			return inconclusive("request %d failed: %v", len(obs)+1, err)
 		}

@@ -99,9 +99,9 @@ func (c RetryAfterConfig) invalidValues() []string {
 // target's circuit breaker never sees more than one case's failures.
 func RetryAfter() []Check {
 	return []Check{
-		{ID: "HS-01a", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needRateLimitProbe}, Source: raSource + "; RFC 6585 §4",
+		{ID: "HS-01a", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: raSource + "; RFC 6585 §4",
 			Title: "a 429 carries a valid Retry-After that tells the truth: refused before it elapses, admitted after", Run: raTruthful429},
-		{ID: "RL-09", Suite: suiteRA, Level: reports.LevelShouldNot, Needs: []Need{needRateLimitProbe}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
+		{ID: "RL-09", Suite: suiteRA, Level: reports.LevelShouldNot, Needs: []Need{needRateLimitedRoute}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
 			Title: "a 429's Retry-After does not point earlier than the RateLimit reset", Run: raNotBeforeReset},
 		{ID: "HS-01b", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; RFC 9110 §15.6.4",
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
