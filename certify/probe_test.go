@@ -19,7 +19,7 @@ kind: running
 service: {url: "http://127.0.0.1:1"}
 operations:
   - {name: pay, path: /v1/payments, body: '{"a": {{.Amount}}}'}
-  - {name: order, method: PUT, path: '/v1/orders/{{.Key}}', body: '{"a": {{.Amount}}}', success: [200]}
+  - {name: order, method: PUT, path: '/v1/orders/{{.Key}}', body: '{"a": {{.Amount}}}', success: [200], key_header: X-Order-Key}
 dependencies: [{name: ledger, listen: "127.0.0.1:9", method: PUT, path: /entries/*}]
 effects:
   ledger: {dependency: ledger, key_header: X-Upstream-Key}
@@ -56,8 +56,8 @@ func TestSpecKeyedOperations(t *testing.T) {
 		}
 		last := ops[len(ops)-1]
 		r, err := last.Request(suites.Values{Key: "k1"}, false)
-		if err != nil || r.Method != http.MethodPut || r.Path != "/v1/orders/k1" || !slices.Equal(last.Success, []int{200}) {
-			t.Errorf("order renders %s %s (%v), success %v; want PUT /v1/orders/k1, [200]", r.Method, r.Path, err, last.Success)
+		if err != nil || r.Method != http.MethodPut || r.Path != "/v1/orders/k1" || !slices.Equal(last.Success, []int{200}) || last.KeyHeader != "X-Order-Key" {
+			t.Errorf("order renders %s %s (%v), success %v, key in %s; want PUT /v1/orders/k1, [200], X-Order-Key", r.Method, r.Path, err, last.Success, last.KeyHeader)
 		}
 	}
 }

@@ -44,6 +44,7 @@ func withEffect(t *targets.Target, so suites.Operation) suites.Operation {
 func adaptOperation(op targets.Operation) suites.Operation {
 	return suites.Operation{
 		Name:         op.Name,
+		KeyHeader:    op.KeyHeader,
 		Method:       op.Method,
 		Path:         op.Path,
 		ContentType:  op.ContentType,

@@ -61,6 +61,7 @@ type Harness struct {
 // body for v; alt selects a different payload under the same key.
 type Operation struct {
 	Name        string // names the operation in reports; empty for a target with one
+	KeyHeader   string // the header its key goes in; empty means Conventions.KeyHeader
 	Method      string
 	Path        string
 	ContentType string
@@ -135,7 +136,12 @@ type Conventions struct {
 	KeyTTL time.Duration
 }
 
-func (c Conventions) keyHeader() string    { return or(c.KeyHeader, "Idempotency-Key") }
+func (c Conventions) keyHeader() string { return or(c.KeyHeader, "Idempotency-Key") }
+
+// keyHeaderOf is the header op's key goes in.
+func (h *Harness) keyHeaderOf(op Operation) string {
+	return or(op.KeyHeader, h.Conventions.keyHeader())
+}
 func (c Conventions) depKeyHeader() string { return or(c.DependencyKey, "Idempotency-Key") }
 func (c Conventions) tenantHeader() string {
 	if c.TenantHeader == "-" {

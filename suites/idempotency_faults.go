@@ -15,7 +15,7 @@ import (
 func lostResponseFront(ctx context.Context, c *Case) Result {
 	h := c.h
 	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
-	match := faults.Match{Headers: map[string]string{h.Conventions.keyHeader(): h.Conventions.formatKey(base.key)}, First: 1}
+	match := faults.Match{Headers: map[string]string{h.keyHeaderOf(h.Operation): h.Conventions.formatKey(base.key)}, First: 1}
 	if err := c.fault(h.Front, match, dropResponse()); err != nil {
 		return inconclusive("%v", err)
 	}

@@ -2,6 +2,8 @@ package suites
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -110,5 +112,25 @@ func TestNeedKeyKept(t *testing.T) {
 		if got := n.Unmet(h); (got != "") != unmet || unmet && !strings.Contains(got, "key_ttl") {
 			t.Errorf("key TTL %s: unmet %q", ttl, got)
 		}
+	}
+}
+
+// TestHarness_send_keyHeaderOf: an operation's own key header carries the
+// key; the conventions' one is the fallback.
+func TestHarness_send_keyHeaderOf(t *testing.T) {
+	got := make(chan http.Header, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got <- r.Header }))
+	defer srv.Close()
+	h := quietHarness()
+	h.TargetURL = srv.URL
+	h.Conventions = Conventions{KeyHeader: "X-Idem-Key", KeyFormat: "sf-string"}
+	render := func(Values, bool) ([]byte, error) { return []byte("{}"), nil }
+	h.Operation = Operation{Path: "/a", Render: render}
+	order := Operation{Path: "/b", KeyHeader: "X-Order-Key", Render: render}
+	ctx := context.Background()
+	h.send(ctx, call{key: "k1"})
+	h.send(ctx, call{key: "k2", op: &order})
+	if a, b := <-got, <-got; a.Get("X-Idem-Key") != `"k1"` || b.Get("X-Order-Key") != `"k2"` || b.Get("X-Idem-Key") != "" {
+		t.Errorf("keys sent: %v then %v", a, b)
 	}
 }

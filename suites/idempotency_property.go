@@ -208,7 +208,7 @@ func (m *idemMachine) sameKeyNewTenant(t *rapid.T) {
 func (m *idemMachine) exercise(t *rapid.T, op *idemOp, fault string) {
 	c := op.call()
 	if f := m.frontFault(fault); f != nil {
-		match := faults.Match{Headers: map[string]string{m.h.Conventions.keyHeader(): m.h.Conventions.formatKey(op.key)}, First: 1}
+		match := faults.Match{Headers: map[string]string{m.h.keyHeaderOf(op.operation(m.h)): m.h.Conventions.formatKey(op.key)}, First: 1}
 		if m.h.Conventions.tenantHeader() != "" {
 			match.Headers[m.h.Conventions.tenantHeader()] = op.tenant
 		}
@@ -265,6 +265,14 @@ func (m *idemMachine) invariant(t *rapid.T) {
 		t.Logf("effects: %s", ef)
 		t.Fatalf("%d effects at the dependency for %d successful and %d unresolved operations", ef.total, succeeded, unknown)
 	}
+}
+
+// operation is what op sends.
+func (op *idemOp) operation(h *Harness) Operation {
+	if op.op != nil {
+		return *op.op
+	}
+	return h.Operation
 }
 
 func (op *idemOp) call() call {

@@ -73,7 +73,7 @@ func (h *Harness) send(ctx context.Context, c call) reply {
 		if !c.rawKey {
 			k = h.Conventions.formatKey(k)
 		}
-		req.Header[http.CanonicalHeaderKey(h.Conventions.keyHeader())] = []string{k}
+		req.Header[http.CanonicalHeaderKey(h.keyHeaderOf(operation))] = []string{k}
 	}
 	if th := h.Conventions.tenantHeader(); th != "" && c.tenant != "" {
 		req.Header.Set(th, c.tenant)
