@@ -113,7 +113,9 @@ type StandIn struct {
 	Body    string            `yaml:"body"`    // empty = {}
 }
 
-// Effects says how side effects are observed; at least one of Ledger and Probe is set.
+// Effects says how side effects are observed; at least one of Ledger and
+// Probe is set. With both, the ledger's count is judged and a probe that
+// disagrees with it fails the check: one of the two is wrong.
 type Effects struct {
 	Ledger Ledger `yaml:"ledger"` // count distinct effects at a dependency
 	Probe  Probe  `yaml:"probe"`  // read a count back from the service
