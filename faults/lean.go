@@ -165,7 +165,12 @@ func (lc *leanConn) readHead() (string, error) {
 		wait = p.limits.IdleTimeout
 	}
 	_ = lc.c.SetReadDeadline(time.Now().Add(wait))
+	if lc.br.Buffered() == 0 {
+		// Waiting for a request: a new client may take this slot meanwhile.
+		markIdle(lc.c, true)
+	}
 	b, err := lc.br.Peek(1)
+	markIdle(lc.c, false)
 	if err != nil {
 		return "", err
 	}

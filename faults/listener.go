@@ -3,33 +3,105 @@ package faults
 import (
 	"net"
 	"sync"
+	"time"
 )
 
 // limitListener caps concurrent accepted connections so a flood queues in
-// the kernel backlog instead of in proxy memory.
+// the kernel backlog instead of in proxy memory. A client that arrives when
+// every slot is taken gets the slot of the connection idle the longest (a
+// kept-alive one waiting for its next request, or a new one that has sent
+// nothing yet), so idle sockets, however many, never lock out a new client.
+// Closing an idle connection is always allowed (RFC 9112 §9.5); clients
+// retry a request that meets such a close on a reused connection.
 type limitListener struct {
 	net.Listener
 	sem  chan struct{}
+	wake chan struct{} // a connection went idle: a waiting client may take its slot
 	done chan struct{}
 	once sync.Once
+
+	mu   sync.Mutex
+	idle map[*limitConn]time.Time // idle connections and since when
 }
 
 func newLimitListener(l net.Listener, n int) *limitListener {
-	return &limitListener{Listener: l, sem: make(chan struct{}, n), done: make(chan struct{})}
+	return &limitListener{
+		Listener: l,
+		sem:      make(chan struct{}, n),
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		idle:     map[*limitConn]time.Time{},
+	}
 }
 
+// Accept takes the next connection, then waits for a slot, closing the
+// connection idle the longest if all are taken. Only the one connection in
+// hand waits in memory; the rest wait in the backlog.
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.sem
 		return nil, err
 	}
-	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
+	for {
+		select {
+		case l.sem <- struct{}{}:
+			lc := &limitConn{Conn: c, l: l}
+			l.setIdle(lc, true) // until its first request begins
+			return lc, nil
+		default:
+		}
+		if l.evictOldest() {
+			continue // its Close freed the slot
+		}
+		select {
+		case l.sem <- struct{}{}:
+			lc := &limitConn{Conn: c, l: l}
+			l.setIdle(lc, true)
+			return lc, nil
+		case <-l.wake:
+		case <-l.done:
+			c.Close()
+			return nil, net.ErrClosed
+		}
+	}
+}
+
+// evictOldest closes the connection idle the longest, if there is one.
+func (l *limitListener) evictOldest() bool {
+	l.mu.Lock()
+	var oldest *limitConn
+	var since time.Time
+	for c, t := range l.idle {
+		if oldest == nil || t.Before(since) {
+			oldest, since = c, t
+		}
+	}
+	if oldest != nil {
+		delete(l.idle, oldest)
+	}
+	l.mu.Unlock()
+	if oldest == nil {
+		return false
+	}
+	oldest.Close()
+	return true
+}
+
+// setIdle marks c as waiting for a request (idle) or serving one.
+func (l *limitListener) setIdle(c *limitConn, idle bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !idle || c.closed {
+		delete(l.idle, c)
+		return
+	}
+	if _, ok := l.idle[c]; !ok {
+		l.idle[c] = time.Now()
+	}
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
 }
 
 func (l *limitListener) Close() error {
@@ -39,13 +111,20 @@ func (l *limitListener) Close() error {
 
 type limitConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	l      *limitListener
+	once   sync.Once
+	closed bool // guarded by l.mu
 }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		c.closed = true
+		delete(c.l.idle, c)
+		c.l.mu.Unlock()
+		<-c.l.sem
+	})
 	return err
 }
 
@@ -53,4 +132,15 @@ func (c *limitConn) Close() error {
 func (c *limitConn) tcp() (*net.TCPConn, bool) {
 	tc, ok := c.Conn.(*net.TCPConn)
 	return tc, ok
+}
+
+// markIdle tells c's listener, if c came from one, whether c waits for a
+// request (idle) or serves one.
+func markIdle(c net.Conn, idle bool) {
+	if hc, ok := c.(*handedConn); ok {
+		c = hc.Conn
+	}
+	if lc, ok := c.(*limitConn); ok {
+		lc.l.setIdle(lc, idle)
+	}
 }

@@ -150,8 +150,13 @@ func (p *Proxy) newServer() *http.Server {
 			return context.WithValue(ctx, connKey{}, p.connSeq.Add(1))
 		},
 		ConnState: func(c net.Conn, s http.ConnState) {
-			if s == http.StateIdle {
+			switch _, handed := c.(*handedConn); {
+			case s == http.StateIdle:
 				_ = c.SetWriteDeadline(time.Time{}) // the stall deadline is per response
+				markIdle(c, true)
+			case s == http.StateNew && !handed: // the listener marked it idle already
+			case s == http.StateNew, s == http.StateActive, s == http.StateHijacked:
+				markIdle(c, false) // a handed connection has its request in hand
 			}
 		},
 	}
