@@ -40,7 +40,9 @@ type admin struct {
 //	GET    /status           side, seed, upstream, rule counters, journal size
 //	GET    /metrics          Prometheus text format
 //
-// Requests that carry an Origin header (browsers) are refused.
+// Requests that carry an Origin header (browsers) are refused, and without
+// a token so are requests whose Host is not a loopback name or the address
+// the API listens on (DNS rebinding).
 func NewAdmin(p *Proxy, opts ...AdminOption) http.Handler {
 	a := &admin{p: p}
 	for _, o := range opts {
@@ -83,12 +85,35 @@ func loopbackName(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// localHost reports whether r's Host names a loopback host or the address
+// the connection reached, with any port.
+func localHost(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		host = strings.TrimSuffix(strings.TrimPrefix(r.Host, "["), "]")
+	}
+	if loopbackName(host) {
+		return true
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	bound, _, err := net.SplitHostPort(local.String())
+	return err == nil && host != "" && host == bound
+}
+
 func (a *admin) guard(next http.Handler) http.Handler {
 	want := []byte("Bearer " + a.token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Header.Get("Origin") != "":
 			adminError(w, http.StatusForbidden, errors.New("faults: admin API refuses browser requests"))
+		case a.token == "" && !localHost(r):
+			// A page whose name was rebound to this address sends its own
+			// name, and a same-origin GET carries no Origin. 421: this
+			// server does not answer for that authority (RFC 9110 §15.5.20).
+			adminError(w, http.StatusMisdirectedRequest, fmt.Errorf("faults: admin API answers only for a loopback name or its own address, not %q", r.Host))
 		case a.token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1:
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			adminError(w, http.StatusUnauthorized, errors.New("faults: admin API needs a bearer token"))

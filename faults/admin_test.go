@@ -2,6 +2,7 @@ package faults
 
 import (
 	"errors"
+	"net"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -107,4 +108,57 @@ func TestListenAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
+}
+
+// TestAdmin_Host refuses a Host naming anything but the bound address or a
+// loopback name, as a page that rebound its own name to 127.0.0.1 would send.
+func TestAdmin_Host(t *testing.T) {
+	t.Parallel()
+	p := startProxy(t)
+	srv := httptest.NewServer(NewAdmin(p))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	tests := []struct {
+		host string
+		want int
+	}{
+		{srv.Listener.Addr().String(), 200},
+		{"127.0.0.1", 200},
+		{"localhost:" + port, 200},
+		{"LocalHost", 200},
+		{"[::1]:" + port, 200},
+		{"[::1]", 200},
+		{"evil.example:" + port, 421},
+		{"evil.example", 421},
+		{"localhost.evil.example", 421},
+		{"127.0.0.1.nip.io:" + port, 421},
+		{"localhost:1", 200}, // any port: a page cannot rebind a loopback name
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest("GET", srv.URL+"/journal", nil)
+		req.Host = tt.host
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("Host %q: %d; want %d", tt.host, resp.StatusCode, tt.want)
+		}
+	}
+	// With a token, a page cannot rebind its way in (it has no token to
+	// send), and an operator may reach an exposed API by any name.
+	tok := httptest.NewServer(NewAdmin(p, WithToken("s3cret")))
+	defer tok.Close()
+	req, _ := http.NewRequest("GET", tok.URL+"/status", nil)
+	req.Host = "resilcheck-admin.internal:8474"
+	req.Header.Set("Authorization", "Bearer s3cret")
+	resp, err := tok.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("a DNS name with the token: %d; want 200", resp.StatusCode)
+	}
 }

@@ -84,8 +84,9 @@ type Limits struct {
 	// WriteStallTimeout drops a client that accepts no response bytes for
 	// this long (default 30 s).
 	WriteStallTimeout time.Duration
-	// MaxConns caps concurrent client connections; more wait to be accepted
-	// (default 4096).
+	// MaxConns caps concurrent client connections (default 4096). When all
+	// are taken, a new client gets the slot of the connection idle the
+	// longest; with none idle, it waits to be accepted.
 	MaxConns int
 	// DialTimeout bounds connecting to the upstream (default 5 s).
 	DialTimeout time.Duration

@@ -61,6 +61,13 @@ func (ex *Exchange) writeHeader(status int) {
 		return
 	}
 	ex.started, ex.status = true, status
+	if r := ex.r; r.ProtoMajor == 1 && len(r.TransferEncoding) > 0 {
+		// A request with Content-Length and Transfer-Encoding must close the
+		// connection after its answer (RFC 9112 §6.1). net/http drops the
+		// Content-Length before the handler sees it, so every chunked
+		// request closes: either side may close at any time (§9.6).
+		ex.w.Header().Set("Connection", "close")
+	}
 	ex.w.WriteHeader(status)
 }
 

@@ -133,8 +133,13 @@ func (ex *Exchange) readBody() bool {
 	case err != nil && errors.As(err, &ne) && ne.Timeout():
 		ex.reject(http.StatusRequestTimeout, fmt.Sprintf("faults: request body not received within %s", lim.BodyReadTimeout))
 		return false
-	case err != nil:
+	case err != nil && clientLeft(err):
 		ex.noteError(fmt.Errorf("faults: read request body: %w", err))
+		return false
+	case err != nil:
+		// Only chunked framing can be malformed here: net/http checked
+		// Content-Length before the handler ran.
+		ex.reject(http.StatusBadRequest, fmt.Sprintf("faults: malformed chunked request body: %v", err))
 		return false
 	case int64(len(body)) > lim.MaxBodyBytes:
 		ex.reject(http.StatusRequestEntityTooLarge, fmt.Sprintf("faults: request body exceeds the limit of %d bytes", lim.MaxBodyBytes))
@@ -146,6 +151,14 @@ func (ex *Exchange) readBody() bool {
 		ex.body = body
 	}
 	return true
+}
+
+// clientLeft reports whether a request body read failed because the client
+// stopped sending (closed, reset) rather than because it sent bad framing.
+func clientLeft(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
+		errors.As(err, &ne)
 }
 
 // reject answers with a proxy error and closes the connection, since the
