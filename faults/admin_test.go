@@ -2,8 +2,8 @@ package faults
 
 import (
 	"errors"
-	"net"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
