@@ -12,14 +12,19 @@ type breakName string
 
 // The breaks: each changes exactly one behaviour.
 var breaks = map[breakName]string{
-	"legacy-key-header":   "read the key from Idempotency-Key instead of X-Idem-Key",
-	"no-upstream-key":     "forward no X-Upstream-Key to the ledger",
-	"mismatch-422":        "answer 422 instead of 400 to a payload mismatch",
-	"ignore-grpc-timeout": "ignore the caller's grpc-timeout and use the maximum budget",
-	"shared-responses":    "store responses per key only, shared across accounts",
-	"put-not-idempotent":  "perform every PUT afresh, ignoring its key",
-	"probe-off-by-one":    "report one effect more than were made on the probe",
-	"ignore-retry-after":  "retry the ledger on the normal backoff, ignoring its Retry-After",
+	"legacy-key-header":         "read the key from Idempotency-Key instead of X-Idem-Key",
+	"no-upstream-key":           "forward no X-Upstream-Key to the ledger",
+	"mismatch-422":              "answer 422 instead of 400 to a payload mismatch",
+	"ignore-grpc-timeout":       "ignore the caller's grpc-timeout and use the maximum budget",
+	"shared-responses":          "store responses per key only, shared across accounts",
+	"put-not-idempotent":        "perform every PUT afresh, ignoring its key",
+	"probe-off-by-one":          "report one effect more than were made on the probe",
+	"ignore-retry-after":        "retry the ledger on the normal backoff, ignoring its Retry-After",
+	"key-optional":              "process a request without a key, unprotected",
+	"long-key-500":              "fail with 500 on a key longer than 255 characters",
+	"no-default-deadline":       "give a request without grpc-timeout no deadline at all",
+	"retry-after-past-deadline": "wait out the ledger's Retry-After even past the caller's deadline",
+	"invalid-retry-after-stops": "stop retrying when the ledger's Retry-After does not parse",
 }
 
 func breakNames() []string {

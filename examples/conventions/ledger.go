@@ -90,16 +90,21 @@ func (l *ledger) write(ctx context.Context, deadline time.Time, id string, body 
 			return rejected, retryAfter
 		}
 		l.record(false)
-		wait := l.backoff(attempt)
-		if err == nil {
-			if ra, perr := headers.ParseRetryAfter(hdr.Get("Retry-After"), time.Now()); perr == nil {
+		wait, pastDeadline := l.backoff(attempt), false
+		if v := hdr.Get("Retry-After"); err == nil && v != "" {
+			ra, perr := headers.ParseRetryAfter(v, time.Now())
+			switch {
+			case perr != nil && l.brk == "invalid-retry-after-stops":
+				return failed, retryAfter
+			case perr == nil:
 				retryAfter = ra.Delay
 				if l.brk != "ignore-retry-after" {
 					wait = max(wait, ra.Delay)
 				}
+				pastDeadline = l.brk == "retry-after-past-deadline"
 			}
 		}
-		if attempt+1 >= l.policy.MaxAttempts || !time.Now().Add(wait).Before(deadline) {
+		if attempt+1 >= l.policy.MaxAttempts || !pastDeadline && !time.Now().Add(wait).Before(deadline) {
 			return failed, retryAfter
 		}
 		t := time.NewTimer(wait)

@@ -84,7 +84,7 @@ func (s *server) operate(op operation) http.HandlerFunc {
 		if s.cfg.brk == "shared-responses" {
 			sc.account = ""
 		}
-		if op.perform {
+		if op.perform || key == "" {
 			s.drive(w, r, op, deadline, own, nil, s.store.fresh(time.Now()), body)
 			return
 		}
@@ -166,6 +166,9 @@ func (s *server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 func (s *server) deadline(w http.ResponseWriter, r *http.Request) (time.Time, bool) {
 	now := time.Now()
 	budget := s.cfg.maxBudget
+	if s.cfg.brk == "no-default-deadline" && r.Header.Get(headers.GRPCTimeout) == "" {
+		budget = time.Hour
+	}
 	if v := r.Header.Get(headers.GRPCTimeout); v != "" && s.cfg.brk != "ignore-grpc-timeout" {
 		d, err := headers.ParseGRPCTimeout(v)
 		if err != nil {
@@ -182,19 +185,26 @@ func (s *server) deadline(w http.ResponseWriter, r *http.Request) (time.Time, bo
 }
 
 // key reads the idempotency key: exactly one field, an RFC 9651 String of
-// 1 to 255 characters.
+// 1 to 255 characters. "" with ok is a request without a key (a break).
 func (s *server) key(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := keyHeader
 	if s.cfg.brk == "legacy-key-header" {
 		name = legacyKey
 	}
 	vs := r.Header.Values(name)
-	if len(vs) == 0 {
+	switch {
+	case len(vs) == 0 && s.cfg.brk == "key-optional":
+		return "", true
+	case len(vs) == 0:
 		problem(w, http.StatusBadRequest, "key-missing", name+" is required")
 		return "", false
 	}
 	it, err := headers.ParseItem(strings.Join(vs, ","))
 	k, isString := it.Value.(string)
+	if isString && len(k) > maxKeyLen && s.cfg.brk == "long-key-500" {
+		http.Error(w, "value too long for column idempotency_key", http.StatusInternalServerError)
+		return "", false
+	}
 	if err != nil || !isString || k == "" || len(k) > maxKeyLen {
 		problem(w, http.StatusBadRequest, "key-malformed", name+` must be one quoted string of 1 to 255 characters, e.g. "8e03978e-40d5-43e8-bc93-6894a57f9324"`)
 		return "", false
