@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,6 +101,10 @@ func TestSpecProbe(t *testing.T) {
 	}
 	if _, err := probe(ctx, suites.Values{Key: "k1"}); err == nil {
 		t.Error("a probe the service refuses (no tenant) read a count")
+	}
+	post := specProbe(parseSpec(t, strings.Replace(fmt.Sprintf(keyedSpec, ""), "  probe:\n", "  probe:\n    method: POST\n", 1)), srv.URL)
+	if _, err := post(ctx, suites.Values{Key: "k1", Tenant: "acme"}); err == nil {
+		t.Error("a POST probe was sent as GET")
 	}
 	noProbe := parseSpec(t, "version: 1\nkind: running\nservice: {url: \"http://127.0.0.1:1\"}\noperations: [{name: pay, path: /p}]\n"+
 		"dependencies: [{name: d, listen: \"127.0.0.1:9\"}]\neffects: {ledger: {dependency: d}}\n")
