@@ -1,0 +1,77 @@
+// Package foreign certifies services that nobody here designed around
+// resilcheck (the "zoo" of issue 10) and compares every check's verdict with
+// the one their authors' code and libraries call for.
+package foreign
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// Expectation is what one check should conclude about a service, and why,
+// from reading that service's code or its libraries' code and docs.
+type Expectation struct {
+	Expect reports.Status `yaml:"expect"` // pass, fail or not-applicable
+	Why    string         `yaml:"why"`    // one line, citing file/line or doc section
+}
+
+// Expectations are a service's expected verdicts by check ID.
+type Expectations struct {
+	Service string                 `yaml:"service"`
+	Checks  map[string]Expectation `yaml:"checks"`
+}
+
+// LoadExpectations reads an expectations file and checks that it names a
+// verdict with a reason for exactly the check IDs in ids.
+func LoadExpectations(path string, ids []string) (*Expectations, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("expectations: %w", err)
+	}
+	var e Expectations
+	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("expectations %s: %w", path, err)
+	}
+	var errs []error
+	known := map[string]bool{}
+	for _, id := range ids {
+		known[id] = true
+		x, ok := e.Checks[id]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("%s: no expectation", id))
+		case x.Expect != reports.StatusPass && x.Expect != reports.StatusFail && x.Expect != reports.StatusNotApplicable:
+			errs = append(errs, fmt.Errorf("%s: expect %q; want pass, fail or not-applicable", id, x.Expect))
+		case strings.TrimSpace(x.Why) == "":
+			errs = append(errs, fmt.Errorf("%s: no why", id))
+		}
+	}
+	for id := range e.Checks {
+		if !known[id] {
+			errs = append(errs, fmt.Errorf("%s: not a check", id))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("expectations %s: %w", path, err)
+	}
+	return &e, nil
+}
+
+// Count returns how many checks expect status s.
+func (e *Expectations) Count(s reports.Status) int {
+	n := 0
+	for _, x := range e.Checks {
+		if x.Expect == s {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,159 @@
+package foreign
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/suites"
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// zoo lists the services with the runtime each needs and how to make it
+// ready; prepare returns a reason to skip, or "" when it is ready.
+var zoo = []struct {
+	name    string
+	runtime string
+	prepare func(t *testing.T, spec *targets.Target) string
+}{
+	{"fastify-orders", "node", prepareNode},
+	{"stdlib-orders", "python3", nil},
+	{"chi-orders", "go", prepareChi},
+	{"nginx-limit-req", "nginx", prepareNginx},
+}
+
+func checkIDs() []string {
+	var ids []string
+	for _, e := range suites.Catalogue() {
+		ids = append(ids, e.ID)
+	}
+	return ids
+}
+
+// TestExpectations_complete holds every service to a verdict with a reason
+// for every check resilcheck has, and its spec to the schema.
+func TestExpectations_complete(t *testing.T) {
+	ids := checkIDs()
+	for _, s := range zoo {
+		t.Run(s.name, func(t *testing.T) {
+			if _, err := targets.Load(filepath.Join(s.name, "target.yaml")); err != nil {
+				t.Fatal(err)
+			}
+			e, err := LoadExpectations(filepath.Join(s.name, "expectations.yaml"), ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Service != s.name {
+				t.Errorf("service %q, want %q", e.Service, s.name)
+			}
+			t.Logf("%s: %d pass, %d fail, %d not applicable", s.name,
+				e.Count(reports.StatusPass), e.Count(reports.StatusFail), e.Count(reports.StatusNotApplicable))
+		})
+	}
+}
+
+// zooSelected says whether RESILCHECK_ZOO selects the service: "1" or
+// "all" selects every one, otherwise a comma-separated list of names.
+func zooSelected(name string) bool {
+	v := os.Getenv("RESILCHECK_ZOO")
+	return v == "1" || v == "all" || slices.Contains(strings.Split(v, ","), name)
+}
+
+// TestZoo_certify certifies each service through its target.yaml and
+// compares every check with expectations.yaml. Gated: the harness does not
+// yet honour everything issue 10 asks (scope, applicability, isolation), so
+// some mismatches are its own; FINDINGS.md lists them.
+func TestZoo_certify(t *testing.T) {
+	if os.Getenv("RESILCHECK_ZOO") == "" {
+		t.Skip("the zoo is gated until the harness honours issue 10 (see examples/foreign/FINDINGS.md); " +
+			"RESILCHECK_ZOO=1 (or a comma-separated list of services) runs it")
+	}
+	if testing.Short() {
+		t.Skip("certifies four services as processes, several minutes each")
+	}
+	ids := checkIDs()
+	for _, s := range zoo {
+		t.Run(s.name, func(t *testing.T) {
+			if !zooSelected(s.name) {
+				t.Skipf("RESILCHECK_ZOO does not name %s", s.name)
+			}
+			if _, err := exec.LookPath(s.runtime); err != nil {
+				t.Skipf("%s needs %s, which is not installed (see examples/foreign/README.md): %v", s.name, s.runtime, err)
+			}
+			want, err := LoadExpectations(filepath.Join(s.name, "expectations.yaml"), ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec, err := targets.Load(filepath.Join(s.name, "target.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.prepare != nil {
+				if why := s.prepare(t, spec); why != "" {
+					t.Skip(why)
+				}
+			}
+			var log strings.Builder
+			res, err := certify.Run(context.Background(), certify.Config{Target: spec, Seed: 10, TargetLog: &log})
+			if err != nil {
+				t.Fatalf("certify: %v\n%s", err, log.String())
+			}
+			for _, ch := range res.Report.Checks {
+				x := want.Checks[ch.ID]
+				if ch.Status != x.Expect {
+					t.Errorf("%s %s: want %s (%s); resilcheck: %s: expected %s; observed %s %s",
+						s.name, ch.ID, x.Expect, x.Why, ch.Status, ch.Expected, ch.Observed, ch.Reason)
+				}
+			}
+			if len(res.Report.Checks) != len(ids) {
+				t.Errorf("%d checks ran, want %d", len(res.Report.Checks), len(ids))
+			}
+		})
+	}
+}
+
+// prepareNode installs the locked npm dependencies when they are missing.
+func prepareNode(t *testing.T, spec *targets.Target) string {
+	if _, err := os.Stat(filepath.Join(spec.Dir, "node_modules")); err == nil {
+		return ""
+	}
+	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+	cmd.Dir = spec.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Sprintf("fastify-orders: npm ci failed (no registry?): %v\n%s", err, out)
+	}
+	return ""
+}
+
+// prepareChi builds the service once, so that its startup is not a compile.
+func prepareChi(t *testing.T, spec *targets.Target) string {
+	bin := filepath.Join(t.TempDir(), "chi-orders")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = spec.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Sprintf("chi-orders: go build failed (no module proxy?): %v\n%s", err, out)
+	}
+	spec.Process.Command = append([]string{bin}, spec.Process.Command[3:]...)
+	return ""
+}
+
+// prepareNginx builds the resilcheck binary run.sh starts the reference
+// service with.
+func prepareNginx(t *testing.T, spec *targets.Target) string {
+	bin := filepath.Join(t.TempDir(), "resilcheck")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/resilcheck/resilcheck/cmd/resilcheck").CombinedOutput(); err != nil {
+		t.Fatalf("go build resilcheck: %v\n%s", err, out)
+	}
+	if spec.Process.Env == nil {
+		spec.Process.Env = map[string]string{}
+	}
+	spec.Process.Env["RESILCHECK"] = bin
+	return ""
+}
