@@ -53,8 +53,8 @@ func TestExpectations_complete(t *testing.T) {
 			if e.Service != s.name {
 				t.Errorf("service %q, want %q", e.Service, s.name)
 			}
-			t.Logf("%s: %d pass, %d fail, %d not applicable", s.name,
-				e.Count(reports.StatusPass), e.Count(reports.StatusFail), e.Count(reports.StatusNotApplicable))
+			t.Logf("%s: %d pass, %d fail, %d not applicable, %d inconclusive", s.name,
+				e.Count(reports.StatusPass), e.Count(reports.StatusFail), e.Count(reports.StatusNotApplicable), e.Count(reports.StatusInconclusive))
 		})
 	}
 }
