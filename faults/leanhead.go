@@ -7,6 +7,8 @@ import (
 	"net/textproto"
 	"net/url"
 	"strconv"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // field is one header line of a parsed head, as slices into the read buffer.
@@ -450,18 +452,9 @@ func isFieldValue(b []byte) bool {
 	return true
 }
 
-// isHost accepts what a Host field may hold: a reg-name, IPv4 or bracketed
-// IPv6 literal and an optional port.
-func isHost(b []byte) bool {
-	for _, c := range b {
-		switch {
-		case tokenTable[c] || c == ':' || c == '[' || c == ']':
-		default:
-			return false
-		}
-	}
-	return true
-}
+// isHost accepts what a Host field may hold: exactly what net/http's server
+// accepts, so the lean path never serves a request net/http would refuse.
+func isHost(b []byte) bool { return httpguts.ValidHostHeader(string(b)) }
 
 // listItems yields the non-empty items of a comma-separated field value,
 // trimmed (RFC 9110 §5.6.1).

@@ -136,6 +136,7 @@ func TestParseRequestHead(t *testing.T) {
 		{"Host with a space", crlfHead("GET / HTTP/1.1", "Host: a b"), rejected("malformed Host")},
 		{"Host with a slash", crlfHead("GET / HTTP/1.1", "Host: a/b"), rejected("malformed Host")},
 		{"Host with userinfo", crlfHead("GET / HTTP/1.1", "Host: u@a"), rejected("malformed Host")},
+		{"Host with a # (fuzz: net/http refuses it)", crlfHead("GET / HTTP/1.1", "Host: #00"), rejected("malformed Host")},
 
 		// Request line.
 		{"absolute-form target", crlfHead("GET http://x/ HTTP/1.1", "Host: x"), rejected("not an origin-form target")},
