@@ -403,6 +403,10 @@ var errClientLeft = errors.New("faults: client went away")
 // that leaves is seen at most this late, or when its answer arrives.
 const watchDelay = 5 * time.Millisecond
 
+// watchAfter is the proxy's watchDelay; tests that must not depend on the
+// upstream answering within it lengthen it.
+func (p *Proxy) watchAfter() time.Duration { return cmp.Or(p.watchDelay, watchDelay) }
+
 // await waits until the upstream has bytes to read, watching the client
 // once watchDelay has passed. Every read from the upstream goes through it,
 // so a client that leaves mid-stream is seen too.
@@ -410,7 +414,7 @@ func (lc *leanConn) await(uc *upConn) error {
 	if lc.watchDone != nil || uc.br.Buffered() > 0 {
 		return nil
 	}
-	_ = uc.c.SetReadDeadline(time.Now().Add(watchDelay))
+	_ = uc.c.SetReadDeadline(time.Now().Add(lc.p.watchAfter()))
 	_, err := uc.br.Peek(1)
 	_ = uc.c.SetReadDeadline(time.Time{})
 	if isTimeout(err) {

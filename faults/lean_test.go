@@ -50,13 +50,24 @@ func hostOf(p *Proxy) string { return strings.TrimPrefix(p.URL(), "http://") }
 // startWarmProxy starts a lean proxy to u and leaves an upstream connection
 // to reuse, so the next exchange dials nothing (a dial is watched from the
 // start, which would hide what the test looks for).
-func startWarmProxy(t *testing.T, u *url.URL) *Proxy {
+func startWarmProxy(t *testing.T, u *url.URL, opts ...Option) *Proxy {
 	t.Helper()
-	p := startProxy(t, WithUpstream(u))
+	p := startProxy(t, append([]Option{WithUpstream(u)}, opts...)...)
 	if resp, _ := rawExchange(t, hostOf(p), "GET /warm HTTP/1.1\r\nHost: h\r\n\r\n", "GET"); resp == nil {
 		t.Fatal("no answer to the warm-up request")
 	}
-	return p
+	// The connection returns to the pool just after the answer went out.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		p.pool.mu.Lock()
+		n := len(p.pool.idle)
+		p.pool.mu.Unlock()
+		if n > 0 {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the warm-up left no upstream connection to reuse")
+		}
+	}
 }
 
 // sendRaw writes raw on a new connection to p and returns the connection.
@@ -345,15 +356,28 @@ func TestLean_ClientGoneWhileWaiting(t *testing.T) {
 	}
 }
 
+// TestLean_ClientGoneBeforeAFastAnswer: a client that left before an answer
+// that came before any watcher started is seen when the answer arrives.
 func TestLean_ClientGoneBeforeAFastAnswer(t *testing.T) {
 	t.Parallel()
+	left := make(chan struct{})
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(watchDelay / 5) // answers before the watcher would start
+		if r.URL.Path == "/fast" {
+			<-left
+		}
 		w.Write([]byte("late"))
 	})
-	p := startWarmProxy(t, up.url(t))
+	// No watcher starts however long the answer takes: only the check at
+	// its arrival can see the client gone, whatever the machine's load.
+	p := startWarmProxy(t, up.url(t), func(p *Proxy) { p.watchDelay = time.Hour })
 	c := sendRaw(t, p, "GET /fast HTTP/1.1\r\nHost: h\r\n\r\n")
+	for deadline := time.Now().Add(30 * time.Second); up.calls.Load() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached the upstream")
+		}
+	}
 	c.Close()
+	close(left)
 	e := await(t, p, 2)[1]
 	if e.Outcome != OutcomeClientGone || e.Status != 0 || e.BytesOut != 0 || e.UpstreamStatuses[0] != 200 {
 		t.Fatalf("entry %+v", e)

@@ -33,7 +33,8 @@ type Proxy struct {
 	transport   http.RoundTripper
 	log         *slog.Logger
 	initial     []Rule
-	noLean      bool // tests: serve everything through net/http
+	noLean      bool          // tests: serve everything through net/http
+	watchDelay  time.Duration // tests: 0 is the lean path's watchDelay
 
 	rules   *Rules
 	metrics *metrics
