@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"net"
 	"sync"
-	"sync/atomic"
 )
 
 // handoff is the listener the net/http server accepts from: connections the
@@ -57,20 +56,12 @@ func (h *handoff) Close() error {
 func (h *handoff) Addr() net.Addr { return h.addr }
 
 // handedConn is a client connection the lean path handed to net/http. Reads
-// drain what the lean path buffered first. pending carries the rule decision
-// the lean path already took for the first request, so that request is not
-// counted by its rule twice.
+// drain what the lean path buffered first. No rule decision crosses the
+// hand-over: net/http's path takes (and counts) every one itself.
 type handedConn struct {
 	net.Conn
-	r       *bufio.Reader
-	id      uint64
-	pending atomic.Pointer[decision]
-}
-
-// decision is a rule's verdict on a request, taken once.
-type decision struct {
-	rule *ruleState
-	n    uint64
+	r  *bufio.Reader
+	id uint64
 }
 
 func (c *handedConn) Read(b []byte) (int, error) { return c.r.Read(b) }

@@ -138,12 +138,11 @@ func (lc *leanConn) serve() {
 		if err != nil {
 			return
 		}
-		var d *decision
-		if why == "" {
-			d = lc.match()
+		if why == "" && lc.ruled() {
+			why = "a rule may take it"
 		}
-		if why != "" || d != nil {
-			handed = lc.handOver(d)
+		if why != "" {
+			handed = lc.handOver()
 			return
 		}
 		if !lc.begin() || !lc.exchange() {
@@ -195,22 +194,21 @@ func (lc *leanConn) readHead() (string, error) {
 	}
 }
 
-// match asks the rules about the request, if there are any.
-func (lc *leanConn) match() *decision {
+// ruled reports whether a rule's method, path and header criteria take the
+// request. It decides nothing and counts nothing: net/http's path, which
+// then serves the request, takes the rule's decision once.
+func (lc *leanConn) ruled() bool {
 	rs := lc.p.rules
 	if len(*rs.cur.Load()) == 0 {
-		return nil
+		return false
 	}
 	path, _ := lc.req.pathQuery()
-	if s, n := rs.match(lc.req.request(path)); s != nil {
-		return &decision{rule: s, n: n}
-	}
-	return nil
+	return rs.mayMatch(lc.req.request(path))
 }
 
 // handOver gives the connection, with its buffered bytes, to the net/http
-// server, which sees d as already taken for the first request.
-func (lc *leanConn) handOver(d *decision) bool {
+// server.
+func (lc *leanConn) handOver() bool {
 	_ = lc.c.SetDeadline(time.Time{})
 	// Leave the registry first: from now on the connection is net/http's to
 	// drain or close, not drainLean's.
@@ -218,7 +216,6 @@ func (lc *leanConn) handOver(d *decision) bool {
 	delete(lc.p.leanConns, lc)
 	lc.p.leanMu.Unlock()
 	hc := &handedConn{Conn: lc.c, r: lc.br, id: lc.id}
-	hc.pending.Store(d)
 	lc.p.handed.Add(1)
 	return lc.p.handoff.give(hc)
 }

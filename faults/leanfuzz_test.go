@@ -208,7 +208,7 @@ func FuzzLean_ResponseHeadMatchesNetHTTP(f *testing.F) {
 		}
 		c := bytesConn{r: bytes.NewReader(b)}
 		uc := &upConn{c: c, br: bufio.NewReader(c)}
-		lc := &leanConn{}
+		lc := &leanConn{p: &Proxy{}}
 		if err := lc.readResponseHead(uc); err != nil {
 			return // a 502 on either path
 		}

@@ -146,7 +146,7 @@ func (p *Proxy) newServer() *http.Server {
 		BaseContext:       func(net.Listener) context.Context { return p.ctx },
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			if hc, ok := c.(*handedConn); ok {
-				return context.WithValue(context.WithValue(ctx, connKey{}, hc.id), handedKey{}, hc)
+				return context.WithValue(ctx, connKey{}, hc.id)
 			}
 			return context.WithValue(ctx, connKey{}, p.connSeq.Add(1))
 		},
@@ -164,8 +164,6 @@ func (p *Proxy) newServer() *http.Server {
 }
 
 type connKey struct{}
-
-type handedKey struct{}
 
 // hostPort is the address to dial for u, with the scheme's default port.
 func hostPort(u *url.URL) string {

@@ -150,6 +150,12 @@ func (rs *Rules) match(r *http.Request) (*ruleState, uint64) {
 	return nil, 0
 }
 
+// mayMatch reports, without counting or drawing, whether some rule's static
+// criteria (method, path, headers) pass r: only then can match take it.
+func (rs *Rules) mayMatch(r *http.Request) bool {
+	return slices.ContainsFunc(*rs.cur.Load(), func(s *ruleState) bool { return s.Match.static(r) })
+}
+
 // take counts one request and decides whether the rule faults it. The
 // counter and the random draw share one lock so the n-th request always
 // sees the n-th draw.

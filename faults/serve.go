@@ -22,10 +22,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := p.begin(w, r)
 	defer func() { ex.end(recover()) }()
 	if p.admit(ex) && ex.readBody() {
-		s, n := takenFor(r)
-		if s == nil {
-			s, n = p.rules.match(r)
-		}
+		s, n := p.rules.match(r)
 		var err error
 		if s == nil {
 			err = ex.Pass()
@@ -37,17 +34,6 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ex.settle(err)
 	}
-}
-
-// takenFor returns the rule decision the lean path took for the first
-// request of a connection it handed over, once.
-func takenFor(r *http.Request) (*ruleState, uint64) {
-	if hc, ok := r.Context().Value(handedKey{}).(*handedConn); ok {
-		if d := hc.pending.Swap(nil); d != nil {
-			return d.rule, d.n
-		}
-	}
-	return nil, 0
 }
 
 // newEntry starts the journal entry of an exchange received now.
