@@ -15,8 +15,10 @@ type handoff struct {
 	once sync.Once
 }
 
-func newHandoff(addr net.Addr) *handoff {
-	return &handoff{addr: addr, ch: make(chan net.Conn), done: make(chan struct{})}
+// newHandoff returns a hand-off whose addr the lean server sets before
+// net/http's server starts accepting from it.
+func newHandoff() *handoff {
+	return &handoff{ch: make(chan net.Conn), done: make(chan struct{})}
 }
 
 // give passes c to the server; it reports false once the server stopped.

@@ -24,6 +24,7 @@ import (
 // net/http server for the rest of its life.
 type leanConn struct {
 	p       *Proxy
+	s       *leanServer
 	c       net.Conn
 	id      uint64
 	cr      connReader
@@ -78,57 +79,10 @@ const keepBody = 64 << 10
 
 var aLongTimeAgo = time.Unix(1, 0)
 
-// serveLean accepts connections and serves each on the lean path.
-func (p *Proxy) serveLean(l net.Listener) error {
-	go func() { _ = p.srv.Serve(p.handoff) }()
-	var delay time.Duration
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			if p.isClosed() {
-				return nil
-			}
-			if !temporary(err) {
-				return err
-			}
-			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-			p.log.Warn("faults: accept", "err", err, "retry", delay)
-			time.Sleep(delay)
-			continue
-		}
-		delay = 0
-		if lc := p.newLeanConn(c); lc != nil {
-			go lc.serve()
-		}
-	}
-}
-
-func temporary(err error) bool {
-	var t interface{ Temporary() bool }
-	return errors.As(err, &t) && t.Temporary()
-}
-
-func (p *Proxy) newLeanConn(c net.Conn) *leanConn {
-	lc := &leanConn{p: p, c: c, id: p.connSeq.Add(1)}
-	lc.cr.c = c
-	lc.br = bufio.NewReaderSize(&lc.cr, leanBufSize)
-	lc.bw = bufio.NewWriterSize(c, leanBufSize)
-	p.leanMu.Lock()
-	defer p.leanMu.Unlock()
-	if p.isClosed() {
-		c.Close()
-		return nil
-	}
-	p.leanConns[lc] = struct{}{}
-	return lc
-}
-
 func (lc *leanConn) serve() {
 	handed := false
 	defer func() {
-		lc.p.leanMu.Lock()
-		delete(lc.p.leanConns, lc)
-		lc.p.leanMu.Unlock()
+		lc.s.forget(lc)
 		if !handed {
 			lc.c.Close()
 		}
@@ -211,13 +165,9 @@ func (lc *leanConn) ruled() bool {
 func (lc *leanConn) handOver() bool {
 	_ = lc.c.SetDeadline(time.Time{})
 	// Leave the registry first: from now on the connection is net/http's to
-	// drain or close, not drainLean's.
-	lc.p.leanMu.Lock()
-	delete(lc.p.leanConns, lc)
-	lc.p.leanMu.Unlock()
-	hc := &handedConn{Conn: lc.c, r: lc.br, id: lc.id}
-	lc.p.handed.Add(1)
-	return lc.p.handoff.give(hc)
+	// drain or close, not the lean server's.
+	lc.s.forget(lc)
+	return lc.s.handOver(lc.c, lc.br, lc.id)
 }
 
 // begin marks the connection busy so a graceful shutdown waits for it.
@@ -326,7 +276,7 @@ func (lc *leanConn) exchange() (keep bool) {
 		// next client's answer: such a connection is never reused.
 		uc.c.Close()
 	} else {
-		p.pool.put(uc)
+		lc.s.pool.put(uc)
 	}
 	return rerr == nil && werr == nil && gone.IsZero() && !closeAfter
 }
@@ -364,13 +314,13 @@ func (lc *leanConn) readBody(n int64) ([]byte, int, error) {
 // watches the client from the start when that may take a while: a dial, or
 // a body large enough to wait on the upstream reading it.
 func (lc *leanConn) forward(body []byte) (*upConn, error) {
-	uc := lc.p.pool.take()
+	uc := lc.s.pool.take()
 	if uc == nil || len(body) > keepBody {
 		lc.watch()
 	}
 	if uc == nil {
 		var err error
-		if uc, err = lc.p.pool.dial(lc.p.ctx); err != nil {
+		if uc, err = lc.s.pool.dial(lc.p.ctx); err != nil {
 			return nil, err
 		}
 	}

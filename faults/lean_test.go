@@ -58,9 +58,9 @@ func startWarmProxy(t *testing.T, u *url.URL, opts ...Option) *Proxy {
 	}
 	// The connection returns to the pool just after the answer went out.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
-		p.pool.mu.Lock()
-		n := len(p.pool.idle)
-		p.pool.mu.Unlock()
+		p.lean.pool.mu.Lock()
+		n := len(p.lean.pool.idle)
+		p.lean.pool.mu.Unlock()
 		if n > 0 {
 			return p
 		}
@@ -151,7 +151,7 @@ func TestLean_MatchesNetHTTP(t *testing.T) {
 	u := differentialUpstream(t, &seen)
 	lean := startProxy(t, WithUpstream(u))
 	plain := startProxy(t, WithUpstream(u), func(p *Proxy) { p.noLean = true })
-	if !lean.lean || plain.lean {
+	if lean.lean == nil || plain.lean != nil {
 		t.Fatal("proxies not on the paths the test compares")
 	}
 	cases := []struct {
@@ -187,7 +187,7 @@ func TestLean_MatchesNetHTTP(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			handed := lean.handed.Load()
+			handed := lean.lean.handed.Load()
 			type outcome struct {
 				status int
 				header http.Header
@@ -238,7 +238,7 @@ func TestLean_MatchesNetHTTP(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("lean path:\n%+v\nnet/http path:\n%+v", got, want)
 			}
-			if h := lean.handed.Load() > handed; h != tc.handed {
+			if h := lean.lean.handed.Load() > handed; h != tc.handed {
 				t.Errorf("handed to net/http = %v; want %v", h, tc.handed)
 			}
 		})
@@ -286,8 +286,8 @@ func TestLean_RuleMatchHandsOverOnce(t *testing.T) {
 		t.Fatalf("statuses %v; want the first faulted, the rest passed", statuses)
 	}
 	st := p.Rules().Stats()[0]
-	if st.Matched != 3 || st.Injected != 1 || p.handed.Load() != 1 {
-		t.Fatalf("rule counted %+v, handed %d; want 3 matched, 1 injected, 1 hand-over", st, p.handed.Load())
+	if st.Matched != 3 || st.Injected != 1 || p.lean.handed.Load() != 1 {
+		t.Fatalf("rule counted %+v, handed %d; want 3 matched, 1 injected, 1 hand-over", st, p.lean.handed.Load())
 	}
 }
 
@@ -313,8 +313,8 @@ func TestLean_Pipelining(t *testing.T) {
 		}
 	}
 	es := await(t, p, 3)
-	if es[0].Conn != es[2].Conn || p.handed.Load() != 0 {
-		t.Fatalf("entries %+v; handed %d", es, p.handed.Load())
+	if es[0].Conn != es[2].Conn || p.lean.handed.Load() != 0 {
+		t.Fatalf("entries %+v; handed %d", es, p.lean.handed.Load())
 	}
 }
 
@@ -646,8 +646,8 @@ func TestLean_HostIsNotAHeader(t *testing.T) {
 	p := startProxy(t, WithUpstream(up.url(t)), WithHeaders("Host", "X-Tenant-Id"),
 		WithRules(Rule{Name: "by-host", Match: Match{Headers: map[string]string{"Host": "*"}}, Fault: Abort{Status: 418}}))
 	resp, _ := rawExchange(t, hostOf(p), "GET / HTTP/1.1\r\nHost: h\r\nX-Tenant-Id: t1\r\n\r\n", "GET")
-	if resp == nil || resp.StatusCode != 200 || p.handed.Load() != 0 {
-		t.Fatalf("got %v, handed %d; a rule on Host matches nothing, as on net/http", resp, p.handed.Load())
+	if resp == nil || resp.StatusCode != 200 || p.lean.handed.Load() != 0 {
+		t.Fatalf("got %v, handed %d; a rule on Host matches nothing, as on net/http", resp, p.lean.handed.Load())
 	}
 	if e := await(t, p, 1)[0]; !reflect.DeepEqual(e.Headers, map[string]string{"X-Tenant-Id": "t1"}) {
 		t.Fatalf("journaled headers %v", e.Headers)

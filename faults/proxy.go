@@ -38,18 +38,12 @@ type Proxy struct {
 
 	rules   *Rules
 	metrics *metrics
-	lean    bool          // plain HTTP/1.1 pass-through skips net/http (lean.go)
-	pool    *upstreamPool // the lean path's upstream connections
-	handoff *handoff      // connections the lean path gives to srv
-
-	leanMu    sync.Mutex
-	leanConns map[*leanConn]struct{}
-	handed    atomic.Uint64 // connections the lean path gave to srv
-	ctx       context.Context
-	cancel    context.CancelFunc
-	srv       *http.Server
-	connSeq   atomic.Uint64
-	exSeq     atomic.Uint64
+	lean    *leanServer // plain HTTP/1.1 pass-through skips net/http; nil: srv serves all
+	ctx     context.Context
+	cancel  context.CancelFunc
+	srv     *http.Server
+	connSeq atomic.Uint64
+	exSeq   atomic.Uint64
 
 	mu     sync.Mutex
 	ln     net.Listener
@@ -101,13 +95,11 @@ func (p *Proxy) init() error {
 	}
 	// The lean path speaks plain HTTP/1.1 itself, so it steps aside when
 	// the upstream needs TLS or the caller chose its own transport.
-	p.lean = p.upstream != nil && p.upstream.Scheme == "http" && p.transport == nil && !p.noLean
+	if p.upstream != nil && p.upstream.Scheme == "http" && p.transport == nil && !p.noLean {
+		p.lean = newLeanServer(p)
+	}
 	if p.transport == nil {
 		p.transport = newTransport(p.limits)
-	}
-	if p.lean {
-		p.pool = newUpstreamPool(hostPort(p.upstream), p.limits)
-		p.leanConns = map[*leanConn]struct{}{}
 	}
 	p.rules = newRules(p.seed)
 	if err := p.rules.Replace(p.initial...); err != nil {
@@ -217,14 +209,11 @@ func (p *Proxy) Serve(l net.Listener) error {
 		return errors.New("faults: proxy is already serving")
 	}
 	p.ln = newLimitListener(l, p.limits.MaxConns)
-	if p.lean {
-		p.handoff = newHandoff(l.Addr())
-	}
 	close(p.ready)
 	p.mu.Unlock()
 	var err error
-	if p.lean {
-		err = p.serveLean(p.ln)
+	if p.lean != nil {
+		err = p.lean.serve(p.ln)
 	} else {
 		err = p.srv.Serve(p.ln)
 	}
@@ -254,11 +243,11 @@ func (p *Proxy) Shutdown(ctx context.Context) error {
 	var wg sync.WaitGroup
 	var err error
 	wg.Go(func() { err = p.srv.Shutdown(ctx) })
-	lerr := p.drainLean(ctx)
+	lerr := p.lean.drain(ctx)
 	wg.Wait()
 	p.cancel()
 	_ = p.srv.Close()
-	p.killLean()
+	p.lean.kill()
 	p.closeIdle()
 	if err == nil {
 		err = lerr
@@ -272,7 +261,7 @@ func (p *Proxy) Close() error {
 	p.markClosed()
 	p.cancel()
 	err := p.srv.Close()
-	p.killLean()
+	p.lean.kill()
 	p.closeIdle()
 	return err
 }
@@ -282,14 +271,12 @@ func (p *Proxy) Close() error {
 func (p *Proxy) markClosed() {
 	p.mu.Lock()
 	p.closed = true
-	ln, ho := p.ln, p.handoff
+	ln := p.ln
 	p.mu.Unlock()
-	if p.lean && ln != nil {
+	if p.lean != nil && ln != nil {
 		_ = ln.Close()
 	}
-	if ho != nil {
-		_ = ho.Close()
-	}
+	p.lean.stop()
 }
 
 func (p *Proxy) isClosed() bool {
@@ -298,60 +285,8 @@ func (p *Proxy) isClosed() bool {
 	return p.closed
 }
 
-// drainLean closes idle lean connections until none is left, letting busy
-// ones finish their exchange, or until ctx ends.
-func (p *Proxy) drainLean(ctx context.Context) error {
-	if !p.lean {
-		return nil
-	}
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		p.leanMu.Lock()
-		for lc := range p.leanConns {
-			lc.mu.Lock()
-			if !lc.active && !lc.killed {
-				lc.killed = true
-				_ = lc.c.Close()
-			}
-			lc.mu.Unlock()
-		}
-		n := len(p.leanConns)
-		p.leanMu.Unlock()
-		if n == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-		}
-	}
-}
-
-// killLean closes every lean connection and its upstream call.
-func (p *Proxy) killLean() {
-	if !p.lean {
-		return
-	}
-	p.leanMu.Lock()
-	defer p.leanMu.Unlock()
-	for lc := range p.leanConns {
-		lc.mu.Lock()
-		lc.killed = true
-		_ = lc.c.Close()
-		if lc.up != nil {
-			_ = lc.up.c.Close()
-		}
-		lc.mu.Unlock()
-	}
-}
-
 func (p *Proxy) closeIdle() {
 	if t, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
-	}
-	if p.pool != nil {
-		p.pool.close()
 	}
 }
