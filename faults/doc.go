@@ -30,10 +30,11 @@
 // (LoadRules) or from the admin API (NewAdmin), all decoded strictly.
 //
 // Two paths serve a connection. Plain HTTP/1.1 requests to an http://
-// upstream that no rule takes are relayed by a lean loop on the connection's
-// goroutine (lean.go), journaled like every other exchange; the first request
-// it does not serve (a rule takes it, HTTP/2, chunked or oversized requests,
-// anything unusual in the head) hands the connection to net/http's server,
-// which serves faults and every corner of the protocol. Neither path ever
-// sends a request upstream twice on its own.
+// upstream that no rule could take are relayed by a lean loop on the
+// connection's goroutine (leanserver.go, lean.go), journaled like every
+// other exchange; the first request it does not serve (a rule's method, path
+// or headers match it, HTTP/2, chunked or oversized requests, anything
+// unusual in the head) hands the connection to net/http's server, which
+// takes the rule decisions, serves faults and every corner of the protocol.
+// Neither path ever sends a request upstream twice on its own.
 package faults
