@@ -130,6 +130,8 @@ func dlIgnorantStack(t *testing.T) *Harness {
 		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments",
 			Render: func(Values, bool) ([]byte, error) { return []byte(`{}`), nil }},
 		Conventions: Conventions{MaxBudget: 300 * time.Millisecond},
+		// It claims grpc-timeout too, so DL-04g judges (and fails) it.
+		Policy: Policy{DeadlineHeaders: []string{"X-Request-Timeout-Ms", "grpc-timeout"}},
 		Deadlines: DeadlineConfig{
 			MinBudget: 100 * time.Millisecond, MaxBudget: 150 * time.Millisecond,
 			Tolerance: 100 * time.Millisecond, Watch: 400 * time.Millisecond, Warmup: 2,
