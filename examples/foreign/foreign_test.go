@@ -107,6 +107,7 @@ func TestZoo_certify(t *testing.T) {
 			}
 			for _, ch := range res.Report.Checks {
 				x := want.Checks[ch.ID]
+				t.Logf("%s %s: %s (expected %s)", s.name, ch.ID, ch.Status, x.Expect)
 				if ch.Status != x.Expect {
 					t.Errorf("%s %s: want %s (%s); resilcheck: %s: expected %s; observed %s %s",
 						s.name, ch.ID, x.Expect, x.Why, ch.Status, ch.Expected, ch.Observed, ch.Reason)
