@@ -4,33 +4,23 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/examples/expect"
 	"github.com/resilcheck/resilcheck/suites"
 )
 
 // unproven lists the checks no expectation yet shows failing: no reference
-// defect makes them fail, and no foreign target with an expectation does.
-// Each is a debt (DESIGN: "a check that cannot fail is a defect"); the note
-// says what shows it failing today, if anything. Remove an entry when a
-// defect or foreign-target expectation starts to name the check.
+// defect makes them fail, and no variant of an example target's
+// expectations.yaml must fail them. Each is a debt (DESIGN: "a check that
+// cannot fail is a defect"); the note says what shows it failing today, if
+// anything. Remove an entry when a defect or an example variant names it.
 var unproven = map[string]string{
-	"IK-03":  "no defect charges twice on a first request",
-	"IK-05":  "no defect accepts a request without a key",
-	"IK-14":  "no defect answers malformed keys with 5xx",
-	"BO-02":  "only suites.TestBackoffJudges (recorded samples); the reference declares full jitter",
-	"BO-03":  "only suites.TestBackoffJudges (recorded samples); the reference declares full jitter",
-	"BO-04":  "only suites.TestBackoffJudges (recorded samples) and TestExponentialFake (a fake service); the reference declares full jitter",
-	"HS-09":  "only suites.TestRetryAfter_catchesUnfitTargets (a fake service)",
-	"HS-10":  "only suites.TestRetryAfter_catchesUnfitTargets (a fake service)",
-	"RL-09":  "only suites.TestRetryAfter_catchesUnfitTargets (a fake service)",
-	"HS-18":  "only suites.TestDeadlines_catchAnIgnorantTarget (a fake service)",
-	"HS-18b": "only suites.TestDeadlines_catchAnIgnorantTarget (a fake service)",
-	"DL-06b": "only suites.TestDeadlines_catchAnIgnorantTarget (a fake service)",
 	"HS-05":  "no defect sends an empty 429",
 	"RL-01q": "only suites.TestJudgeWindows (recorded admissions)",
 	"RL-02":  "only headers' parser tests",
 	"RL-03":  "only headers' parser tests",
 	"RL-04":  "only headers' parser tests",
 	"RL-08":  "no defect changes its policy",
+	"RL-09":  "only suites.TestRetryAfter_catchesUnfitTargets (a fake service)",
 	"RL-09b": "no defect keeps refusing after the reset",
 	"RL-18":  "no defect advertises r/t far above q/w",
 	"RL-20":  "no defect shares a quota across tenants",
@@ -38,25 +28,51 @@ var unproven = map[string]string{
 	"RL-24":  "only suites.TestDisagreement (recorded fields)",
 }
 
+// examplesDir holds the example targets whose expectations.yaml files
+// (package examples/expect) may prove checks failing.
+const examplesDir = "../../examples"
+
 // TestChecks_provenFailing holds every registered check to an expectation
-// that shows it failing (a defect's Must list), or to an entry in unproven.
+// that shows it failing (a defect's Must list, or a must_fail of a variant
+// in an example target's expectations.yaml), or to an entry in unproven.
 func TestChecks_provenFailing(t *testing.T) {
 	t.Parallel()
-	proven := map[string]bool{}
-	for _, e := range Matrix() {
-		for _, id := range e.Must {
-			proven[id] = true
-		}
-	}
 	var ids []string
 	for _, e := range suites.Catalogue() {
 		ids = append(ids, e.ID)
-		_, listed := unproven[e.ID]
+	}
+	proven := map[string][]string{}
+	for d, e := range Matrix() {
+		for _, id := range e.Must {
+			proven[id] = append(proven[id], "defect "+string(d))
+		}
+	}
+	paths, other, err := expect.Find(examplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatalf("no expectations file under %s", examplesDir)
+	}
+	var files []*expect.File
+	for _, p := range paths {
+		f, err := expect.Load(p, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for id, by := range expect.MustFail(files) {
+		proven[id] = append(proven[id], by...)
+	}
+	t.Logf("expectations read: %v; in another format, not counted: %v", paths, other)
+	for _, id := range ids {
+		reason, listed := unproven[id]
 		switch {
-		case proven[e.ID] && listed:
-			t.Errorf("check %s is now in a defect's Must list: remove it from unproven", e.ID)
-		case !proven[e.ID] && !listed:
-			t.Errorf("check %s fails in no expectation: add the defect (or foreign target) that catches it to the matrix", e.ID)
+		case len(proven[id]) > 0 && listed:
+			t.Errorf("check %s is shown failing by %v: remove it from unproven (%q)", id, proven[id], reason)
+		case len(proven[id]) == 0 && !listed:
+			t.Errorf("check %s fails in no expectation: add the defect or example variant that catches it", id)
 		}
 	}
 	for id := range unproven {
