@@ -2,7 +2,6 @@ package headers
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,7 +19,8 @@ const (
 // Timeout reads the caller's remaining budget from h, trying in order
 // X-Request-Timeout-Ms, grpc-timeout and Envoy's two headers. ok is false when
 // none is present; a present but malformed value returns an error wrapping
-// ErrSyntax. A zero budget is valid and means already expired.
+// ErrSyntax. A zero budget is valid and means already expired; a budget
+// above MaxDelay is clamped to it.
 func Timeout(h http.Header) (d time.Duration, ok bool, err error) {
 	if v := h.Get(RequestTimeoutMs); v != "" {
 		d, err = parseMillis(RequestTimeoutMs, v, 18)
@@ -59,7 +59,7 @@ var grpcUnits = map[byte]time.Duration{
 }
 
 // ParseGRPCTimeout parses a grpc-timeout value: at most 8 digits and a unit
-// in H, M, S, m, u, n.
+// in H, M, S, m, u, n. A value above MaxDelay is clamped to it.
 func ParseGRPCTimeout(v string) (time.Duration, error) {
 	if len(v) < 2 || len(v) > 9 || !isDigits(v[:len(v)-1]) {
 		return 0, fmt.Errorf("headers: grpc-timeout %q: want 1-8 digits and a unit: %w", v, ErrSyntax)
@@ -68,11 +68,8 @@ func ParseGRPCTimeout(v string) (time.Duration, error) {
 	if !ok {
 		return 0, fmt.Errorf("headers: grpc-timeout %q: unknown unit: %w", v, ErrSyntax)
 	}
-	n, _ := strconv.ParseInt(v[:len(v)-1], 10, 64)
-	if unit >= time.Minute && n > int64(math.MaxInt64/unit) {
-		return time.Duration(math.MaxInt64), nil
-	}
-	return time.Duration(n) * unit, nil
+	n, _ := strconv.ParseInt(v[:len(v)-1], 10, 64) // at most 8 digits: fits
+	return unitDelay(n, unit), nil
 }
 
 // FormatGRPCTimeout renders d with the finest unit whose value fits in 8
@@ -97,8 +94,8 @@ func parseMillis(name, v string, maxDigits int) (time.Duration, error) {
 		return 0, fmt.Errorf("headers: %s %q: want a non-negative integer of milliseconds: %w", name, v, ErrSyntax)
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n > math.MaxInt64/int64(time.Millisecond) {
-		return time.Duration(math.MaxInt64), nil
+	if err != nil { // only out of range: the digits were checked
+		return MaxDelay, nil
 	}
-	return time.Duration(n) * time.Millisecond, nil
+	return unitDelay(n, time.Millisecond), nil
 }

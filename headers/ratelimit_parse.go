@@ -40,7 +40,7 @@ type Policy struct {
 	Name         string        // the policy's name; "" in the older integer form
 	Quota        int64         // q: quota units per window
 	Unit         string        // qu; UnitRequests when absent
-	Window       time.Duration // w in whole seconds; 0 when absent (-10 leaves it optional)
+	Window       time.Duration // w in whole seconds, at most MaxDelay; 0 when absent (-10 leaves it optional)
 	PartitionKey []byte        // pk; nil when absent
 	Warnings     []string      // non-fatal findings: unknown unprefixed parameters (RL-05), "request" (RL-03 erratum)
 }
@@ -107,7 +107,7 @@ func namedPolicy(i int, m Member, vs *violations) (Policy, bool) {
 		if n, isInt := w.(int64); !isInt || n <= 0 {
 			vs.add("RL-02", "policy %q: w=%s is not a non-zero, non-negative Integer of seconds", name, describeValue(w))
 		} else {
-			p.Window = time.Duration(n) * time.Second
+			p.Window = unitDelay(n, time.Second)
 		}
 	}
 	if qu, ok := m.Params.Get("qu"); ok {
@@ -143,7 +143,7 @@ func integerPolicies(l []Member, vs *violations) ([]Policy, error) {
 			if s, isInt := w.(int64); !isInt || s <= 0 {
 				vs.add("RL-02", "policy %d: w=%s is not a non-zero, non-negative Integer of seconds", i+1, describeValue(w))
 			} else {
-				p.Window = time.Duration(s) * time.Second
+				p.Window = unitDelay(s, time.Second)
 			}
 		}
 		out = append(out, p)

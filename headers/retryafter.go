@@ -2,7 +2,6 @@ package headers
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -20,20 +19,23 @@ type RetryAfter struct {
 	Delay time.Duration // wait from the moment the response was received; never negative
 	Date  bool          // the value was an HTTP-date rather than delay-seconds
 	Form  string        // "delay-seconds", "IMF-fixdate", "rfc850" or "asctime"
+	// Clamped is set when the value was above MaxDelay; Delay is then MaxDelay.
+	Clamped bool
 }
 
 // ParseRetryAfter parses a Retry-After value as delay-seconds or any of the
 // three HTTP-date forms; now converts a date to a delay and a past date gives
-// zero. Anything else (negative, fractional, units, lists) wraps ErrSyntax.
+// zero. A delay above MaxDelay is clamped to it (Clamped says so). Anything
+// else (negative, fractional, units, lists) wraps ErrSyntax.
 func ParseRetryAfter(v string, now time.Time) (RetryAfter, error) {
 	if v == "" {
 		return RetryAfter{}, fmt.Errorf("headers: Retry-After: empty: %w", ErrSyntax)
 	}
 	if isDigits(v) {
+		// RFC 9110 allows arbitrarily many digits; saturate rather than fail.
 		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || n > math.MaxInt64/uint64(time.Second) {
-			// RFC 9110 allows arbitrarily many digits; saturate rather than fail.
-			return RetryAfter{Delay: time.Duration(math.MaxInt64), Form: "delay-seconds"}, nil
+		if err != nil || n > uint64(MaxDelay/time.Second) {
+			return RetryAfter{Delay: MaxDelay, Form: "delay-seconds", Clamped: true}, nil
 		}
 		return RetryAfter{Delay: time.Duration(n) * time.Second, Form: "delay-seconds"}, nil
 	}
@@ -47,22 +49,22 @@ func ParseRetryAfter(v string, now time.Time) (RetryAfter, error) {
 		if f.name == "rfc850" {
 			t = fixTwoDigitYear(t, now)
 		}
-		d := t.Sub(now)
-		if d < 0 {
-			d = 0
-		}
-		return RetryAfter{Delay: d, Date: true, Form: f.name}, nil
+		d, clamped := clampDelay(t.Sub(now))
+		return RetryAfter{Delay: d, Date: true, Form: f.name, Clamped: clamped}, nil
 	}
 	return RetryAfter{}, fmt.Errorf("headers: Retry-After %q is neither delay-seconds nor an HTTP-date: %w", v, ErrSyntax)
 }
 
 // FormatRetryAfter renders d as delay-seconds, rounding up so a client that
-// honours it never comes back early.
+// honours it never comes back early, and clamping to MaxDelay so a huge
+// delay (a dependency's, passed on) is never written wrapped or negative.
 func FormatRetryAfter(d time.Duration) string {
-	if d <= 0 {
-		return "0"
+	d, _ = clampDelay(d)
+	s := int64(d / time.Second)
+	if d%time.Second != 0 {
+		s++ // cannot pass MaxDelay: it is a whole number of seconds
 	}
-	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
+	return strconv.FormatInt(s, 10)
 }
 
 // fixTwoDigitYear applies RFC 9110 §5.6.7: a two-digit year more than 50

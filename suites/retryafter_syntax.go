@@ -14,7 +14,9 @@ var errNoRetryAfter = errors.New("no Retry-After")
 
 // raSenderValue validates a Retry-After a server sent: delay-seconds
 // (1*DIGIT, HS-01) or an HTTP-date in IMF-fixdate, the only form a sender
-// may generate (HS-02). The delay is relative to now.
+// may generate (HS-02). The delay is relative to now. A negative value is a
+// syntax error; one beyond headers.MaxDelay (2³¹−1 s) is one a client holding
+// it in a 32-bit integer reads wrapped, so it fails HS-01 too.
 func raSenderValue(v string, now time.Time) (headers.RetryAfter, error) {
 	if v == "" {
 		return headers.RetryAfter{}, errNoRetryAfter
@@ -23,6 +25,8 @@ func raSenderValue(v string, now time.Time) (headers.RetryAfter, error) {
 	switch {
 	case err != nil:
 		return ra, fmt.Errorf("Retry-After %q is neither delay-seconds nor an HTTP-date (HS-01)", v)
+	case ra.Clamped:
+		return ra, fmt.Errorf("Retry-After %q is beyond %d s: an overflowed value, which a client holding it in 32 bits reads wrapped (HS-01)", v, headers.MaxDelay/time.Second)
 	case ra.Date && ra.Form != "IMF-fixdate":
 		return ra, fmt.Errorf("Retry-After %q is an HTTP-date in the obsolete %s form; senders must generate IMF-fixdate (HS-02)", v, ra.Form)
 	}
