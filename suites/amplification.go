@@ -22,12 +22,6 @@ type AmplificationConfig struct {
 	// RetryFloor is the retries always allowed on top of the declared budget
 	// ratio [3: Envoy's min_retry_concurrency and failsafe-go's minimum concurrency].
 	RetryFloor int
-	// MinRetriesPerSec and PercentCanRetry are Finagle's RetryBudget: over a
-	// window of t seconds, retries ≤ MinRetriesPerSec·t + PercentCanRetry·
-	// requests [10 and 0.2: Finagle RetryBudget() defaults; its 100-retry
-	// reserve is the 10/s floor over its 10 s ttl, scaled here to the window].
-	MinRetriesPerSec float64
-	PercentCanRetry  float64
 	// MaxRecovery is the longest declared breaker recovery RB-05 watches
 	// under load; a longer one is reported as not verified [60 s].
 	MaxRecovery time.Duration
@@ -43,17 +37,18 @@ type AmplificationConfig struct {
 	// requests for 1 s and 1 + 2 s].
 	SampleWithin time.Duration
 	// Bucket and MaxBucketShare are BO-08's lockstep test: no more than
-	// MaxBucketShare of a fleet's retries may land in one Bucket [10 ms and
-	// 0.7: a 50 ms full-jitter first backoff spreads retries over about 5
-	// buckets, ~20 % in each (more than 70 % in fewer than 1 run in 10⁴ with
-	// 16+ retries); lockstep puts ~100 % in one].
+	// MaxBucketShare of a fleet's retries may land in one Bucket [0.7; the
+	// bucket is derived (Harness.lockstepBucket) unless set: a fifth of the
+	// declared first wait's spread, or undeclared a tenth of the sampled
+	// median first wait within [2 ms, 10 ms]. A uniform spread then puts
+	// ~20 % (declared) or ≤ 15 % (full or equal jitter, undeclared) in one
+	// bucket, more than 70 % in fewer than 1 run in 10⁴ with 16+ retries;
+	// lockstep puts ~100 % in one].
 	Bucket         time.Duration
 	MaxBucketShare float64
 }
 
-func (c AmplificationConfig) retryFloor() int           { return orInt(c.RetryFloor, 3) }
-func (c AmplificationConfig) minRetriesPerSec() float64 { return orFloat(c.MinRetriesPerSec, 10) }
-func (c AmplificationConfig) percentCanRetry() float64  { return orFloat(c.PercentCanRetry, 0.2) }
+func (c AmplificationConfig) retryFloor() int { return orInt(c.RetryFloor, 3) }
 func (c AmplificationConfig) maxRecovery() time.Duration {
 	return orDuration(c.MaxRecovery, time.Minute)
 }
@@ -61,7 +56,6 @@ func (c AmplificationConfig) backoffRounds() int { return orInt(c.BackoffRounds,
 func (c AmplificationConfig) sampleWithin() time.Duration {
 	return orDuration(c.SampleWithin, 30*time.Second)
 }
-func (c AmplificationConfig) bucket() time.Duration   { return orDuration(c.Bucket, 10*time.Millisecond) }
 func (c AmplificationConfig) maxBucketShare() float64 { return orFloat(c.MaxBucketShare, 0.7) }
 
 // Amplification returns the retry-amplification suite: attempts per logical request, retries per request under an
@@ -93,7 +87,7 @@ func Amplification() []Check {
 			Title: "under load, retries happen at one layer only: attempts per request ≤ one layer's cap", Run: oneLayer},
 		{ID: "RB-02", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " \"Deciding to Retry\"",
 			Title: "a sustained outage amplifies calls to the dependency by at most the retry ratio", Run: outageAmplification},
-		{ID: "RB-05", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: "Finagle RetryBudget() defaults; " + sreCh22,
+		{ID: "RB-05", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: sreCh21 + " (per-client retry budget); " + sreCh22,
 			Title: "retries fall off under a sustained outage and calls come back without a storm", Run: outageRecovery},
 	}
 }

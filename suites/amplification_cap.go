@@ -17,7 +17,7 @@ var nonRetryableStatuses = []int{http.StatusBadRequest, http.StatusUnauthorized,
 
 func nonRetryable(ctx context.Context, c *Case) Result {
 	h := c.h
-	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
+	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
 	want := "exactly 1 dependency call per logical request when the dependency answers 400, 401 or 422"
@@ -42,34 +42,76 @@ func nonRetryable(ctx context.Context, c *Case) Result {
 	return pass(want, strings.Join(seen, "; "), ev...)
 }
 
+// gatewayNoRetry is HS-14. RFC 9110 §9.2.2 forbids a proxy in front of the
+// service to re-send a failed POST; the service's own keyed retries of its
+// dependency are another matter (RB-01, HS-13). First the dependency
+// answers 200 with a body the service may not be able to use: a service
+// that fails on it has no reason to retry, so every call beyond the first
+// comes from a tier above. A service that takes any 2xx as done answers
+// success; then the dependency answers 503 to every call, the service
+// exhausts its attempts and fails, and calls beyond its declared cap come
+// from a tier re-sending the POST.
 func gatewayNoRetry(ctx context.Context, c *Case) Result {
 	h := c.h
-	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
+	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
-	// A 200 the service cannot use ends its work with a 5xx of its own and
-	// gives it no reason to retry, so every further call comes from a tier
-	// above re-sending the POST.
-	if err := c.fault(h.Dependency, c.effectMatch(0), faults.Respond{Status: http.StatusOK, Headers: map[string]string{"Content-Type": "application/json"}, Body: "{}"}); err != nil {
+	_, remove, err := c.rule(h.Dependency, c.effectMatch(0), faults.Respond{Status: http.StatusOK, Headers: map[string]string{"Content-Type": "application/json"}, Body: "{}"})
+	if err != nil {
 		return inconclusive("%v", err)
 	}
 	want := "the target answers the failed POST with a 5xx after exactly 1 dependency call: no tier re-sends it (strict RFC profile, no Idempotency-Key exception)"
 	n := 1 + c.intn(2)
 	var seen []string
-	for range n {
+	for i := range n {
 		r, calls := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
 		switch {
+		case i == 0 && r.err == nil && r.status < 500 && len(calls) == 1:
+			remove()
+			return c.gatewayExhausted(ctx, fmt.Sprintf("the target answered %d to a dependency's 200 {} after 1 call (it takes any 2xx as done)", r.status))
 		case r.err == nil && r.status < 500:
-			return inconclusive("the target answered %d to an unusable dependency answer: no failure for a gateway to retry", r.status)
+			remove()
+			return inconclusive("the target answered %d to an unusable dependency answer after %d calls: no failure for a gateway to retry", r.status, len(calls))
 		case len(calls) == 0:
+			remove()
 			return inconclusive("the dependency saw no call (client got %s)", describe(r))
 		case len(calls) > 1:
+			remove()
 			return fail(want, fmt.Sprintf("one POST answered %s reached the dependency %d times with keys %s: a tier above the service re-sent it",
 				describe(r), len(calls), keyList(h, calls)), c.evidence()...)
 		}
 		seen = append(seen, describe(r)+" after 1 call")
 	}
+	remove()
 	return pass(want, strings.Join(seen, "; "), c.evidence()...)
+}
+
+// gatewayExhausted is HS-14 for a service that takes any 2xx from its
+// dependency as done: one POST while the dependency answers 503 to every
+// call must reach it no more often than one tier's declared attempts.
+func (c *Case) gatewayExhausted(ctx context.Context, why string) Result {
+	h := c.h
+	limit := h.Policy.Retry.maxAttempts()
+	want := fmt.Sprintf("the target answers a POST whose dependency calls all fail with a 5xx after at most %s calls: no tier re-sends it (strict RFC profile)", h.Policy.Retry.attemptsText())
+	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
+		return inconclusive("%s; then: %v", why, err)
+	}
+	_, remove, err := c.rule(h.Dependency, c.effectMatch(0), failureFault("503"))
+	if err != nil {
+		return inconclusive("%v", err)
+	}
+	r, calls := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+	remove()
+	obs := fmt.Sprintf("%s; with every call answered 503: %d calls (keys %s), client got %s", why, len(calls), keyList(h, calls), describe(r))
+	switch {
+	case r.err == nil && r.status < 500:
+		return inconclusive("%s: no failure for a gateway to retry", obs)
+	case len(calls) == 0:
+		return inconclusive("%s: nothing to count", obs)
+	case len(calls) > limit:
+		return fail(want, obs+": more calls than one tier's attempts, so a tier above the service re-sent the POST (or the service exceeds its own cap, RB-01)", c.evidence()...)
+	}
+	return pass(want, obs, c.evidence()...)
 }
 
 func attemptCap(ctx context.Context, c *Case) Result {
@@ -78,7 +120,7 @@ func attemptCap(ctx context.Context, c *Case) Result {
 	want := fmt.Sprintf("at most %s dependency calls per logical request while every call fails (503 without Retry-After, reset, hang)", h.Policy.Retry.attemptsText())
 	var seen []string
 	for _, kind := range failureKinds {
-		if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
+		if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
 			return inconclusive("before the %s case: %v", kind, err)
 		}
 		_, remove, err := c.rule(h.Dependency, c.effectMatch(0), failureFault(kind))
@@ -104,7 +146,7 @@ func attemptCap(ctx context.Context, c *Case) Result {
 
 func keyedRetries(ctx context.Context, c *Case) Result {
 	h := c.h
-	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
+	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
 		return inconclusive("before the check: %v", err)
 	}
 	kind := []string{"503", "reset"}[c.intn(2)]

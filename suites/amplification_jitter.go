@@ -94,14 +94,54 @@ func judgeFleet(h *Harness, s *backoffSample) Result {
 	// Each retry is placed at its own failure time plus its wait, as if every
 	// failure had been simultaneous: the harness cannot make them exactly so.
 	xs := millis(s.fleets)
-	w := float64(cfg.bucket()) / float64(time.Millisecond)
+	bucket, from := h.lockstepBucket(s.fleets)
+	w := float64(bucket) / float64(time.Millisecond)
 	most := maxInWindow(xs, w)
 	share := float64(most) / float64(len(xs))
-	want := fmt.Sprintf("at most %.0f%% of the retries of requests failing together land in one %s bucket", 100*cfg.maxBucketShare(), cfg.bucket())
+	want := fmt.Sprintf("at most %.0f%% of the retries of requests failing together land in one %s bucket (%s)", 100*cfg.maxBucketShare(), bucket, from)
 	obs := fmt.Sprintf("%d of %d retries (%.0f%%) in the busiest %s bucket; first waits from %.1f to %.1f ms",
-		most, len(xs), 100*share, cfg.bucket(), quantile(xs, 0), quantile(xs, 1))
+		most, len(xs), 100*share, bucket, quantile(xs, 0), quantile(xs, 1))
 	if share > cfg.maxBucketShare() {
 		return fail(want, obs+": lockstep, every failed client hits the dependency again at the same instant", s.calls...)
 	}
 	return pass(want, obs, s.calls...)
+}
+
+// Bounds of BO-08's bucket: below minBucket a busy runner's scheduling
+// alone spreads lockstep retries over several buckets; without a declared
+// backoff the bucket never exceeds maxUndeclaredBucket, so lockstep at any
+// wait stays inside one.
+const (
+	minBucket           = 2 * time.Millisecond
+	maxUndeclaredBucket = 10 * time.Millisecond
+)
+
+// lockstepBucket is BO-08's bucket and where it comes from: set in the
+// configuration; a fifth of the declared first wait's spread (a uniform
+// spread puts ~20 % in each); or, undeclared or declared narrower than 5
+// minimal buckets (too little jitter to scale by), a tenth of the sampled median
+// first wait within [minBucket, maxUndeclaredBucket].
+func (h *Harness) lockstepBucket(fleets []time.Duration) (bucket time.Duration, from string) {
+	if b := h.Amplification.Bucket; b > 0 {
+		return b, "AmplificationConfig.Bucket"
+	}
+	why := "no backoff declared"
+	if lo, hi, ok := h.Policy.Retry.waitBounds(0); ok {
+		if spread := hi - lo; spread >= 5*minBucket {
+			return spread / 5, fmt.Sprintf("a fifth of the declared first wait's range [%s, %s]", lo, hi)
+		}
+		why = fmt.Sprintf("the declared first wait's range [%s, %s] is too narrow to scale by", lo, hi)
+	}
+	med := time.Duration(quantile(millis(fleets), 0.5) * float64(time.Millisecond))
+	return min(maxUndeclaredBucket, max(minBucket, med/10)),
+		fmt.Sprintf("%s: a tenth of the median first wait %s, within [%s, %s]", why, med.Round(100*time.Microsecond), minBucket, maxUndeclaredBucket)
+}
+
+// bucketText describes BO-08's bucket for the tolerances list.
+func (h *Harness) bucketText() string {
+	if lo, hi, ok := h.Policy.Retry.waitBounds(0); h.Amplification.Bucket > 0 || ok && hi-lo >= 5*minBucket {
+		b, from := h.lockstepBucket(nil)
+		return fmt.Sprintf("%s (%s)", b, from)
+	}
+	return fmt.Sprintf("a tenth of the sampled median first wait, within [%s, %s] (no usable backoff declared)", minBucket, maxUndeclaredBucket)
 }

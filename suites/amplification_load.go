@@ -29,7 +29,7 @@ type outage struct {
 // the harness could not keep is reported as the reason for inconclusive.
 func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 	h := c.h
-	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil {
+	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
 		return "before the outage: " + err.Error()
 	}
 	op, err := h.Operation.render(Values{}, false)
@@ -164,14 +164,14 @@ func outageRecovery(ctx context.Context, c *Case) Result {
 		return inconclusive("%s", reason)
 	}
 	end := time.Now()
-	if err := c.heal(ctx, healStreak, h.healWithin()); err != nil { // leave the target healthy for what follows
+	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil { // leave the target healthy for what follows
 		return inconclusive("after recovery: %v", err)
 	}
-	perSec, pct := cfg.minRetriesPerSec(), cfg.percentCanRetry()
-	budget := func(window time.Duration, requests int) float64 {
-		return perSec*window.Seconds() + pct*float64(requests)
+	ratio, floor := h.Policy.Retry.budgetRatio(), cfg.retryFloor()
+	budget := func(_ time.Duration, requests int) float64 {
+		return ratio*float64(requests) + float64(floor)
 	}
-	want := fmt.Sprintf("retries ≤ %.0f/s·t + %.0f%% of requests in the outage and in the recovery that follows (Finagle's budget)", perSec, 100*pct)
+	want := fmt.Sprintf("retries ≤ %s·requests + %d in the outage, and again in the recovery that follows (the retry budget)", h.Policy.Retry.ratioText(), floor)
 	if why == "" {
 		want += fmt.Sprintf("; requests sent %s (the declared breaker recovery) after the dependency heals succeed (≥ 90%%)", within)
 	}

@@ -23,8 +23,12 @@ type backoffSample struct {
 	chains [][]time.Duration  // per logical request, its waits in order (BO-03)
 	fleets []time.Duration    // the first waits of requests that failed together (BO-08)
 	rounds int
-	took   time.Duration // how long the rounds took
-	capped bool          // the rounds stopped at AmplificationConfig.SampleWithin
+	// failed counts the calls the rounds failed and unretried those of them
+	// the target never retried; refilled is the successes sent before each
+	// round (the largest).
+	failed, unretried, refilled int
+	took                        time.Duration // how long the rounds took
+	capped                      bool          // the rounds stopped at AmplificationConfig.SampleWithin
 	// unkeyed is set when the target forwards no key: requests then run one
 	// at a time and no fleet is sampled.
 	unkeyed bool
@@ -57,9 +61,12 @@ func (h *Harness) backoffSample(ctx context.Context, c *Case) *backoffSample {
 // sampleBackoff drives BackoffRounds rounds. Even rounds fail the first
 // attempts of 4 concurrent requests (a small fleet failing together); odd
 // rounds fail 2 requests twice each (a second retry). A target that
-// forwards no key gets rounds of one request failed twice instead. A round fails at most
-// 4 calls, followed by 6 successes, so a count-based breaker with a window
-// of 10 and a threshold of 5 never opens and every retry is seen.
+// forwards no key gets rounds of one request failed twice instead. After
+// each round, successes in a row earn back what its failures cost a retry
+// throttle at the declared budget ratio (RetryPolicy.refill: 40 for a
+// round's 4 failures at 0.1), so neither a breaker nor a throttle refuses
+// the next round's retries; a failed attempt that is still never retried
+// is counted and reported.
 func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 	s := &backoffSample{}
 	rounds, within := c.h.Amplification.backoffRounds(), c.h.Amplification.sampleWithin()
@@ -67,7 +74,7 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 		s.reason = fmt.Sprintf("the declared first wait (up to %s) exceeds the sampling bound (AmplificationConfig.SampleWithin %s): not sampled", est, within)
 		return s
 	}
-	if err := c.heal(ctx, healStreak, c.h.healWithin()); err != nil {
+	if err := c.heal(ctx, c.h.Policy.Retry.healStreak(), c.h.healWithin()); err != nil {
 		s.reason = "before sampling: " + err.Error()
 		return s
 	}
@@ -104,16 +111,16 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 		case slices.ContainsFunc(calls, func(e faults.Entry) bool { return e.Header(c.h.Conventions.depKeyHeader()) == "" }):
 			// Calls without a key cannot be told apart when requests overlap:
 			// start over with one request per round.
-			s.unkeyed, s.waits, s.chains, s.fleets, s.rounds, i = true, [2][]time.Duration{}, nil, nil, 0, -1
+			s.unkeyed, s.waits, s.chains, s.fleets, s.rounds, s.failed, s.unretried, i = true, [2][]time.Duration{}, nil, nil, 0, 0, 0, -1
 			continue
 		}
-		s.add(groups, fleet)
+		failed := s.add(groups, fleet)
 		s.rounds++
-		if ok := c.concurrent(ctx, 6); ok < 6 {
-			if err := c.heal(ctx, healStreak, c.h.healWithin()); err != nil {
-				s.reason = fmt.Sprintf("after round %d: %v", i+1, err)
-				return s
-			}
+		refill := c.h.Policy.Retry.refill(failed)
+		s.refilled = max(s.refilled, refill)
+		if err := c.heal(ctx, refill, c.h.healWithin()); err != nil {
+			s.reason = fmt.Sprintf("after round %d: %v", i+1, err)
+			return s
 		}
 		if ctx.Err() != nil {
 			s.reason = "interrupted"
@@ -121,8 +128,8 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 		}
 	}
 	if len(s.waits[0]) < minRangeWaits {
-		s.reason = fmt.Sprintf("only %d retries after %d rounds of failed first attempts (%d calls): the target hardly retries, nothing to judge",
-			len(s.waits[0]), s.rounds, len(s.calls))
+		s.reason = fmt.Sprintf("only %d retries after %d rounds of failed first attempts (%d calls): the target hardly retries, nothing to judge (%s)",
+			len(s.waits[0]), s.rounds, len(s.calls), s.starved())
 	}
 	return s
 }
@@ -134,7 +141,18 @@ func (s *backoffSample) summary() string {
 	if s.capped {
 		out += " (stopped at the sampling bound)"
 	}
-	return out + fmt.Sprintf("; %d first and %d second waits sampled, later retries not", len(s.waits[0]), len(s.waits[1]))
+	out += fmt.Sprintf("; %d first and %d second waits sampled, later retries not", len(s.waits[0]), len(s.waits[1]))
+	if s.unretried > 0 {
+		out += "; " + s.starved()
+	}
+	return out
+}
+
+// starved says how many failed attempts were never retried, though each
+// round began with the budget refilled.
+func (s *backoffSample) starved() string {
+	return fmt.Sprintf("%d of %d failed attempts never retried, after %d successes in a row before each round refilled a retry budget",
+		s.unretried, s.failed, s.refilled)
 }
 
 // roundWaits is the longest a round holds its requests in declared waits:
@@ -163,10 +181,19 @@ func (h *Harness) sampleTimeout() time.Duration {
 }
 
 // add folds the waits of one round's requests (calls grouped per request)
-// into the sample: a wait follows every call the round's rule failed.
-func (s *backoffSample) add(groups [][]faults.Entry, fleet bool) {
+// into the sample: a wait follows every call the round's rule failed. It
+// returns how many calls the rule failed.
+func (s *backoffSample) add(groups [][]faults.Entry, fleet bool) (failed int) {
 	for _, g := range groups {
 		var chain []time.Duration
+		for _, e := range g {
+			if e.Fault != "" {
+				failed++
+			}
+		}
+		if n := len(g); n > 0 && g[n-1].Fault != "" {
+			s.unretried++
+		}
 		for j := 0; j+1 < len(g) && g[j].Fault != ""; j++ {
 			w := g[j+1].Received.Sub(g[j].Finished)
 			chain = append(chain, w)
@@ -181,6 +208,8 @@ func (s *backoffSample) add(groups [][]faults.Entry, fleet bool) {
 			s.chains = append(s.chains, chain)
 		}
 	}
+	s.failed += failed
+	return failed
 }
 
 // concurrent sends n fresh operations at once and returns how many succeeded.

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"time"
@@ -18,7 +19,7 @@ const (
 )
 
 // DeadlineConfig tunes the deadlines suite. Zero values mean the documented
-// defaults, chosen so the reference stack is certified in about 10 s.
+// defaults, each with the reason on its field.
 type DeadlineConfig struct {
 	// TimeoutStatus is the status the target answers when a caller's budget
 	// runs out; 0 means 504 Gateway Timeout (HS-18).
@@ -47,8 +48,9 @@ type DeadlineConfig struct {
 	Formats []string
 	// Warmup is how many consecutive successful requests each check sends
 	// before it starts, so a circuit breaker opened by earlier checks has
-	// closed and forgotten their failures; 0 means 10 (the reference's
-	// breaker looks at its last 10 calls), negative disables it.
+	// closed and its retry throttle refilled; 0 means the heal streak
+	// derived from the declared budget ratio (RetryPolicy.healStreak),
+	// negative disables it.
 	Warmup int
 }
 
@@ -74,12 +76,12 @@ func (c DeadlineConfig) watch(h *Harness) (time.Duration, string) {
 	return 1200 * time.Millisecond, "no backoff declared: gRPC's connection backoff retries within 1.2 s; a later retry goes unseen"
 }
 
-func (c DeadlineConfig) warmup() int {
+func (c DeadlineConfig) warmup(h *Harness) int {
 	switch {
 	case c.Warmup < 0:
 		return 0
 	case c.Warmup == 0:
-		return 10
+		return h.Policy.Retry.healStreak()
 	}
 	return c.Warmup
 }
@@ -121,4 +123,10 @@ func Deadlines() []Check {
 		{ID: "HS-18b", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; connectrpc.com protocol (Unary-Request: servers may clamp a timeout)",
 			Title: "with no budget and the dependency hanging, the target still answers (504, or 503 giving up on its dependency) within its maximum budget", Run: dlAnswersWithoutBudget},
 	}
+}
+
+// dlWatchText renders DL-06's watch window and its origin.
+func dlWatchText(h *Harness) string {
+	d, why := h.Deadlines.watch(h)
+	return fmt.Sprintf("%s (%s)", d, why)
 }

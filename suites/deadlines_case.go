@@ -39,13 +39,13 @@ func dlBegin(ctx context.Context, c *Case) (dc *dlCase, res Result, ok bool) {
 // calling the dependency at all, leaving nothing to judge. It runs in a
 // sub-case, so it draws nothing from the check's generator.
 func dlWarmup(ctx context.Context, c *Case) error {
-	n := c.h.Deadlines.warmup()
+	n := c.h.Deadlines.warmup(c.h)
 	if n == 0 {
 		return nil
 	}
 	w := c.sub(ctx, c.id+"~warmup")
 	defer w.done(ctx)
-	if err := w.heal(ctx, n, 5*time.Second); err != nil {
+	if err := w.heal(ctx, n, c.h.healWithin()); err != nil {
 		return fmt.Errorf("suites: warm-up before %s: %w", c.id, err)
 	}
 	return nil

@@ -34,9 +34,9 @@ func TestDeadlineConfig_defaults(t *testing.T) {
 	}
 	tests := []struct {
 		warmup, want int
-	}{{0, 10}, {-1, 0}, {3, 3}}
+	}{{0, 71}, {-1, 0}, {3, 3}}
 	for _, tt := range tests {
-		if got := (DeadlineConfig{Warmup: tt.warmup}).warmup(); got != tt.want {
+		if got := (DeadlineConfig{Warmup: tt.warmup}).warmup(&Harness{}); got != tt.want {
 			t.Errorf("Warmup %d: warmup() = %d, want %d", tt.warmup, got, tt.want)
 		}
 	}

@@ -3,47 +3,109 @@ package suites
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/resilcheck/resilcheck/headers"
 )
 
+// halfOpenProbes is the fewest successes a heal asks for: the calls a
+// half-open breaker lets through before it closes (Resilience4j's
+// permittedNumberOfCallsInHalfOpenState default, 10).
+const halfOpenProbes = 10
+
+// a6MaxTokens is gRFC A6's example max_tokens: an A6 retry throttle allows
+// retries only while it holds more than half of them.
+const a6MaxTokens = 10.0
+
 // healStreak is how many operations in a row must succeed before a case
-// that fails the dependency starts: a count-based circuit breaker forgets
-// earlier failures once they leave its window (the reference's is 10 calls).
-const healStreak = 10
+// that fails the dependency starts. Only successes make a target forget
+// earlier cases' failures: a half-open breaker closes after its probes, and
+// a retry throttle refills (gRFC A6 retryThrottling: a failed attempt costs
+// 1 token, a success earns token_ratio, and a retry is made only while more
+// than max_tokens/2 remain after the failure). The declared budget ratio is
+// that token ratio; max_tokens is not declared, so A6's example of 10 is
+// assumed. From an empty throttle, ⌈t/ratio⌉+1 successes let a request make
+// all its retries, t = min(10, 5 + max_attempts − 1): 71 for 3 attempts at
+// the SRE book's 0.1.
+func (r RetryPolicy) healStreak() int {
+	tokens := min(a6MaxTokens, a6MaxTokens/2+float64(r.maxAttempts()-1))
+	return max(halfOpenProbes, int(math.Ceil(tokens/r.budgetRatio()))+1)
+}
+
+// refill is how many successes earn back what failures cost a retry
+// throttle at the declared budget ratio (⌈failures/ratio⌉), and at least
+// the half-open probes of a breaker.
+func (r RetryPolicy) refill(failures int) int {
+	return max(halfOpenProbes, int(math.Ceil(float64(failures)/r.budgetRatio())))
+}
+
+// streakText renders the heal streak and where it comes from.
+func (r RetryPolicy) streakText() string {
+	return fmt.Sprintf("%d successes in a row (max(10, ⌈min(10, 5 + %d − 1)/%s⌉ + 1))", r.healStreak(), r.maxAttempts(), r.ratioText())
+}
+
+// healBatch is how many of a heal's operations are in flight at once, so a
+// streak of 71 takes a few round trips rather than 71.
+const healBatch = 8
 
 // heal brings the target back to health before a case: it sends fresh
 // operations, each on a fresh tenant so no rate limit interferes, until
-// streak in a row succeed, waiting out Retry-After (at most 1.5 s) after a
-// refusal. Checks run one after another against one target, and a breaker
-// opened by an earlier case would otherwise decide this one. It gives up
-// with an error after within.
+// streak in a row succeed. A refusal (429) neither counts nor breaks the
+// streak (the dependency was not called): its Retry-After (at most 1.5 s)
+// is waited out. Checks run one after another against one target, and a
+// breaker or throttle drained by an earlier case would otherwise decide
+// this one. It gives up with an error after within.
 func (c *Case) heal(ctx context.Context, streak int, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	var last reply
-	for ok, sent := 0, 0; ok < streak; sent++ {
+	for ok, sent := 0, 0; ok < streak; {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return fmt.Errorf("the target did not answer %d operations in a row with success within %s (%d sent, last %s)",
 				streak, within, sent, describe(last))
 		}
-		last = c.h.send(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount(), timeout: 3 * time.Second})
-		if c.h.succeeded(last) {
-			ok++
-			continue
+		n := min(healBatch, streak-ok)
+		calls := make([]call, n)
+		for i := range calls {
+			calls[i] = call{key: c.key(), tenant: c.tenant(), amount: c.amount(), timeout: 3 * time.Second}
 		}
-		ok = 0
-		wait := 50 * time.Millisecond
-		if last.err == nil {
-			if ra, err := headers.ParseRetryAfter(last.header.Get("Retry-After"), time.Now()); err == nil {
-				wait = max(wait, min(ra.Delay, 1500*time.Millisecond))
+		replies := make([]reply, n)
+		var wg sync.WaitGroup
+		for i, cl := range calls {
+			wg.Go(func() { replies[i] = c.h.send(ctx, cl) })
+		}
+		wg.Wait()
+		sent += n
+		wait := time.Duration(0)
+		for _, r := range replies {
+			last = r
+			switch {
+			case c.h.succeeded(r):
+				ok++
+			case r.err == nil && r.status == http.StatusTooManyRequests:
+				wait = max(wait, retryAfterWait(r))
+			default:
+				ok, wait = 0, max(wait, retryAfterWait(r))
 			}
 		}
 		sleepCtx(ctx, wait)
 	}
 	c.h.settle(ctx)
 	return nil
+}
+
+// retryAfterWait is how long a heal pauses after a failed reply: 50 ms, or
+// its Retry-After up to 1.5 s.
+func retryAfterWait(r reply) time.Duration {
+	wait := 50 * time.Millisecond
+	if r.err == nil {
+		if ra, err := headers.ParseRetryAfter(r.header.Get("Retry-After"), time.Now()); err == nil {
+			wait = max(wait, min(ra.Delay, 1500*time.Millisecond))
+		}
+	}
+	return wait
 }
 
 // budgetHeader returns a header carrying budget d in the target's deadline

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sync"
 	"testing"
@@ -32,6 +34,13 @@ type policyFake struct {
 	// advertised in RateLimit fields; the 429 says when to come back.
 	quota   int
 	windows map[string]quotaWindow
+	// throttle, when set, throttles retries as gRFC A6 does: 10 tokens, a
+	// failed call costs 1, a success earns 0.1, a retry only above 5.
+	throttle bool
+	tokens   float64
+	// resend, when set, puts a gateway in front that re-sends a POST the
+	// service answered with a 5xx, up to resend more times.
+	resend int
 
 	mu        sync.Mutex
 	rnd       *rand.Rand
@@ -40,6 +49,23 @@ type policyFake struct {
 }
 
 func (f *policyFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.resend == 0 {
+		f.serve(w, r)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	for n := 0; ; n++ {
+		rec := httptest.NewRecorder()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.serve(rec, r)
+		if rec.Code < 500 || n == f.resend {
+			w.WriteHeader(rec.Code)
+			return
+		}
+	}
+}
+
+func (f *policyFake) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/healthz":
 		return
@@ -65,7 +91,7 @@ func (f *policyFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusCreated)
 			return
 		}
-		if n+1 == f.attempts {
+		if n+1 == f.attempts || !f.mayRetry() {
 			break
 		}
 		if sleepCtx(ctx, f.wait(n)); ctx.Err() != nil {
@@ -119,13 +145,21 @@ func (f *policyFake) call(ctx context.Context, key string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if ok {
-		f.failures = 0
+		f.failures, f.tokens = 0, min(10, f.tokens+0.1)
 		return true
 	}
+	f.tokens = max(0, f.tokens-1)
 	if f.failures++; f.breakerOpen > 0 && f.failures >= 5 {
 		f.openUntil, f.failures = time.Now().Add(f.breakerOpen), 0
 	}
 	return false
+}
+
+// mayRetry is the retry throttle's verdict after a failed call.
+func (f *policyFake) mayRetry() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.throttle || f.tokens > 5
 }
 
 func (f *policyFake) open() bool {
@@ -145,7 +179,7 @@ func (f *policyFake) wait(n int) time.Duration {
 // stand-in that charges) on loopback, with p declared.
 func policyFakeHarness(t *testing.T, f *policyFake, p Policy) *Harness {
 	t.Helper()
-	f.rnd, f.windows = rand.New(rand.NewPCG(7, 8)), map[string]quotaWindow{}
+	f.rnd, f.windows, f.tokens = rand.New(rand.NewPCG(7, 8)), map[string]quotaWindow{}, 10
 	if f.cap == 0 {
 		f.cap = time.Hour
 	}

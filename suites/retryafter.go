@@ -20,8 +20,8 @@ type RetryAfterConfig struct {
 	Tolerance time.Duration
 	// Budget is the deadline sent (in the convention's deadline header) with
 	// the requests whose dependency answers carry a Retry-After of 1 s; it must
-	// leave room for that wait. Default 3 s; the reference clips it to its
-	// 2 s maximum, which still leaves room.
+	// leave room for that wait. Default 3 s: a target that clips budgets to
+	// a maximum of its own (2 s or more) still leaves room.
 	Budget time.Duration
 	// AnswerSlack is how long after its budget a request may still be
 	// answered when the dependency asks for a huge wait (HS-10). Default
@@ -44,9 +44,9 @@ type RetryAfterConfig struct {
 	// attempts is the declared backoff's (Harness.Policy), never a default.
 	StormLimit int
 	// BreakerFlush is how many consecutive successes are sent before each
-	// dependency-fault case, so failures of earlier cases have left the
-	// target's count-based circuit breaker window and it is closed. Default
-	// 10, the reference breaker's window (payments.RetryConfig.BreakerWindow).
+	// dependency-fault case, so the target's breaker has closed and its retry
+	// throttle refilled after earlier cases. Default the heal streak derived
+	// from the declared budget ratio (RetryPolicy.healStreak: 71 for 3 attempts at 0.1).
 	BreakerFlush int
 	// FlushWithin bounds the wait for those successes (an open breaker
 	// half-opens after its delay). Default 5 s, or the declared breaker
@@ -77,7 +77,9 @@ func (c RetryAfterConfig) stormLimit(h *Harness) int {
 	n := h.Policy.Retry.maxAttempts()
 	return orInt(c.StormLimit, n*n+1)
 }
-func (c RetryAfterConfig) breakerFlush() int { return orInt(c.BreakerFlush, 10) }
+func (c RetryAfterConfig) breakerFlush(h *Harness) int {
+	return orInt(c.BreakerFlush, h.Policy.Retry.healStreak())
+}
 func (c RetryAfterConfig) flushWithin(h *Harness) time.Duration {
 	return orDuration(c.FlushWithin, max(5*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second))
 }

@@ -69,7 +69,7 @@ func (o raDepOutcome) gap() time.Duration { return o.next.Received.Sub(o.faulted
 // then).
 func (c *Case) raDepCase(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
 	h := c.h
-	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(), c.h.RetryAfter.flushWithin(c.h)); err != nil {
+	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(c.h), c.h.RetryAfter.flushWithin(c.h)); err != nil {
 		return raDepOutcome{}, err
 	}
 	mark := h.Journal.LastSeq()

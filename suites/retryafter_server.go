@@ -130,7 +130,7 @@ func raTruthful503(ctx context.Context, c *Case) Result {
 	h := c.h
 	tol := h.RetryAfter.tolerance(h)
 	want := fmt.Sprintf("the 503 carries Retry-After as delay-seconds or IMF-fixdate; once it has elapsed (+%s), with the dependency back, the same request succeeds", raMs(tol))
-	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(), c.h.RetryAfter.flushWithin(c.h)); err != nil {
+	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(c.h), c.h.RetryAfter.flushWithin(c.h)); err != nil {
 		return inconclusive("%v", err)
 	}
 	_, lift, err := c.rule(h.Dependency, c.effectMatch(0), raAbort(http.StatusServiceUnavailable, nil))

@@ -1,0 +1,73 @@
+package suites
+
+import (
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// TestAmplification_gatewayAnyTwoXX: a service that takes any 2xx from its
+// dependency as done gets a conclusive HS-14: it passes alone, and fails
+// with a gateway in front that re-sends its 5xx.
+func TestAmplification_gatewayAnyTwoXX(t *testing.T) {
+	t.Parallel()
+	f := &policyFake{attempts: 3, base: 5 * time.Millisecond}
+	h := policyFakeHarness(t, f, Policy{Retry: RetryPolicy{MaxAttempts: 3}})
+	judged(t, h, "HS-14", reports.StatusPass)
+	f.resend = 1
+	judged(t, h, "HS-14", reports.StatusFail)
+}
+
+// TestAmplification_throttledSample: a gRFC A6 retry throttle (10 tokens,
+// 0.1 per success) declared as budget ratio 0.1 still retries in every
+// sampling round, so the backoff checks are conclusive.
+func TestAmplification_throttledSample(t *testing.T) {
+	t.Parallel()
+	declared := RetryPolicy{MaxAttempts: 3, Backoff: "exponential", Base: 50 * time.Millisecond, Jitter: 0.9, BudgetRatio: 0.1}
+	h := policyFakeHarness(t, &policyFake{attempts: 3, base: 50 * time.Millisecond, jitter: 0.9, throttle: true}, Policy{Retry: declared})
+	h.Tolerance = 15 * time.Millisecond
+	for _, id := range []string{"RB-15", "BO-04", "BO-08"} {
+		judged(t, h, id, reports.StatusPass)
+	}
+}
+
+// TestAmplification_smallBaseLockstep: BO-08's bucket scales with the
+// declared first wait, so full jitter over 10 ms passes (a fixed 10 ms
+// bucket held it all) and the same service without jitter still fails.
+func TestAmplification_smallBaseLockstep(t *testing.T) {
+	t.Parallel()
+	declared := Policy{Retry: RetryPolicy{MaxAttempts: 3, Backoff: "full", Base: 10 * time.Millisecond}}
+	// exponential ±100 % around 5 ms·2ⁿ is full jitter over 10 ms·2ⁿ.
+	jittered := policyFakeHarness(t, &policyFake{attempts: 3, base: 5 * time.Millisecond, jitter: 1}, declared)
+	judged(t, jittered, "BO-08", reports.StatusPass)
+	lockstep := policyFakeHarness(t, &policyFake{attempts: 3, base: 10 * time.Millisecond}, declared)
+	judged(t, lockstep, "BO-08", reports.StatusFail)
+}
+
+// TestAmplification_outageRetryBudget: RB-05 holds retries in an outage to
+// the declared budget ratio: a service retrying every failed call once
+// passes when it declares a ratio of 1 and fails when it declares 0.1.
+func TestAmplification_outageRetryBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two sustained outages under load")
+	}
+	t.Parallel()
+	h := policyFakeHarness(t, &policyFake{attempts: 2, base: time.Millisecond}, Policy{Retry: RetryPolicy{MaxAttempts: 2, BudgetRatio: 1}})
+	judged(t, h, "RB-05", reports.StatusPass)
+	h.Policy.Retry.BudgetRatio = 0.1
+	judged(t, h, "RB-05", reports.StatusFail)
+}
+
+// TestRetryAfter_flushRefillsThrottle: after an outage drained a gRFC A6
+// retry throttle, the successes sent before a Retry-After case refill it,
+// so HS-09 sees the retry it judges.
+func TestRetryAfter_flushRefillsThrottle(t *testing.T) {
+	t.Parallel()
+	f := &policyFake{attempts: 3, base: 20 * time.Millisecond, jitter: 0.5, throttle: true}
+	h := policyFakeHarness(t, f, Policy{Retry: RetryPolicy{MaxAttempts: 3, Backoff: "exponential", Base: 20 * time.Millisecond, Jitter: 0.5, BudgetRatio: 0.1}})
+	f.mu.Lock()
+	f.tokens = 0 // as a sustained outage leaves it
+	f.mu.Unlock()
+	judged(t, h, "HS-09", reports.StatusPass)
+}
