@@ -40,7 +40,7 @@ type AmplificationConfig struct {
 	// MaxBucketShare of a fleet's retries may land in one Bucket [0.7; the
 	// bucket is derived (Harness.lockstepBucket) unless set: a fifth of the
 	// declared first wait's spread, or undeclared a tenth of the sampled
-	// median first wait within [2 ms, 10 ms]. A uniform spread then puts
+	// median first wait within [5 ms, 10 ms]. A uniform spread then puts
 	// ~20 % (declared) or ≤ 15 % (full or equal jitter, undeclared) in one
 	// bucket, more than 70 % in fewer than 1 run in 10⁴ with 16+ retries;
 	// lockstep puts ~100 % in one].

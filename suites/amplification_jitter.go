@@ -95,6 +95,9 @@ func judgeFleet(h *Harness, s *backoffSample) Result {
 	// failure had been simultaneous: the harness cannot make them exactly so.
 	xs := millis(s.fleets)
 	bucket, from := h.lockstepBucket(s.fleets)
+	if late, hi := h.lateFleet(s.fleets); 10*late > 3*len(s.fleets) {
+		return inconclusive("noisy runner: %d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(s.fleets), h.tolerance(), hi)
+	}
 	w := float64(bucket) / float64(time.Millisecond)
 	most := maxInWindow(xs, w)
 	share := float64(most) / float64(len(xs))
@@ -112,7 +115,7 @@ func judgeFleet(h *Harness, s *backoffSample) Result {
 // backoff the bucket never exceeds maxUndeclaredBucket, so lockstep at any
 // wait stays inside one.
 const (
-	minBucket           = 2 * time.Millisecond
+	minBucket           = 5 * time.Millisecond
 	maxUndeclaredBucket = 10 * time.Millisecond
 )
 
@@ -144,4 +147,19 @@ func (h *Harness) bucketText() string {
 		return fmt.Sprintf("%s (%s)", b, from)
 	}
 	return fmt.Sprintf("a tenth of the sampled median first wait, within [%s, %s] (no usable backoff declared)", minBucket, maxUndeclaredBucket)
+}
+
+// lateFleet counts the fleet's first waits later than the declared first
+// wait's bound plus the harness tolerance; none without a declared formula.
+func (h *Harness) lateFleet(fleets []time.Duration) (late int, hi time.Duration) {
+	_, hi, ok := h.Policy.Retry.waitBounds(0)
+	if !ok {
+		return 0, 0
+	}
+	for _, w := range fleets {
+		if w > hi+h.tolerance() {
+			late++
+		}
+	}
+	return late, hi
 }
