@@ -2,7 +2,6 @@ package headers
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -95,6 +94,9 @@ func ParseList(v string) ([]Member, error) {
 	}
 	var out []Member
 	for !p.empty() {
+		if len(out) == MaxSFMembers {
+			return nil, p.errorf("more than %d list members", MaxSFMembers)
+		}
 		m, err := p.member()
 		if err != nil {
 			return nil, err
@@ -115,7 +117,11 @@ func ParseDictionary(v string) (Dictionary, error) {
 		return nil, err
 	}
 	var out Dictionary
-	for !p.empty() {
+	var seen keyIndex
+	for n := 0; !p.empty(); n++ {
+		if n == MaxSFMembers {
+			return nil, p.errorf("more than %d dictionary members", MaxSFMembers)
+		}
 		k, err := p.key()
 		if err != nil {
 			return nil, err
@@ -131,7 +137,7 @@ func ParseDictionary(v string) (Dictionary, error) {
 		} else {
 			m.Value = true
 		}
-		if i := slices.IndexFunc(out, func(e DictEntry) bool { return e.Key == k }); i >= 0 {
+		if i, ok := seen.add(k, len(out)); ok {
 			out[i].Member = m
 		} else {
 			out = append(out, DictEntry{Key: k, Member: m})
@@ -230,6 +236,9 @@ func (p *sfParser) member() (Member, error) {
 		if err != nil {
 			return Member{}, err
 		}
+		if len(m.Inner) == MaxSFInnerItems {
+			return Member{}, p.errorf("more than %d items in an inner list", MaxSFInnerItems)
+		}
 		m.Inner = append(m.Inner, it)
 		if c := p.peek(); c != ' ' && c != ')' {
 			return Member{}, p.errorf("expected SP or ')' in an inner list")
@@ -249,7 +258,11 @@ func (p *sfParser) item() (Item, error) {
 
 func (p *sfParser) params() (Params, error) {
 	var ps Params
-	for p.peek() == ';' {
+	var seen keyIndex
+	for n := 0; p.peek() == ';'; n++ {
+		if n == MaxSFParams {
+			return nil, p.errorf("more than %d parameters", MaxSFParams)
+		}
 		p.i++
 		p.skipSP()
 		k, err := p.key()
@@ -263,7 +276,7 @@ func (p *sfParser) params() (Params, error) {
 				return nil, err
 			}
 		}
-		if i := slices.IndexFunc(ps, func(q Param) bool { return q.Key == k }); i >= 0 {
+		if i, ok := seen.add(k, len(ps)); ok {
 			ps[i].Value = v
 		} else {
 			ps = append(ps, Param{Key: k, Value: v})
