@@ -71,3 +71,16 @@ func TestRetryAfter_flushRefillsThrottle(t *testing.T) {
 	f.mu.Unlock()
 	judged(t, h, "HS-09", reports.StatusPass)
 }
+
+// TestRetryAfter_largeQuota: a quota larger than the default exhaust limit
+// is learned from the advertised remaining, so HS-01a drives the tenant
+// into refusal instead of giving up after 400 requests.
+func TestRetryAfter_largeQuota(t *testing.T) {
+	if testing.Short() {
+		t.Skip("exhausts a quota of 600 and waits out its window")
+	}
+	t.Parallel()
+	h := policyFakeHarness(t, &policyFake{attempts: 1, quota: 600, window: 3 * time.Second}, Policy{})
+	h.Policy.RateLimited = []Operation{h.Operation}
+	judged(t, h, "HS-01a", reports.StatusPass)
+}

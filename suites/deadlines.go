@@ -26,7 +26,7 @@ type DeadlineConfig struct {
 	TimeoutStatus int
 	// Tolerance is the slack on every deadline bound; 0 means 200 ms. It is
 	// wider than the harness tolerance because a deadline is enforced by
-	// every hop's timers (gateway and service in the reference), and the
+	// every hop's timers (a gateway's and a service's, say), and the
 	// journal's timestamps include both proxies' scheduling on a busy machine.
 	// Budgets drawn below are many tolerances apart from the defects' timings.
 	Tolerance time.Duration

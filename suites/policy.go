@@ -132,7 +132,9 @@ func (h *Harness) speaksDeadline(name string) bool {
 }
 
 // healWithin bounds a wait for the target to serve again after earlier
-// failures: 6 s, or the declared breaker recovery plus 2 s when longer.
+// failures: 6 s (Hystrix's 5 s circuitBreaker.sleepWindowInMilliseconds
+// default and a second for the probe), or the declared breaker recovery
+// plus 2 s when longer.
 func (h *Harness) healWithin() time.Duration {
 	return max(6*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second)
 }

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -33,6 +34,7 @@ type policyFake struct {
 	// quota, when set, limits each tenant's payments to quota per second,
 	// advertised in RateLimit fields; the 429 says when to come back.
 	quota   int
+	window  time.Duration // the quota's window; 0 = 1 s
 	windows map[string]quotaWindow
 	// throttle, when set, throttles retries as gRFC A6 does: 10 tokens, a
 	// failed call costs 1, a success earns 0.1, a retry only above 5.
@@ -113,7 +115,8 @@ func (f *policyFake) admit(w http.ResponseWriter, tenant string) bool {
 	f.mu.Lock()
 	now := time.Now()
 	win := f.windows[tenant]
-	if now.Sub(win.start) >= time.Second {
+	window := cmp.Or(f.window, time.Second)
+	if now.Sub(win.start) >= window {
 		win = quotaWindow{start: now}
 	}
 	ok := win.used < f.quota
@@ -121,9 +124,9 @@ func (f *policyFake) admit(w http.ResponseWriter, tenant string) bool {
 		win.used++
 	}
 	f.windows[tenant] = win
-	reset := max(1, int(time.Until(win.start.Add(time.Second)).Seconds()+0.999))
+	reset := max(1, int(time.Until(win.start.Add(window)).Seconds()+0.999))
 	f.mu.Unlock()
-	w.Header().Set(headers.RateLimitPolicy, fmt.Sprintf(`"fake";q=%d;w=1`, f.quota))
+	w.Header().Set(headers.RateLimitPolicy, fmt.Sprintf(`"fake";q=%d;w=%d`, f.quota, int(window.Seconds())))
 	w.Header().Set(headers.RateLimit, fmt.Sprintf(`"fake";r=%d;t=%d`, f.quota-win.used, reset))
 	if !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(reset))

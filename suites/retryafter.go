@@ -53,7 +53,8 @@ type RetryAfterConfig struct {
 	// recovery plus 2 s when longer.
 	FlushWithin time.Duration
 	// ExhaustLimit bounds the requests sent to drive one fresh tenant into
-	// 429. Default 400 (eight bursts of the reference's 50).
+	// 429. Default 400, raised to the advertised remaining quota plus two
+	// waves when the target advertises more (RateLimit r, X-RateLimit-Remaining).
 	ExhaustLimit int
 	// MaxWait is the longest Retry-After the server-side checks wait out to
 	// see a request admitted; a longer one is reported as not verified.

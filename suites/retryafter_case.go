@@ -24,11 +24,14 @@ func (h *Harness) raSend(ctx context.Context, c call) raStamped {
 }
 
 // raExhaust sends waves of concurrent requests as tenant until one is
-// refused with 429 or ExhaustLimit is reached; replies come in wave order.
+// refused with 429 or the limit is reached: ExhaustLimit, raised to what the
+// first wave's replies advertise as remaining (RateLimit r,
+// X-RateLimit-Remaining) plus two waves. Replies come in wave order.
 func (c *Case) raExhaust(ctx context.Context, tenant string) ([]raStamped, error) {
 	const wave = 10
 	var out []raStamped
-	for len(out) < c.h.RetryAfter.exhaustLimit() && ctx.Err() == nil {
+	limit := c.h.RetryAfter.exhaustLimit()
+	for len(out) < limit && ctx.Err() == nil {
 		rs := make([]raStamped, wave)
 		calls := make([]call, wave)
 		for i := range calls {
@@ -42,6 +45,9 @@ func (c *Case) raExhaust(ctx context.Context, tenant string) ([]raStamped, error
 		out = append(out, rs...)
 		if slices.ContainsFunc(rs, func(r raStamped) bool { return r.err == nil && r.status == http.StatusTooManyRequests }) {
 			return out, nil
+		}
+		if c.h.RetryAfter.ExhaustLimit == 0 && len(out) == wave { // learned once: a window that resets meanwhile must not raise it again
+			limit = max(limit, len(out)+advertisedRemaining(rs)+2*wave)
 		}
 	}
 	return out, fmt.Errorf("no 429 after %d requests from one tenant", len(out))
@@ -121,4 +127,22 @@ func raMs(d time.Duration) string {
 		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 	}
 	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+// advertisedRemaining is the largest quota the replies say is left (the
+// smallest r of each reply's limits); 0 when none advertises one.
+func advertisedRemaining(rs []raStamped) int {
+	most := 0
+	for _, r := range rs {
+		if r.err != nil {
+			continue
+		}
+		o := observe(r.header, r.at)
+		if l, ok := o.minRemaining(); ok {
+			most = max(most, int(min(l.Remaining, 1<<20)))
+		} else if o.xErr == nil && o.x.HasRemaining {
+			most = max(most, int(min(o.x.Remaining, 1<<20)))
+		}
+	}
+	return most
 }
