@@ -84,7 +84,7 @@ func TestZoo_certify(t *testing.T) {
 			if !zooSelected(s.name) {
 				t.Skipf("RESILCHECK_ZOO does not name %s", s.name)
 			}
-			if _, err := exec.LookPath(s.runtime); err != nil {
+			if _, err := lookRuntime(s.runtime); err != nil {
 				t.Skipf("%s needs %s, which is not installed (see examples/foreign/README.md): %v", s.name, s.runtime, err)
 			}
 			want, err := LoadExpectations(filepath.Join(s.name, "expectations.yaml"), ids)
@@ -157,4 +157,18 @@ func prepareNginx(t *testing.T, spec *targets.Target) string {
 	}
 	spec.Process.Env["RESILCHECK"] = bin
 	return ""
+}
+
+// lookRuntime finds a runtime on PATH or, for a daemon such as nginx, in
+// /usr/sbin, where distributions install it outside a user's PATH (run.sh
+// looks there too).
+func lookRuntime(name string) (string, error) {
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p, nil
+	}
+	if p, err2 := exec.LookPath(filepath.Join("/usr/sbin", name)); err2 == nil {
+		return p, nil
+	}
+	return "", err
 }
