@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -103,15 +102,10 @@ func (r *Result) Write(dir string, formats []string) error {
 	if err := reports.WriteDir(dir, r.Report, formats); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, JournalFile))
-	if err != nil {
+	if err := reports.WriteFileAtomic(filepath.Join(dir, JournalFile), func(w io.Writer) error { return r.Journal.WriteJSONLines(w) }); err != nil {
 		return fmt.Errorf("certify: journal: %w", err)
 	}
-	if err := r.Journal.WriteJSONLines(f); err != nil {
-		f.Close()
-		return fmt.Errorf("certify: journal: %w", err)
-	}
-	return f.Close()
+	return nil
 }
 
 func selectChecks(suiteNames, ids []string) ([]suites.Check, error) {

@@ -100,15 +100,22 @@ func WriteDir(dir string, r *Report, formatNames []string) error {
 	return nil
 }
 
-// writeFile writes through a temporary file and renames it, so a reader or
-// an interrupted run never sees a half-written report.
+// writeFile writes r in one format to path, atomically (see WriteFileAtomic).
 func writeFile(path string, r *Report, write Writer) error {
+	return WriteFileAtomic(path, func(w io.Writer) error { return write(w, r) })
+}
+
+// WriteFileAtomic writes path through a temporary file in the same directory
+// and renames it into place, so a reader or an interrupted run sees the old
+// file or the whole new one, never a half-written one; the temporary file is
+// removed on every error.
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if err := write(tmp, r); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("reports: write %s: %w", path, err)
 	}

@@ -84,7 +84,10 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	// The console format goes to stdout below; WriteDir skips it.
-	if err := res.Write(o.out, formats); err != nil {
+	reportWrite.Lock() // a second signal waits for the files, not the console
+	err = res.Write(o.out, formats)
+	reportWrite.Unlock()
+	if err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	if slices.Contains(formats, "console") {

@@ -18,16 +18,20 @@ func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
 	go func() {
 		// The first signal stops the run gracefully so the partial report is
-		// written; a second means the user will not wait for that.
+		// written; a second means stop now: whatever report the run has is
+		// still written whole, but nothing else is waited for long.
 		<-sig
-		fmt.Fprintln(os.Stderr, "resilcheck: stopping; writing a partial report (Ctrl-C again to exit at once)")
+		fmt.Fprintln(os.Stderr, "resilcheck: stopping; writing a partial report (Ctrl-C again to stop now)")
 		cancel()
 		<-sig
-		os.Exit(exitInterrupted)
+		fmt.Fprintln(os.Stderr, "resilcheck: stopping now")
+		stopNow(done)
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	close(done)
 	cancel()
 	os.Exit(code)
 }

@@ -2,19 +2,25 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
 // TestMain_signals builds the binary and interrupts a certification the way
-// a user does: one SIGINT stops it gracefully (exit 4, partial report
-// written); a second one ends it at once.
+// a user does: one SIGINT stops it gracefully, a second one stops it now.
+// Either way the run exits 4 and leaves every requested report file, each
+// complete, and no temporary file; the second signal is sent at several
+// moments so some land while the report is being written.
 func TestMain_signals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -24,7 +30,15 @@ func TestMain_signals(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, signals := range []int{1, 2} {
+	for _, c := range []struct {
+		name string
+		gaps []time.Duration // before each further SIGINT
+	}{
+		{"one SIGINT", nil},
+		{"two SIGINTs at once", []time.Duration{0}},
+		{"two SIGINTs 20ms apart", []time.Duration{20 * time.Millisecond}},
+		{"two SIGINTs 50ms apart", []time.Duration{50 * time.Millisecond}},
+	} {
 		dir := t.TempDir()
 		cmd := exec.Command(bin, "certify", "--reference", "--out", dir, "--seed", "3")
 		stderr, err := cmd.StderrPipe()
@@ -37,12 +51,13 @@ func TestMain_signals(t *testing.T) {
 		// Interrupt once the first check has finished: its progress line is
 		// the first thing certify writes to stderr.
 		if _, err := bufio.NewReader(stderr).ReadString('\n'); err != nil {
-			t.Fatalf("no progress line: %v", err)
+			t.Fatalf("%s: no progress line: %v", c.name, err)
 		}
 		go func() { _, _ = io.Copy(io.Discard, stderr) }()
-		for range signals {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		for _, gap := range c.gaps {
+			time.Sleep(gap)
 			_ = cmd.Process.Signal(syscall.SIGINT)
-			time.Sleep(20 * time.Millisecond)
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -50,15 +65,61 @@ func TestMain_signals(t *testing.T) {
 		case err := <-done:
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-				t.Errorf("%d SIGINT: exit %v; want %d", signals, err, exitInterrupted)
+				t.Errorf("%s: exit %v; want %d", c.name, err, exitInterrupted)
 			}
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
-			t.Fatalf("%d SIGINT: still running after 30 s", signals)
+			t.Fatalf("%s: still running after 30 s", c.name)
 		}
-		_, err = os.Stat(filepath.Join(dir, "report.json"))
-		if signals == 1 && err != nil {
-			t.Errorf("one SIGINT: no partial report: %v", err)
+		checkReportDir(t, c.name, dir)
+	}
+}
+
+// checkReportDir fails t unless dir holds exactly the default formats'
+// files and the journal, each parseable, and nothing else.
+func checkReportDir(t *testing.T, name, dir string) {
+	t.Helper()
+	want := map[string]func([]byte) error{
+		"report.json": func(b []byte) error { var v map[string]any; return json.Unmarshal(b, &v) },
+		"junit.xml":   func(b []byte) error { var v struct{}; return xml.Unmarshal(b, &v) },
+		"summary.md": func(b []byte) error {
+			if !bytes.Contains(bytes.ToLower(b), []byte("interrupted")) {
+				return errors.New("does not say the run was interrupted")
+			}
+			return nil
+		},
+		"report.html": func(b []byte) error {
+			if !bytes.HasSuffix(bytes.TrimSpace(b), []byte("</html>")) {
+				return errors.New("truncated: no </html>")
+			}
+			return nil
+		},
+		"journal.jsonl": func(b []byte) error {
+			for line := range strings.Lines(string(b)) {
+				var v map[string]any
+				if err := json.Unmarshal([]byte(line), &v); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, ok := want[e.Name()]; !ok {
+			t.Errorf("%s: unexpected file %s (a temporary file left behind?)", name, e.Name())
+		}
+	}
+	for file, valid := range want {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err == nil {
+			err = valid(b)
+		}
+		if err != nil {
+			t.Errorf("%s: %s: %v", name, file, err)
 		}
 	}
 }
