@@ -31,6 +31,7 @@ const (
 	probMethodNotAllowed = "method-not-allowed"
 	probBadTenant        = "invalid-tenant"
 	probBadTimeout       = "invalid-timeout"
+	probBadKey           = "invalid-idempotency-key"
 	probTooLarge         = "request-too-large"
 	probBadBody          = "invalid-request"
 	probDeadline         = "deadline-exceeded"

@@ -47,6 +47,13 @@ func (g *Gateway) proxy(w http.ResponseWriter, r *http.Request, tenant, path str
 	case !ok || budget > g.cfg.maxBudget:
 		budget = g.cfg.maxBudget
 	}
+	if len(r.Header.Values("Idempotency-Key")) > 1 {
+		// Forwarding one would pick a key the client did not unambiguously
+		// send; the service refuses several lines too.
+		writeProblem(w, problem(http.StatusBadRequest, probBadKey, "Invalid Idempotency-Key",
+			"the request carries several Idempotency-Key fields; send exactly one"))
+		return
+	}
 	var payload []byte
 	if r.Method == http.MethodPost {
 		if payload, err = io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.maxBodyBytes)); err != nil {

@@ -25,8 +25,8 @@ type paymentRequest struct {
 
 var errBody = errors.New(`payments: want {"amount": <integer > 0>, "currency": "<3 upper-case letters>"}`)
 
-// readPayment reads and validates the body. Unknown fields are rejected so
-// that the fingerprint covers exactly what the payment means.
+// readPayment reads and validates the body. Unknown and repeated fields are
+// rejected so that the fingerprint covers exactly what the payment means.
 func readPayment(w http.ResponseWriter, r *http.Request) (paymentRequest, error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
@@ -40,6 +40,9 @@ func readPayment(w http.ResponseWriter, r *http.Request) (paymentRequest, error)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return paymentRequest{}, fmt.Errorf("%w: trailing data after the object", errBody)
+	}
+	if name := duplicateMember(raw); name != "" {
+		return paymentRequest{}, fmt.Errorf("%w: member %q appears twice", errBody, name)
 	}
 	var p paymentRequest
 	for k, v := range m {
