@@ -180,3 +180,25 @@ func TestSampleBackoff_bounded(t *testing.T) {
 		t.Errorf("roundWaits = %s, %s; want 1m0s, 3m0s", h.roundWaits(true), h.roundWaits(false))
 	}
 }
+
+func TestRetryPolicy_healStreak(t *testing.T) {
+	tests := []struct {
+		name           string
+		r              RetryPolicy
+		streak, refill int
+	}{
+		{"undeclared: 3 attempts at the SRE book's 0.1", RetryPolicy{}, 71, 40},
+		{"the reference's 0.2", RetryPolicy{MaxAttempts: 3, BudgetRatio: 0.2}, 36, 20},
+		{"5 attempts", RetryPolicy{MaxAttempts: 5, BudgetRatio: 0.1}, 91, 40},
+		{"10 attempts: a full throttle", RetryPolicy{MaxAttempts: 10, BudgetRatio: 0.1}, 101, 40},
+		{"a generous ratio: the half-open probes", RetryPolicy{BudgetRatio: 2.5}, 10, 10},
+	}
+	for _, tt := range tests {
+		if got := tt.r.healStreak(); got != tt.streak {
+			t.Errorf("%s: healStreak() = %d, want %d", tt.name, got, tt.streak)
+		}
+		if got := tt.r.refill(4); got != tt.refill {
+			t.Errorf("%s: refill(4) = %d, want %d", tt.name, got, tt.refill)
+		}
+	}
+}
