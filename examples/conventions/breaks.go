@@ -25,6 +25,19 @@ var breaks = map[breakName]string{
 	"no-default-deadline":       "give a request without grpc-timeout no deadline at all",
 	"retry-after-past-deadline": "wait out the ledger's Retry-After even past the caller's deadline",
 	"invalid-retry-after-stops": "stop retrying when the ledger's Retry-After does not parse",
+	// The rate limit (ratelimit.go).
+	"empty-429":                     "refuse with a 429 that has no body",
+	"lying-retry-after":             "send Retry-After: 0 on a 429, though the quota returns only at the next second",
+	"refuses-after-reset":           "keep an account that hit its quota refused for 3 s, past the advertised reset",
+	"enforces-more-than-advertised": "admit twice the advertised quota",
+	"shared-quota":                  "count every account against one quota",
+	"policy-differs-by-route":       `name the quota "quota" on GET /v1/quota and "account" on transfers`,
+	"window-zero":                   "advertise w=0, the one-second window counted in whole minutes",
+	"window-in-minutes":             "advertise the window as 60 s though the quota is per second",
+	"unregistered-unit":             `advertise the quota unit as qu="calls"`,
+	"pk-not-bytes":                  "send the partition key as a String, not a Byte Sequence",
+	"legacy-malformed":              `send X-RateLimit-Limit as "100, 100;w=1"`,
+	"legacy-disagrees":              "send X-RateLimit-Limit per minute (q·60) beside a per-second RateLimit-Policy",
 }
 
 func breakNames() []string {

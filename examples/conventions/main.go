@@ -37,6 +37,7 @@ func run(args []string) error {
 	accounts := fs.String("accounts", "", "comma-separated accounts; each authenticates as Authorization: Bearer <account> (required)")
 	keyTTL := fs.Duration("key-ttl", 10*time.Minute, "how long an idempotency key is kept")
 	maxBudget := fs.Duration("max-budget", 3*time.Second, "the budget of a request that carries no grpc-timeout, and the cap of one that does")
+	quota := fs.Int64("quota", 100, "requests per second per account on POST /v1/transfers and GET /v1/quota")
 	brk := fs.String("break", os.Getenv("CONVENTIONS_BREAK"), "break one convention: "+strings.Join(breakNames(), ", "))
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -48,6 +49,9 @@ func run(args []string) error {
 	if *ledger == "" || *accounts == "" {
 		return errors.New("conventions: -ledger and -accounts are required")
 	}
+	if *quota < 1 {
+		return fmt.Errorf("conventions: -quota %d: want at least 1", *quota)
+	}
 	srv := newServer(config{
 		ledgerURL: strings.TrimRight(*ledger, "/"),
 		accounts:  strings.Split(*accounts, ","),
@@ -55,6 +59,7 @@ func run(args []string) error {
 		maxBudget: *maxBudget,
 		brk:       b,
 		retry:     defaultRetry,
+		quota:     *quota,
 	})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

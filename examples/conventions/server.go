@@ -28,13 +28,16 @@ type config struct {
 	maxBudget time.Duration
 	brk       breakName
 	retry     retryPolicy
+	quota     int64 // requests per second per account on the limited routes
 }
 
-// server serves the two operations, the probe and the health check.
+// server serves the two operations, the effects probe, the quota probe
+// and the health check.
 type server struct {
 	cfg    config
 	store  *store
 	ledger *ledger
+	limits *limiter
 	mux    *http.ServeMux
 }
 
@@ -43,27 +46,30 @@ type operation struct {
 	name    string
 	status  int  // the success status
 	perform bool // perform afresh every time, ignoring the key (a break)
+	limited bool // charged to the account's rate limit
 }
 
 func newServer(cfg config) *server {
-	s := &server{cfg: cfg, store: newStore(cfg.keyTTL), ledger: newLedger(cfg.ledgerURL, cfg.retry, cfg.brk), mux: http.NewServeMux()}
+	s := &server{cfg: cfg, store: newStore(cfg.keyTTL), ledger: newLedger(cfg.ledgerURL, cfg.retry, cfg.brk),
+		limits: newLimiter(cfg.quota, cfg.brk), mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /livez", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	s.mux.HandleFunc("POST /v1/transfers", s.operate(operation{name: "transfer", status: http.StatusCreated}))
+	s.mux.HandleFunc("POST /v1/transfers", s.operate(operation{name: "transfer", status: http.StatusCreated, limited: true}))
 	s.mux.HandleFunc("PUT /v1/orders/{order}", s.operate(operation{name: "order", status: http.StatusOK,
 		perform: cfg.brk == "put-not-idempotent"}))
 	s.mux.HandleFunc("GET /v1/effects", s.probe)
+	s.mux.HandleFunc("GET /v1/quota", s.quota)
 	return s
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
-// operate handles an effectful request: account, deadline, key, payload,
+// operate handles an effectful request: account, rate limit, deadline, key, payload,
 // then the idempotency record decides between driving, replaying and
 // refusing.
 func (s *server) operate(op operation) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		account, ok := s.authenticate(w, r)
-		if !ok {
+		if !ok || (op.limited && !s.admit(w, account, false)) {
 			return
 		}
 		deadline, ok := s.deadline(w, r)

@@ -13,20 +13,7 @@ import (
 // expectations.yaml must fail them. Each is a debt (DESIGN: "a check that
 // cannot fail is a defect"); the note says what shows it failing today, if
 // anything. Remove an entry when a defect or an example variant names it.
-var unproven = map[string]string{
-	"HS-05":  "no defect sends an empty 429",
-	"RL-01q": "only suites.TestJudgeWindows (recorded admissions)",
-	"RL-02":  "only headers' parser tests",
-	"RL-03":  "only headers' parser tests",
-	"RL-04":  "only headers' parser tests",
-	"RL-08":  "no defect changes its policy",
-	"RL-09":  "only suites.TestRetryAfter_catchesUnfitTargets (a fake service)",
-	"RL-09b": "no defect keeps refusing after the reset",
-	"RL-18":  "no defect advertises r/t far above q/w",
-	"RL-20":  "no defect shares a quota across tenants",
-	"RL-22":  "no defect sends malformed X-RateLimit-* fields",
-	"RL-24":  "only suites.TestDisagreement (recorded fields)",
-}
+var unproven = map[string]string{}
 
 // examplesDir holds the example targets whose expectations.yaml files
 // (package examples/expect) may prove checks failing.
