@@ -52,8 +52,9 @@ func (r RetryPolicy) streakText() string {
 const healBatch = 8
 
 // heal brings the target back to health before a case: it sends fresh
-// operations, each on a fresh tenant so no rate limit interferes, until
-// streak in a row succeed. A refusal (429) neither counts nor breaks the
+// operations, each on the case's next tenant (fresh unless the spec
+// declares tenants, whose quotas are then shared), until streak in a row
+// succeed. A refusal (429) neither counts nor breaks the
 // streak (the dependency was not called): its Retry-After (at most 1.5 s)
 // is waited out. Checks run one after another against one target, and a
 // breaker or throttle drained by an earlier case would otherwise decide
