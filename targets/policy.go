@@ -65,10 +65,40 @@ type RateLimitPolicy struct {
 	// Probe is a GET path that is rate limited and cheap to call; empty =
 	// none (the suite never drives an undeclared GET).
 	Probe string `yaml:"probe"`
+	// Headers is the rate-limit header format the limited routes send;
+	// empty = learned from observation (draft-10 when any response of a
+	// limited route carries a RateLimit or RateLimit-Policy field).
+	Headers RateLimitFormat `yaml:"headers"`
 }
+
+// RateLimitFormat names the rate-limit fields a service sends.
+type RateLimitFormat string
+
+// The rate-limit header formats.
+const (
+	// RateLimitDraft10 is RateLimit and RateLimit-Policy
+	// (draft-ietf-httpapi-ratelimit-headers-10 §3, §4): RL-01 and RL-07
+	// require them on every response of a limited route.
+	RateLimitDraft10 RateLimitFormat = "draft-10"
+	// RateLimitLegacy is X-RateLimit-Limit/-Remaining/-Reset only (the
+	// draft's appendix "RateLimit header fields currently used on the web").
+	RateLimitLegacy RateLimitFormat = "legacy"
+	// RateLimitNone is no rate-limit fields at all (a 429 and maybe Retry-After).
+	RateLimitNone RateLimitFormat = "none"
+)
+
+// rateLimitFormats are the formats a policy may declare.
+var rateLimitFormats = []RateLimitFormat{RateLimitDraft10, RateLimitLegacy, RateLimitNone}
 
 // IdempotencyPolicy says which operations an idempotency key protects.
 type IdempotencyPolicy struct {
 	// Operations names them; empty = every operation.
 	Operations []string `yaml:"operations"`
+	// KeyRequired says whether a request without a key is refused; nil =
+	// true (draft-ietf-httpapi-idempotency-key-header-07 §2.7: "an operation
+	// requiring this header"); false for keys optional by design, as at Stripe.
+	KeyRequired *bool `yaml:"key_required"`
 }
+
+// KeyIsRequired reports whether a keyless request must be refused.
+func (p IdempotencyPolicy) KeyIsRequired() bool { return p.KeyRequired == nil || *p.KeyRequired }

@@ -23,6 +23,8 @@ func TestSchema_matchesStructs(t *testing.T) {
 			node, _ = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
 		}
 		switch {
+		case typ.Kind() == reflect.Pointer:
+			walk(typ.Elem(), node, path)
 		case typ == durationType || typ.Kind() == reflect.String:
 			if node["type"] != "string" {
 				t.Errorf("%s: schema type %v; want string", path, node["type"])

@@ -19,6 +19,9 @@ func (v *validator) checkPolicy() {
 	if pr := p.RateLimits.Probe; pr != "" && v.plain("policy.rate_limits.probe", pr, "the probe is a fixed GET path") && !strings.HasPrefix(pr, "/") {
 		v.errf("policy.rate_limits.probe", "expected a path starting with /, got %q", pr)
 	}
+	if f := p.RateLimits.Headers; f != "" && !slices.Contains(rateLimitFormats, f) {
+		v.errf("policy.rate_limits.headers", "unknown rate-limit header format %q; expected draft-10, legacy or none", f)
+	}
 }
 
 func (v *validator) checkRetry(r RetryPolicy) {

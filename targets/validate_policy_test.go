@@ -42,8 +42,8 @@ func TestParse_policy(t *testing.T) {
 		Retry: RetryPolicy{MaxAttempts: 5, Backoff: BackoffExponential, Base: time.Second, Cap: 8 * time.Second,
 			Jitter: 0.1, BudgetRatio: 0.2, BreakerRecovery: 30 * time.Second},
 		Deadlines:   DeadlinePolicy{Headers: []string{"GRPC-Timeout", "x-envoy-expected-rq-timeout-ms"}},
-		RateLimits:  RateLimitPolicy{Operations: []string{"create"}, Probe: "/v1/limits"},
-		Idempotency: IdempotencyPolicy{Operations: []string{"create", "capture"}},
+		RateLimits:  RateLimitPolicy{Operations: []string{"create"}, Probe: "/v1/limits", Headers: RateLimitLegacy},
+		Idempotency: IdempotencyPolicy{Operations: []string{"create", "capture"}, KeyRequired: new(false)},
 	}
 	if !reflect.DeepEqual(tg.Policy, want) {
 		t.Errorf("Policy = %+v\nwant %+v", tg.Policy, want)

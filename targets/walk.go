@@ -83,6 +83,8 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 		w.scalar(n, path, "true or false", func(s string) bool { return n.Tag == "!!bool" })
 	case t.Kind() == reflect.Float64:
 		w.scalar(n, path, "a number", func(s string) bool { return n.Tag == "!!float" || n.Tag == "!!int" })
+	case t.Kind() == reflect.Pointer: // optional with a default other than the zero value
+		w.walk(n, t.Elem(), path)
 	default:
 		w.addf(n, path, "internal: no decoder for %s", t) // a new field type needs a case here
 	}
@@ -173,6 +175,8 @@ func fieldNames(t reflect.Type) []string {
 
 func describe(t reflect.Type) string {
 	switch {
+	case t.Kind() == reflect.Pointer:
+		return describe(t.Elem())
 	case t == durationType:
 		return "a duration such as 30s"
 	case t.Kind() == reflect.Struct:
