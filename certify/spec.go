@@ -86,6 +86,9 @@ func specPolicy(t *targets.Target) suites.Policy {
 		},
 		DeadlineHeaders: t.Policy.Deadlines.Headers,
 		RateLimitProbe:  t.Policy.RateLimits.Probe,
+
+		RateLimitHeaders: string(t.Policy.RateLimits.Headers),
+		KeyOptional:      !t.Policy.Idempotency.KeyIsRequired(),
 	}
 	for _, name := range t.Policy.RateLimits.Operations {
 		if i := slices.IndexFunc(t.Operations, func(o targets.Operation) bool { return o.Name == name }); i >= 0 {

@@ -21,6 +21,12 @@ type Policy struct {
 	RateLimited []Operation
 	// RateLimitProbe is a cheap, rate-limited GET path; "" = none declared.
 	RateLimitProbe string
+	// RateLimitHeaders is the declared rate-limit header format: "draft-10",
+	// "legacy" or "none"; "" = learned from the responses (ratelimit_format.go).
+	RateLimitHeaders string
+	// KeyOptional declares keys optional by design: a keyless request is
+	// processed, not refused (IK-05 is then not applicable).
+	KeyOptional bool
 }
 
 // RetryPolicy is the target's declared retry policy towards its dependency.

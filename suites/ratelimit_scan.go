@@ -18,6 +18,9 @@ type scan struct {
 	none    string             // skip reason when no response applies
 	prepare func(ctx context.Context, c *Case)
 	summary func(applied []rlObs) string // extra observed text; may be nil
+	// exempt, when set, says why the rule does not apply to this target at
+	// all, judged on everything seen; "" when it does.
+	exempt func(seen []rlObs) string
 }
 
 // maxCounterexamples bounds the violations a scan lists.
@@ -29,7 +32,13 @@ func (c *Case) runScan(ctx context.Context, s scan) Result {
 	}
 	var applied, bad []rlObs
 	var why []string
-	for _, o := range c.seen(ctx) {
+	seen := c.seen(ctx)
+	if s.exempt != nil {
+		if reason := s.exempt(seen); reason != "" {
+			return notApplicable("%s", reason)
+		}
+	}
+	for _, o := range seen {
 		if !s.applies(o) {
 			continue
 		}
@@ -78,7 +87,7 @@ func onLimitedRoute(o rlObs) bool { return o.limited }
 
 func policySyntax(ctx context.Context, c *Case) Result {
 	h := c.h
-	return c.runScan(ctx, scan{applies: onLimitedRoute,
+	return c.runScan(ctx, scan{applies: onLimitedRoute, exempt: h.draft10Exempt,
 		want: "RateLimit-Policy on every response of a declared rate-limited route, a non-empty List of String-named policies each with q a non-negative Integer",
 		judge: func(o rlObs) string {
 			if !o.has(headers.RateLimitPolicy) {
@@ -130,7 +139,7 @@ func partitionKeys(ctx context.Context, c *Case) Result {
 
 func limitSyntax(ctx context.Context, c *Case) Result {
 	h := c.h
-	return c.runScan(ctx, scan{applies: onLimitedRoute,
+	return c.runScan(ctx, scan{applies: onLimitedRoute, exempt: h.draft10Exempt,
 		want: "RateLimit on every response of a declared rate-limited route: String-named items, r a non-negative Integer, t non-negative delay-seconds ≤ 10⁹",
 		judge: func(o rlObs) string {
 			if !o.advertises() || (!o.has(headers.RateLimit) && !o.has(headers.RateLimitRemaining)) {

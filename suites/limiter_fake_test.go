@@ -1,0 +1,187 @@
+package suites
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// limiterFake is a keyed payments service behind a per-tenant limiter that
+// speaks only the legacy X-RateLimit-* fields (or none), as
+// @fastify/rate-limit, httprate and nginx limit_req do: POST /v1/payments,
+// quota requests per tenant per window, a 429 with Retry-After when spent.
+type limiterFake struct {
+	dep    string
+	quota  int
+	window time.Duration // 0 = 1 s
+	silent bool          // no X-RateLimit-* fields at all
+	// rising makes X-RateLimit-Remaining rise inside a window (a sliding
+	// window's estimate, as httprate computes it).
+	rising bool
+	// lateReset keeps refusing for a whole window after the advertised reset.
+	lateReset bool
+	// racy checks the key store before the charge and records after it,
+	// with no lock in between: concurrent copies all charge.
+	racy bool
+
+	mu      sync.Mutex
+	windows map[string]*fakeWindow
+	keys    map[string]*fakeKey
+}
+
+type fakeWindow struct {
+	start   time.Time
+	used    int
+	blocked time.Time // lateReset: refused until then
+}
+
+type fakeKey struct {
+	done   bool
+	status int
+	body   []byte
+}
+
+func (f *limiterFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/payments" {
+		return
+	}
+	tenant, key := r.Header.Get("X-Tenant-ID"), r.Header.Get("Idempotency-Key")
+	if !f.admit(w, tenant) {
+		return
+	}
+	if key == "" {
+		f.charge("")
+		w.WriteHeader(http.StatusCreated)
+		return
+	}
+	id := tenant + "\x00" + key
+	f.mu.Lock()
+	k, seen := f.keys[id]
+	switch {
+	case seen && k.done:
+		f.mu.Unlock()
+		w.WriteHeader(k.status)
+		_, _ = w.Write(k.body)
+		return
+	case seen:
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusConflict)
+		return
+	}
+	if !f.racy {
+		k = &fakeKey{}
+		f.keys[id] = k
+	}
+	f.mu.Unlock()
+	status, body := http.StatusCreated, fmt.Appendf(nil, `{"id":%q}`, key)
+	if !f.charge(key) {
+		status = http.StatusBadGateway
+	}
+	f.mu.Lock()
+	f.keys[id] = &fakeKey{done: true, status: status, body: body}
+	f.mu.Unlock()
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// admit charges one request to tenant's window and writes the legacy
+// fields; a refused request is answered 429 here.
+func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
+	window := f.window
+	if window == 0 {
+		window = time.Second
+	}
+	f.mu.Lock()
+	now := time.Now()
+	win := f.windows[tenant]
+	if win == nil || now.Sub(win.start) >= window && !now.Before(win.blocked) {
+		win = &fakeWindow{start: now}
+		f.windows[tenant] = win
+	}
+	ok := win.used < f.quota && !now.Before(win.blocked)
+	if ok {
+		win.used++
+	} else if f.lateReset && win.blocked.IsZero() {
+		win.blocked = win.start.Add(2 * window)
+	}
+	end := win.start.Add(window)
+	remaining := f.quota - win.used
+	if f.rising && win.used > 2 && ok {
+		remaining = f.quota - win.used/2
+	}
+	f.mu.Unlock()
+	if !f.silent {
+		w.Header().Set("X-RateLimit-Limit", strconv.Itoa(f.quota))
+		w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(end.Add(999*time.Millisecond).Unix(), 10))
+	}
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(time.Until(end).Seconds()+0.999))))
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, "rate limit exceeded")
+	}
+	return ok
+}
+
+// charge makes the effectful call, slowly enough for copies to overlap.
+func (f *limiterFake) charge(key string) bool {
+	req, _ := http.NewRequest(http.MethodPost, f.dep+"/charges", bytes.NewReader([]byte(`{}`)))
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	time.Sleep(50 * time.Millisecond)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode < 300
+}
+
+// limiterFakeHarness starts front proxy → fake → dependency proxy on
+// loopback, with the payments operation declared rate limited.
+func limiterFakeHarness(t *testing.T, f *limiterFake) *Harness {
+	t.Helper()
+	f.windows, f.keys = map[string]*fakeWindow{}, map[string]*fakeKey{}
+	j := faults.NewJournal()
+	dep, err := faults.NewProxy(faults.WithSide("dependency"), faults.WithJournal(j), faults.WithSeed(1),
+		faults.WithStandIn(faults.Respond{Status: http.StatusCreated, Body: `{"id":"ch_1"}`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.dep, err = dep.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dep.Close() })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: f, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	u, _ := url.Parse("http://" + l.Addr().String())
+	front, err := faults.NewProxy(faults.WithUpstream(u), faults.WithSide("front"), faults.WithJournal(j), faults.WithSeed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frontURL, err := front.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = front.Close() })
+	op := Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",
+		Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }}
+	return &Harness{
+		TargetURL: frontURL, Front: front, Dependency: dep, Journal: j, Seed: 1, Operation: op,
+		Policy: Policy{RateLimited: []Operation{op}},
+	}
+}

@@ -1,0 +1,33 @@
+package suites
+
+import (
+	"testing"
+
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// TestLimiter_draft10Applicability: a limited route that shows only
+// X-RateLimit-* (or nothing) is not held to the draft-10 fields unless the
+// spec declares them; the reason names what was seen.
+func TestLimiter_draft10Applicability(t *testing.T) {
+	t.Parallel()
+	for _, silent := range []bool{false, true} {
+		h := limiterFakeHarness(t, &limiterFake{quota: 1000, silent: silent})
+		for _, id := range []string{"RL-01", "RL-07"} {
+			judged(t, h, id, reports.StatusNotApplicable)
+		}
+		h.Policy.RateLimitHeaders = "draft-10"
+		judged(t, h, "RL-01", reports.StatusFail)
+		judged(t, h, "RL-07", reports.StatusFail)
+	}
+}
+
+// TestLimiter_keyOptional: IK-05 holds a keyless request to 400 unless the
+// spec declares keys optional.
+func TestLimiter_keyOptional(t *testing.T) {
+	t.Parallel()
+	h := limiterFakeHarness(t, &limiterFake{quota: 1000})
+	judged(t, h, "IK-05", reports.StatusFail)
+	h.Policy.KeyOptional = true
+	judged(t, h, "IK-05", reports.StatusNotApplicable)
+}
