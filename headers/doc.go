@@ -5,7 +5,10 @@
 //
 // Parsers are strict: they accept exactly what the grammar allows and return
 // an error wrapping ErrSyntax otherwise, so callers can both honour a valid
-// value and report an invalid one.
+// value and report an invalid one. They are also bounded: a duration
+// saturates at MaxDelay rather than overflowing, and a structured field with
+// more members or parameters than MaxSFMembers, MaxSFInnerItems or
+// MaxSFParams is refused, so parsing time stays linear in the field's length.
 //
 //	d, err := headers.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 //	budget, ok, err := headers.Timeout(req.Header)
