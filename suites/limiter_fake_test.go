@@ -29,8 +29,10 @@ type limiterFake struct {
 	// lateReset keeps refusing for a whole window after the advertised reset.
 	lateReset bool
 	// racy checks the key store before the charge and records after it,
-	// with no lock in between: concurrent copies all charge.
-	racy bool
+	// with no lock in between: concurrent copies all charge, each under a
+	// charge key of its own.
+	racy    bool
+	charges int
 
 	mu      sync.Mutex
 	windows map[string]*fakeWindow
@@ -76,13 +78,16 @@ func (f *limiterFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusConflict)
 		return
 	}
-	if !f.racy {
-		k = &fakeKey{}
-		f.keys[id] = k
+	charge := key
+	if f.racy {
+		f.charges++
+		charge = fmt.Sprintf("%s-%d", key, f.charges)
+	} else {
+		f.keys[id] = &fakeKey{}
 	}
 	f.mu.Unlock()
 	status, body := http.StatusCreated, fmt.Appendf(nil, `{"id":%q}`, key)
-	if !f.charge(key) {
+	if !f.charge(charge) {
 		status = http.StatusBadGateway
 	}
 	f.mu.Lock()

@@ -31,3 +31,28 @@ func TestLimiter_keyOptional(t *testing.T) {
 	h.Policy.KeyOptional = true
 	judged(t, h, "IK-05", reports.StatusNotApplicable)
 }
+
+// TestLimiter_concurrentCopies: IK-07 against a service whose limiter
+// allows 10 requests per second per tenant: its 429s are refusals, not
+// duplicates, so a correct store passes and a racy one still fails; a
+// limiter that admits one copy at a time starves the race (inconclusive).
+func TestLimiter_concurrentCopies(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		f    *limiterFake
+		want reports.Status
+	}{
+		{"correct store", &limiterFake{quota: 10}, reports.StatusPass},
+		{"racy store", &limiterFake{quota: 10, racy: true}, reports.StatusFail},
+		{"one at a time", &limiterFake{quota: 1}, reports.StatusInconclusive},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := limiterFakeHarness(t, tc.f)
+			h.Conventions.MaxConcurrentCopies = 30
+			judged(t, h, "IK-07", tc.want)
+		})
+	}
+}

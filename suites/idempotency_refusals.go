@@ -1,0 +1,97 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// A refusal by the target's own limiter (429) is not an effect and not a
+// duplicate: the copies it refused are retried once the limiter allows,
+// and the race is judged on the copies that were admitted.
+const (
+	refusalRetries  = 5               // rounds of retrying refused copies
+	refusalWaitCap  = 5 * time.Second // the longest Retry-After honoured
+	refusalWaitBare = time.Second     // the wait when a 429 gives none
+)
+
+// copyRound is one round of concurrent copies: the replies of the copies
+// the target admitted (first burst and retries), and the counts.
+type copyRound struct {
+	admitted []reply
+	raced    int // copies admitted in the first burst: the ones that raced
+	refused  int // copies refused at first
+	left     int // copies still refused after every retry
+	quota    int // the quota the target advertised on a reply; 0 = none
+}
+
+func (r copyRound) String() string {
+	s := fmt.Sprintf("%d copies admitted at once", r.raced)
+	if r.refused > 0 {
+		s += fmt.Sprintf(", %d refused with 429 (%d still refused after %d retries)", r.refused, r.left, refusalRetries)
+	}
+	return s
+}
+
+// copies sends n copies of base at once, then retries the copies the target
+// refused after the Retry-After it gave (at most refusalWaitCap).
+func (c *Case) copies(ctx context.Context, base call, n int) copyRound {
+	h := c.h
+	var round copyRound
+	pending := h.burst(ctx, base, n)
+	for try := 0; ; try++ {
+		var refused []reply
+		for _, r := range pending {
+			round.quota = max(round.quota, advertisedQuota(r))
+			if r.err == nil && r.status == http.StatusTooManyRequests {
+				refused = append(refused, r)
+				continue
+			}
+			round.admitted = append(round.admitted, r)
+		}
+		if try == 0 {
+			round.raced, round.refused = len(round.admitted), len(refused)
+		}
+		if len(refused) == 0 || try == refusalRetries || ctx.Err() != nil {
+			round.left = len(refused)
+			return round
+		}
+		sleepCtx(ctx, refusalWait(refused))
+		pending = h.burst(ctx, base, len(refused))
+	}
+}
+
+// refusalWait is the longest Retry-After among the refusals, capped.
+func refusalWait(refused []reply) time.Duration {
+	wait := time.Duration(0)
+	for _, r := range refused {
+		ra, err := headers.ParseRetryAfter(r.header.Get("Retry-After"), time.Now())
+		if err != nil || r.header.Get("Retry-After") == "" {
+			wait = max(wait, refusalWaitBare)
+			continue
+		}
+		wait = max(wait, ra.Delay)
+	}
+	return min(max(wait, 100*time.Millisecond), refusalWaitCap)
+}
+
+// advertisedQuota is the request quota a reply advertises: q of a
+// RateLimit-Policy, else X-RateLimit-Limit; 0 when it shows none.
+func advertisedQuota(r reply) int {
+	if r.header == nil {
+		return 0
+	}
+	o := observe(r.header, time.Now())
+	for _, p := range o.fields.Policies {
+		if p.Unit == headers.UnitRequests && p.Quota > 0 {
+			return int(p.Quota)
+		}
+	}
+	if o.x.HasLimit && o.x.Limit > 0 {
+		return int(o.x.Limit)
+	}
+	return 0
+}
