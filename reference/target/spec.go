@@ -102,6 +102,11 @@ func defaultPolicy(p *targets.Policy) {
 		// routing it, /healthz included.
 		p.RateLimits = targets.RateLimitPolicy{Operations: []string{operation}, Probe: "/healthz"}
 	}
+	if p.RateLimits.Headers == "" {
+		// The gateway sends RateLimit and RateLimit-Policy (and X-RateLimit-*)
+		// on every response it routes (reference/gateway).
+		p.RateLimits.Headers = targets.RateLimitDraft10
+	}
 	if len(p.Idempotency.Operations) == 0 {
 		p.Idempotency.Operations = []string{operation}
 	}

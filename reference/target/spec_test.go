@@ -35,7 +35,7 @@ func TestDefaults(t *testing.T) {
 		{"retry", tg.Policy.Retry, targets.RetryPolicy{MaxAttempts: 3, Backoff: targets.BackoffFull,
 			Base: 50 * time.Millisecond, Cap: time.Second, BudgetRatio: 0.2, BreakerRecovery: 1500 * time.Millisecond}},
 		{"deadline headers", len(tg.Policy.Deadlines.Headers), 4},
-		{"rate limited", tg.Policy.RateLimits, targets.RateLimitPolicy{Operations: []string{"create-payment"}, Probe: "/healthz"}},
+		{"rate limited", tg.Policy.RateLimits, targets.RateLimitPolicy{Operations: []string{"create-payment"}, Probe: "/healthz", Headers: targets.RateLimitDraft10}},
 		{"idempotent", tg.Policy.Idempotency.Operations, []string{"create-payment"}},
 	}
 	for _, c := range checks {
