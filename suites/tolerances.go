@@ -27,7 +27,7 @@ func (h *Harness) Tolerances() []reports.Tolerance {
 			Why: "RB-05: policy.retry.budget_ratio (undeclared, the SRE book ch. 21's 10 %) plus the floor of RB-02"},
 		{Name: "lockstep retries", Value: fmt.Sprintf("≤ %.0f %% in one bucket of %s", a.maxBucketShare()*100, h.bucketText()),
 			Why: "BO-08: jitter spreads retries that failed together over the declared first wait's range; lockstep puts them in one bucket"},
-		{Name: "heal streak", Value: h.Policy.Retry.streakText(),
+		{Name: "heal streak", Value: h.streakText(),
 			Why: "before every dependency-fault case (and HS-08..HS-10's BreakerFlush, the deadline checks' Warmup): Resilience4j's 10 half-open calls, or what refills a gRFC A6 retry throttle (example max_tokens 10) at the declared budget ratio"},
 		{Name: "backoff sampling refill", Value: fmt.Sprintf("%d successes after each round", h.Policy.Retry.refill(4)),
 			Why: "RB-15, BO-01..04, BO-08: ⌈a round's 4 failures / budget ratio⌉, so a retry throttle never starves the sample"},
@@ -40,4 +40,16 @@ func (h *Harness) Tolerances() []reports.Tolerance {
 		{Name: "quota slack", Value: fmt.Sprintf("%.0f %% per window", rl.quotaSlack()*100),
 			Why: "RL-01q: admissions at twice the advertised rate within q minus this"},
 	}
+}
+
+// streakText renders the heal streak and the suites' overrides of it.
+func (h *Harness) streakText() string {
+	out := h.Policy.Retry.streakText()
+	if n := h.RetryAfter.BreakerFlush; n > 0 {
+		out += fmt.Sprintf("; Retry-After cases %d (RetryAfterConfig.BreakerFlush)", n)
+	}
+	if n := h.Deadlines.Warmup; n != 0 {
+		out += fmt.Sprintf("; deadline checks %d (DeadlineConfig.Warmup)", h.Deadlines.warmup(h))
+	}
+	return out
 }
