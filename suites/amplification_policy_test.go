@@ -84,3 +84,22 @@ func TestRetryAfter_largeQuota(t *testing.T) {
 	h.Policy.RateLimited = []Operation{h.Operation}
 	judged(t, h, "HS-01a", reports.StatusPass)
 }
+
+// TestCase_healThroughQuota: a declared tenant's quota (10 per second)
+// slows the heal streak (71 at the default ratio) past healWithin without
+// failing it: refusals are waited out and extend the bound.
+func TestCase_healThroughQuota(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out seven quota windows")
+	}
+	t.Parallel()
+	h := policyFakeHarness(t, &policyFake{attempts: 1, quota: 10}, Policy{})
+	h.Conventions.Tenants = []string{"acme"}
+	c := h.newCase(t.Context(), "heal-quota")
+	defer c.done(t.Context())
+	start := time.Now()
+	if err := c.heal(t.Context(), h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
+		t.Fatalf("heal through a quota of 10/s: %v", err)
+	}
+	t.Logf("%d successes through a quota of 10/s in %s", h.Policy.Retry.healStreak(), time.Since(start).Round(100*time.Millisecond))
+}

@@ -56,11 +56,14 @@ const healBatch = 8
 // declares tenants, whose quotas are then shared), until streak in a row
 // succeed. A refusal (429) neither counts nor breaks the
 // streak (the dependency was not called): its Retry-After (at most 1.5 s)
-// is waited out. Checks run one after another against one target, and a
-// breaker or throttle drained by an earlier case would otherwise decide
-// this one. It gives up with an error after within.
+// is waited out, and extends within (up to 4 times within in all): a
+// quota slows the streak without saying anything about the target's health.
+// Checks run one after another against one target, and a breaker or
+// throttle drained by an earlier case would otherwise decide this one. It
+// gives up with an error after within.
 func (c *Case) heal(ctx context.Context, streak int, within time.Duration) error {
-	deadline := time.Now().Add(within)
+	start := time.Now()
+	deadline, last429 := start.Add(within), start.Add(4*within) // last429: the latest refusals may push the deadline
 	var last reply
 	for ok, sent := 0, 0; ok < streak; {
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -79,19 +82,24 @@ func (c *Case) heal(ctx context.Context, streak int, within time.Duration) error
 		}
 		wg.Wait()
 		sent += n
-		wait := time.Duration(0)
+		var wait, refused time.Duration
 		for _, r := range replies {
 			last = r
 			switch {
 			case c.h.succeeded(r):
 				ok++
 			case r.err == nil && r.status == http.StatusTooManyRequests:
-				wait = max(wait, retryAfterWait(r))
+				refused = max(refused, retryAfterWait(r))
 			default:
 				ok, wait = 0, max(wait, retryAfterWait(r))
 			}
 		}
-		sleepCtx(ctx, wait)
+		if d := deadline.Add(refused); d.Before(last429) {
+			deadline = d
+		} else {
+			deadline = last429
+		}
+		sleepCtx(ctx, max(wait, refused))
 	}
 	c.h.settle(ctx)
 	return nil
