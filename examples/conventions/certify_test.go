@@ -24,6 +24,7 @@ var specChanges = map[string]func(*targets.Target){
 	"transfers-only": func(tg *targets.Target) { tg.Policy.Idempotency.Operations = []string{"create-transfer"} },
 	"declares-equal": backoff("equal", 0), "declares-decorrelated": backoff("decorrelated", 0),
 	"declares-exponential": backoff("exponential", 0.1),
+	"quota-5":              func(tg *targets.Target) { tg.Process.Command = append(tg.Process.Command, "-quota", "5") },
 }
 
 func backoff(kind string, jitter float64) func(*targets.Target) {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/base64"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/resilcheck/resilcheck/headers"
 )
@@ -14,69 +17,67 @@ import (
 // policyName names the one quota policy in RateLimit-Policy and RateLimit.
 const policyName = "account"
 
-// limiter is a fixed window of one second per account, aligned to Unix
-// seconds: q requests per second, shared by POST /v1/transfers and
-// GET /v1/quota. With windows aligned to whole seconds every field is
-// exact: r is what is left of this second's q, t is the time to the next
-// second (1 once rounded up to delay-seconds), X-RateLimit-Reset that
-// second in epoch seconds, and a 429's Retry-After equals t, after which
-// the account is admitted again (draft-ietf-httpapi-ratelimit-headers-10
-// §3.1, §4.1; RFC 6585 §4). Safe for concurrent use.
+// limiter is a token bucket per account (golang.org/x/time/rate): q
+// tokens per second, at most q held, one per request, shared by
+// POST /v1/transfers and GET /v1/quota; advertised as the policy q per
+// w=1 s (draft-ietf-httpapi-ratelimit-headers-10 §3.1). r is the whole
+// tokens left; the reset is the instant the bucket is full again, as t
+// (delay-seconds, rounded up) and as X-RateLimit-Reset in epoch
+// milliseconds, so every admitted request moves it 1/q later and r never
+// rises before it; a 429's Retry-After is the wait for the next token,
+// rounded up (RFC 6585 §4). Refilling continuously rather than in steps,
+// an account drained by one client admits q per second again at once,
+// whatever drained it. Safe for concurrent use.
 type limiter struct {
 	q   int64
 	brk breakName
 
 	mu      sync.Mutex
-	windows map[string]*window   // account → its current window
+	buckets map[string]*rate.Limiter
 	banned  map[string]time.Time // the refuses-after-reset break: refused until then
-}
-
-type window struct {
-	second int64 // Unix second the window started
-	used   int64
 }
 
 // admission is the outcome of charging one request to an account.
 type admission struct {
 	allowed   bool
-	remaining int64     // what this window still admits, as advertised
-	reset     time.Time // the next window's start
+	remaining int64     // whole tokens left, as advertised
+	full      time.Time // when the bucket holds q tokens again
+	next      time.Time // when it holds one token (a refusal's Retry-After)
 	now       time.Time
 }
 
 func newLimiter(q int64, brk breakName) *limiter {
-	return &limiter{q: q, brk: brk, windows: map[string]*window{}, banned: map[string]time.Time{}}
+	return &limiter{q: q, brk: brk, buckets: map[string]*rate.Limiter{}, banned: map[string]time.Time{}}
 }
 
 // take charges one request of account at now.
 func (l *limiter) take(account string, now time.Time) admission {
 	if l.brk == "shared-quota" {
-		account = "" // one window for every account
+		account = "" // one bucket for every account
 	}
-	enforced := l.q
+	per := float64(l.q)
 	if l.brk == "enforces-more-than-advertised" {
-		enforced = 2 * l.q // the quota was raised in one place and advertised from another
+		per *= 2 // the quota was raised in one place and advertised from another
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	sec := now.Unix()
-	w, ok := l.windows[account]
-	if !ok || w.second != sec {
-		w = &window{second: sec}
-		l.windows[account] = w
+	b, ok := l.buckets[account]
+	if !ok {
+		b = rate.NewLimiter(rate.Limit(per), int(per))
+		l.buckets[account] = b
 	}
-	a := admission{now: now, reset: time.Unix(sec+1, 0)}
 	banned := now.Before(l.banned[account])
-	if w.used < enforced && !banned {
-		w.used++
-		a.allowed = true
-	} else if l.brk == "refuses-after-reset" && !banned {
+	a := admission{now: now, allowed: !banned && b.AllowN(now, 1)}
+	if !a.allowed && !banned && l.brk == "refuses-after-reset" {
 		l.banned[account] = now.Add(3 * time.Second) // a penalty the fields do not mention
 	}
-	a.remaining = max(0, l.q-w.used)
+	tokens := b.TokensAt(now)
+	a.remaining = min(l.q, int64(math.Floor(tokens)))
 	if banned {
 		a.remaining = 0
 	}
+	a.full = now.Add(time.Duration((per - tokens) / per * float64(time.Second)))
+	a.next = now.Add(time.Duration(max(0, 1-tokens) / per * float64(time.Second)))
 	return a
 }
 
@@ -95,7 +96,7 @@ func (l *limiter) setFields(h http.Header, account string, a admission, probe bo
 	if l.brk == "window-zero" {
 		pol = strconv.Quote(name) + ";q=" + strconv.FormatInt(l.q, 10) + ";w=0" // the window in whole minutes, rounded down
 	}
-	lim := headers.FormatRateLimit(name, a.remaining, a.reset.Sub(a.now))
+	lim := headers.FormatRateLimit(name, a.remaining, a.full.Sub(a.now))
 	pk := ";pk=:" + base64.StdEncoding.EncodeToString([]byte(account)) + ":"
 	switch l.brk {
 	case "unregistered-unit":
@@ -114,7 +115,7 @@ func (l *limiter) setFields(h http.Header, account string, a admission, probe bo
 	}
 	h.Set(headers.XRateLimitLimit, limit)
 	h.Set(headers.XRateLimitRemaining, strconv.FormatInt(a.remaining, 10))
-	h.Set(headers.XRateLimitReset, strconv.FormatInt(a.reset.Unix(), 10))
+	h.Set(headers.XRateLimitReset, strconv.FormatInt(a.full.UnixMilli(), 10))
 }
 
 // admit charges the request to account, writes the fields, and answers 429
@@ -125,7 +126,7 @@ func (s *server) admit(w http.ResponseWriter, account string, probe bool) bool {
 	if a.allowed {
 		return true
 	}
-	ra := headers.FormatRetryAfter(a.reset.Sub(a.now))
+	ra := headers.FormatRetryAfter(a.next.Sub(a.now))
 	if s.cfg.brk == "lying-retry-after" {
 		ra = "0"
 	}

@@ -5,6 +5,13 @@
 // and does not name must pass. The certification tests judge runs by these
 // files, and the check registry test counts a check as proven failing when
 // some variant's must_fail names it.
+//
+// A target certified once, as written (the foreign zoo's per-check
+// verdicts), joins as one variant: its fail verdicts under must_fail, its
+// not-applicable and inconclusive ones under theirs, pass left out. Only a
+// file in this format counts as proof, and it should only be written for a
+// target whose test runs by default: an expectation no test asserts proves
+// nothing.
 package expect
 
 import (
