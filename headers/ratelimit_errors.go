@@ -19,7 +19,7 @@ type FieldError struct {
 
 // Error names the field, its value, the rule and what is wrong.
 func (e *FieldError) Error() string {
-	return fmt.Sprintf("headers: %s %q: %s: %s", e.Field, e.Value, e.Rule, e.Msg)
+	return fmt.Sprintf("headers: %s %q: %s: %s", e.Field, excerpt(e.Value), e.Rule, e.Msg)
 }
 
 // Unwrap returns ErrSyntax and the underlying error, if any.

@@ -158,7 +158,7 @@ type sfParser struct {
 func newSFParser(v string) (*sfParser, error) {
 	for i := 0; i < len(v); i++ {
 		if v[i] > 0x7e || (v[i] < 0x20 && v[i] != '\t') {
-			return nil, fmt.Errorf("headers: structured field %q: non-ASCII or control byte at offset %d: %w", v, i, ErrSyntax)
+			return nil, fmt.Errorf("headers: structured field %q: non-ASCII or control byte at offset %d: %w", excerpt(v), i, ErrSyntax)
 		}
 	}
 	p := &sfParser{s: v}
@@ -168,7 +168,7 @@ func newSFParser(v string) (*sfParser, error) {
 }
 
 func (p *sfParser) errorf(format string, a ...any) error {
-	return fmt.Errorf("headers: structured field %q: %s at offset %d: %w", p.s, fmt.Sprintf(format, a...), p.i, ErrSyntax)
+	return fmt.Errorf("headers: structured field %q: %s at offset %d: %w", excerpt(p.s), fmt.Sprintf(format, a...), p.i, ErrSyntax)
 }
 
 func (p *sfParser) empty() bool { return p.i >= len(p.s) }

@@ -1,5 +1,7 @@
 package headers
 
+import "fmt"
+
 // Size limits of the structured-field parser. RFC 9651 §3.1-3.2 oblige a
 // parser to support at least 1024 List or Dictionary members, 256 Inner List
 // members and 256 parameters; these are 4x those, and a field beyond them is
@@ -25,4 +27,16 @@ func (x *keyIndex) add(key string, i int) (int, bool) {
 	}
 	(*x)[key] = i
 	return i, false
+}
+
+// maxExcerpt bounds how much of a field an error message quotes: a hostile
+// peer's megabyte-long field must not become a megabyte of report evidence.
+const maxExcerpt = 128
+
+// excerpt returns v, or its first maxExcerpt bytes and a count of the rest.
+func excerpt(v string) string {
+	if len(v) <= maxExcerpt {
+		return v
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", v[:maxExcerpt], len(v)-maxExcerpt)
 }

@@ -89,3 +89,14 @@ func BenchmarkParseDictionary_members(b *testing.B) {
 		})
 	}
 }
+
+// TestSFV_errorExcerpt: an error quotes a bounded excerpt of a huge field.
+func TestSFV_errorExcerpt(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{manyParams(1 << 16), strings.Repeat("a", 1<<20) + "\x01"} {
+		_, err := ParseItem(v)
+		if err == nil || len(err.Error()) > 512 {
+			t.Errorf("ParseItem(%d bytes) error is %d bytes; want at most 512", len(v), len(err.Error()))
+		}
+	}
+}
