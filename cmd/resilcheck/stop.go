@@ -9,7 +9,7 @@ import (
 // hardStopWait bounds how long a second signal lets the run finish: an
 // interrupted run normally tears down and writes its partial report in well
 // under a second, so this only ends a teardown that hangs.
-const hardStopWait = 5 * time.Second
+var hardStopWait = 5 * time.Second // a variable for the test of its expiry
 
 // reportWrite is held while report files are written, so a second signal
 // never exits in the middle of one: the hard stop takes it before exiting,
