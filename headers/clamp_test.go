@@ -85,3 +85,18 @@ func TestParseRateLimitPolicy_clamp(t *testing.T) {
 		}
 	}
 }
+
+// TestParseXRateLimit_clamp: a reset however far away is at most MaxDelay
+// from now either way.
+func TestParseXRateLimit_clamp(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_700_000_000, 0)
+	for _, reset := range []string{"9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"} {
+		h := http.Header{}
+		h.Set(XRateLimitReset, reset)
+		x, err := ParseXRateLimit(h, now)
+		if err != nil || !x.HasReset || x.ResetIn > MaxDelay || x.ResetIn < -MaxDelay {
+			t.Errorf("ParseXRateLimit(reset %q) = %s, %v; want within ±MaxDelay", reset, x.ResetIn, err)
+		}
+	}
+}

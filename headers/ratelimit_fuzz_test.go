@@ -54,12 +54,14 @@ func FuzzParseRateLimitFields(f *testing.F) {
 		_, err = ParseRateLimit(limit)
 		syntax("ParseRateLimit", err)
 
-		x, err := ParseXRateLimit(http.Header{
-			XRateLimitLimit: {xLimit}, XRateLimitRemaining: {xRemaining}, XRateLimitReset: {xReset},
-		}, time.Unix(1_700_000_000, 0))
+		xh := http.Header{}
+		xh.Set(XRateLimitLimit, xLimit)
+		xh.Set(XRateLimitRemaining, xRemaining)
+		xh.Set(XRateLimitReset, xReset)
+		x, err := ParseXRateLimit(xh, time.Unix(1_700_000_000, 0))
 		syntax("ParseXRateLimit", err)
-		if x.Limit < 0 || x.Remaining < 0 || x.Used < 0 {
-			t.Fatalf("ParseXRateLimit(%q, %q) = %+v: a negative count", xLimit, xRemaining, x)
+		if x.Limit < 0 || x.Remaining < 0 || x.Used < 0 || x.ResetIn > MaxDelay || x.ResetIn < -MaxDelay {
+			t.Fatalf("ParseXRateLimit(%q, %q, %q) = %+v: a negative count or a reset beyond ±MaxDelay", xLimit, xRemaining, xReset, x)
 		}
 	})
 }

@@ -30,7 +30,7 @@ type XRateLimit struct {
 	HasReset  bool
 	ResetKind ResetKind
 	ResetAt   time.Time     // the instant of the reset
-	ResetIn   time.Duration // ResetAt − now; negative for a reset in the past
+	ResetIn   time.Duration // ResetAt − now within ±MaxDelay; negative for a reset in the past
 }
 
 // Present reports whether any legacy field was found.
@@ -78,7 +78,8 @@ func parseX(h http.Header, prefix, window string, now time.Time) (XRateLimit, er
 	count("Used", &x.Used, &x.HasUsed)
 	if v, ok := single(h, prefix+"Reset"+window, vs); ok {
 		if at, kind, ok := readReset(v, now); ok {
-			x.HasReset, x.ResetKind, x.ResetAt, x.ResetIn = true, kind, at, at.Sub(now)
+			x.HasReset, x.ResetKind, x.ResetAt = true, kind, at
+			x.ResetIn = max(min(at.Sub(now), MaxDelay), -MaxDelay)
 		} else {
 			vs.add("RL-22", "neither an integer (delta, epoch s or ms) nor an HTTP-date or RFC 3339 date")
 		}
