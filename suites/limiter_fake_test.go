@@ -115,7 +115,7 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 	if ok {
 		win.used++
 	} else if f.lateReset && win.blocked.IsZero() {
-		win.blocked = win.start.Add(2 * window)
+		win.blocked = win.start.Add(3 * window)
 	}
 	end := win.start.Add(window)
 	remaining := f.quota - win.used

@@ -56,3 +56,28 @@ func TestLimiter_concurrentCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestLimiter_legacyFields: where X-RateLimit-* is all a service shows,
+// RL-07b judges its remaining (a sliding window's estimate that rises
+// within a window fails) and RL-09b its reset (still refused after it fails).
+func TestLimiter_legacyFields(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		f    *limiterFake
+		id   string
+		want reports.Status
+	}{
+		{"honest remaining", &limiterFake{quota: 10}, "RL-07b", reports.StatusPass},
+		{"rising remaining", &limiterFake{quota: 10, rising: true}, "RL-07b", reports.StatusFail},
+		{"no fields", &limiterFake{quota: 10, silent: true}, "RL-07b", reports.StatusNotApplicable},
+		{"honest reset", &limiterFake{quota: 10}, "RL-09b", reports.StatusPass},
+		{"refused after the reset", &limiterFake{quota: 10, lateReset: true}, "RL-09b", reports.StatusFail},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			judged(t, limiterFakeHarness(t, tc.f), tc.id, tc.want)
+		})
+	}
+}

@@ -22,6 +22,12 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 	if t, ok := anyReset(o); ok && (basis == "" || t > wait) {
 		wait, basis = t, fmt.Sprintf("t=%s", t)
 	}
+	if x := o.x; !o.advertises() && x.HasReset {
+		// The legacy fields are all the target shows: their reset is the
+		// instant it says the quota is back, whatever Retry-After says.
+		wait = max(x.ResetIn, 0)
+		basis = fmt.Sprintf("%sReset%s %q (%s)", x.Prefix, x.Window, o.header.Get(x.Prefix+"Reset"+x.Window), x.ResetKind)
+	}
 	switch {
 	case basis == "":
 		return notApplicable("the 429 advertised neither a valid Retry-After nor a reset")
@@ -35,13 +41,13 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 	case <-time.After(time.Until(o.at.Add(wait + tol))):
 	}
 	p, err := c.rlProbe(ctx, tenant)
-	want := fmt.Sprintf("a request sent once the later of Retry-After and t has passed (+%s) is admitted", tol)
+	want := fmt.Sprintf("a request sent once the later of Retry-After and t (or, where the legacy fields are all the target shows, X-RateLimit-Reset) has passed (+%s) is admitted", tol)
 	switch {
 	case err != nil:
 		return fail(want, fmt.Sprintf("transport error %v after waiting %s (%s)", err, wait, basis), c.evidence()...)
 	case p.status == http.StatusTooManyRequests:
-		return fail(want, fmt.Sprintf("refused again %s after the 429 although %s; RateLimit %q", p.at.Sub(o.at).Round(time.Millisecond),
-			basis, p.header.Get("RateLimit")), c.evidence()...)
+		return fail(want, fmt.Sprintf("refused again %s after the 429 although %s; RateLimit %q, X-RateLimit-Remaining %q", p.at.Sub(o.at).Round(time.Millisecond),
+			basis, p.header.Get("RateLimit"), p.header.Get("X-RateLimit-Remaining")), c.evidence()...)
 	}
 	return pass(want, fmt.Sprintf("429 after %d requests (%s); %d %s later", n, basis, p.status, p.at.Sub(o.at).Round(time.Millisecond)), c.evidence()...)
 }

@@ -19,14 +19,14 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 	switch {
 	case err != nil:
 		return inconclusive("first request failed: %v", err)
-	case !first.advertises():
-		return notApplicable("the target sends no RateLimit fields (RL-01 and RL-07 report the absence)")
+	case !first.advertises() && !first.x.HasRemaining:
+		return notApplicable("the target sends neither RateLimit nor X-RateLimit-Remaining fields")
 	}
-	l0, ok := first.minRemaining()
+	v0, ok := first.quotaLeft()
 	if !ok {
 		return notApplicable("RateLimit did not parse (RL-07 reports it): %v", first.fieldsErr)
 	}
-	budget := int(min(3*l0.Remaining+20, 600))
+	budget := int(min(3*v0.r+20, 600))
 	deadline := time.Now().Add(3 * time.Second)
 	obs := []rlObs{first}
 	refused := 0
@@ -41,12 +41,18 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 		}
 	}
 	countsRequests := true
-	if p, ok := policyOf(first.fields, l0); ok && p.Unit != headers.UnitRequests {
-		countsRequests = false
+	if l0, ok := first.minRemaining(); ok {
+		if p, ok := policyOf(first.fields, l0); ok && p.Unit != headers.UnitRequests {
+			countsRequests = false
+		}
 	}
 	bad := judgeSequence(obs, countsRequests)
 	want := "r ≥ 0; r non-increasing between responses with the same advertised reset; no 429 right after r>0"
-	got := fmt.Sprintf("%d sequential requests, %d refused, r first %d, last %d", len(obs), refused, l0.Remaining, lastRemaining(obs))
+	if v0.legacy {
+		want = "the legacy fields alone (no RateLimit field): " + first.x.Prefix + "Remaining" + first.x.Window +
+			" non-increasing between responses with the same " + first.x.Prefix + "Reset instant; no 429 right after it was > 0"
+	}
+	got := fmt.Sprintf("%d sequential requests, %d refused, r first %d, last %d", len(obs), refused, v0.r, lastRemaining(obs))
 	if refused == 0 {
 		got += " (the quota was not reached, so the no-429-after-r>0 rule was not exercised)"
 	}
@@ -66,16 +72,16 @@ func judgeSequence(obs []rlObs, countsRequests bool) []string {
 			bad = append(bad, fmt.Sprintf("request %d: %s", i+1, msg))
 			continue
 		}
-		pl, okP := prev.minRemaining()
-		cl, okC := cur.minRemaining()
+		pv, okP := prev.quotaLeft()
+		cv, okC := cur.quotaLeft()
 		if !okP || !okC {
 			continue
 		}
-		if k := windowEnd(prev, pl); !k.IsZero() && k.Equal(windowEnd(cur, cl)) && cl.Remaining > pl.Remaining {
-			bad = append(bad, fmt.Sprintf("request %d: r rose from %d to %d before the reset at %s", i+1, pl.Remaining, cl.Remaining, k.UTC().Format(time.TimeOnly)))
+		if k := pv.end; !k.IsZero() && k.Equal(cv.end) && cv.r > pv.r {
+			bad = append(bad, fmt.Sprintf("request %d: r rose from %d to %d before the reset at %s", i+1, pv.r, cv.r, k.UTC().Format(time.TimeOnly)))
 		}
-		if countsRequests && prev.status != http.StatusTooManyRequests && pl.Remaining > 0 && cur.status == http.StatusTooManyRequests {
-			bad = append(bad, fmt.Sprintf("request %d: 429 right after a %d that advertised r=%d", i+1, prev.status, pl.Remaining))
+		if countsRequests && prev.status != http.StatusTooManyRequests && pv.r > 0 && cur.status == http.StatusTooManyRequests {
+			bad = append(bad, fmt.Sprintf("request %d: 429 right after a %d that advertised r=%d", i+1, prev.status, pv.r))
 		}
 	}
 	return bad
@@ -95,9 +101,36 @@ func windowEnd(o rlObs, l headers.Limit) time.Time {
 
 func lastRemaining(obs []rlObs) int64 {
 	for i := len(obs) - 1; i >= 0; i-- {
-		if l, ok := obs[i].minRemaining(); ok {
-			return l.Remaining
+		if v, ok := obs[i].quotaLeft(); ok {
+			return v.r
 		}
 	}
 	return -1
+}
+
+// quotaView is what one response says about the quota left: r, and the
+// instant its window resets (zero when unknown).
+type quotaView struct {
+	r      int64
+	end    time.Time
+	legacy bool // read from X-RateLimit-* alone
+}
+
+// quotaLeft reads the RateLimit fields when the response carries any, else
+// the legacy X-RateLimit-Remaining, with X-RateLimit-Reset as the window's
+// end when it names an instant (a delay in whole seconds cannot tell two
+// one-second windows apart).
+func (o rlObs) quotaLeft() (quotaView, bool) {
+	if o.advertises() {
+		l, ok := o.minRemaining()
+		return quotaView{r: l.Remaining, end: windowEnd(o, l)}, ok
+	}
+	if !o.x.HasRemaining {
+		return quotaView{}, false
+	}
+	v := quotaView{r: o.x.Remaining, legacy: true}
+	if o.x.HasReset && o.x.ResetKind != headers.ResetDeltaSeconds {
+		v.end = o.x.ResetAt
+	}
+	return v, true
 }
