@@ -22,6 +22,9 @@ type limiterFake struct {
 	dep    string
 	quota  int
 	window time.Duration // 0 = 1 s
+	// enforced, when set, is the quota really enforced (a limiter that
+	// admits more than it advertises).
+	enforced int
 	silent bool          // no X-RateLimit-* fields at all
 	// rising makes X-RateLimit-Remaining rise inside a window (a sliding
 	// window's estimate, as httprate computes it).
@@ -108,17 +111,21 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 	now := time.Now()
 	win := f.windows[tenant]
 	if win == nil || now.Sub(win.start) >= window && !now.Before(win.blocked) {
-		win = &fakeWindow{start: now}
+		win = &fakeWindow{start: now.Truncate(window)} // aligned, as httprate's windows are
 		f.windows[tenant] = win
 	}
-	ok := win.used < f.quota && !now.Before(win.blocked)
+	enforced := f.quota
+	if f.enforced > 0 {
+		enforced = f.enforced
+	}
+	ok := win.used < enforced && !now.Before(win.blocked)
 	if ok {
 		win.used++
 	} else if f.lateReset && win.blocked.IsZero() {
 		win.blocked = win.start.Add(3 * window)
 	}
 	end := win.start.Add(window)
-	remaining := f.quota - win.used
+	remaining := max(0, f.quota-win.used)
 	if f.rising && win.used > 2 && ok {
 		remaining = f.quota - win.used/2
 	}
@@ -126,7 +133,7 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 	if !f.silent {
 		w.Header().Set("X-RateLimit-Limit", strconv.Itoa(f.quota))
 		w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
-		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(end.Add(999*time.Millisecond).Unix(), 10))
+		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(end.Unix(), 10))
 	}
 	if !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(time.Until(end).Seconds()+0.999))))

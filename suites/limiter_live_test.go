@@ -81,3 +81,24 @@ func TestLimiter_legacyFields(t *testing.T) {
 		})
 	}
 }
+
+// TestLimiter_enforcedQuota: with no probe declared, RL-01q drives the
+// declared rate-limited POST (fresh keys) against the quota X-RateLimit-Limit
+// advertises: a limiter enforcing it passes, one admitting twice as many fails.
+func TestLimiter_enforcedQuota(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		f    *limiterFake
+		want reports.Status
+	}{
+		{"enforces the advertised quota", &limiterFake{quota: 10}, reports.StatusPass},
+		{"admits twice as many", &limiterFake{quota: 10, enforced: 20}, reports.StatusFail},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			judged(t, limiterFakeHarness(t, tc.f), "RL-01q", tc.want)
+		})
+	}
+}

@@ -45,14 +45,14 @@ func (c RateLimitConfig) ratioFactor() float64 { return orFloat(c.RatioFactor, 1
 // RateLimitHeaders returns the rate-limit-headers suite. Behaviour checks
 // come first, so the scans that follow judge every response the run
 // produced, 429s included. The behaviour checks drive the declared probe
-// (Policy.RateLimitProbe), or else the first rate-limited operation (RL-01q,
-// a paced load, needs the probe); RL-01 and RL-07 require the fields on the
-// declared routes only; the other scans judge whatever fields the target shows.
+// (Policy.RateLimitProbe), or else the first rate-limited operation with
+// fresh keys; RL-01 and RL-07 require the fields on the declared routes
+// only; the other scans judge whatever fields the target shows.
 func RateLimitHeaders() []Check {
 	return []Check{
 		{ID: "RL-07b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.1, §6",
 			Title: "a sequential client sees remaining never negative, never rising within a window, and no 429 after r>0", Run: sequentialRemaining},
-		{ID: "RL-01q", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitProbe}, Source: rlSource + " §3.1.1, §3.1.3",
+		{ID: "RL-01q", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §3.1.1, §3.1.3",
 			Title: "the quota enforced is the quota advertised: at twice the rate, admissions per window match q", Run: enforcedQuota},
 		{ID: "RL-09b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
 			Title: "once the advertised reset has passed, requests are admitted again", Run: admittedAfterReset},

@@ -27,6 +27,9 @@ func enforcedQuota(ctx context.Context, c *Case) Result {
 		return inconclusive("first request failed: %v", err)
 	}
 	p, ok := tightestPolicy(first.fields)
+	if !ok && !first.advertises() {
+		p, ok = legacyPolicy(first)
+	}
 	if !ok {
 		return notApplicable("no request-unit policy with a quota and a window is advertised (RL-01 judges the fields)")
 	}
@@ -40,7 +43,7 @@ func enforcedQuota(ctx context.Context, c *Case) Result {
 	case duration > cfg.maxLoad():
 		return notApplicable("%d windows of %s exceed the suite's %s load cap", windows+2, p.Window, cfg.maxLoad())
 	}
-	hits, err := h.rlAttack(ctx, tenant, vegeta.Rate{Freq: int(2 * p.Quota), Per: p.Window}, duration)
+	hits, err := h.rlAttack(ctx, c.rlTargeter(tenant), vegeta.Rate{Freq: int(2 * p.Quota), Per: p.Window}, duration)
 	if err != nil {
 		return inconclusive("load: %v", err)
 	}
@@ -70,11 +73,34 @@ type hit struct {
 	code int
 }
 
-// rlAttack sends GETs of the probe path for tenant at pace for duration.
-func (h *Harness) rlAttack(ctx context.Context, tenant string, pace vegeta.Rate, duration time.Duration) ([]hit, error) {
-	url := h.TargetURL + h.Policy.RateLimitProbe
+// rlTargeter renders the load's requests for tenant: GETs of the declared
+// probe, or else the first declared rate-limited operation, each with a
+// fresh key so none is a replay.
+func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
+	h := c.h
 	th := h.Conventions.tenantHeader()
-	targeter := func(t *vegeta.Target) error {
+	if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) > 0 {
+		op := h.Policy.RateLimited[0]
+		return func(t *vegeta.Target) error {
+			key := c.key()
+			r, err := op.render(Values{Key: key, Tenant: tenant, Amount: c.amount()}, false)
+			if err != nil {
+				return fmt.Errorf("render %s: %w", op.Name, err)
+			}
+			t.Method, t.URL, t.Body = or(r.Method, http.MethodPost), h.TargetURL+r.Path, r.Body
+			t.Header = r.Header.Clone()
+			if t.Header == nil {
+				t.Header = http.Header{}
+			}
+			t.Header.Set(h.keyHeaderOf(op), h.Conventions.formatKey(key))
+			if th != "" {
+				t.Header.Set(th, tenant)
+			}
+			return nil
+		}
+	}
+	url := h.TargetURL + h.Policy.RateLimitProbe
+	return func(t *vegeta.Target) error {
 		t.Method, t.URL = http.MethodGet, url
 		t.Header = http.Header{} // a fresh map per request: targeters run concurrently
 		if th != "" {
@@ -82,6 +108,27 @@ func (h *Harness) rlAttack(ctx context.Context, tenant string, pace vegeta.Rate,
 		}
 		return nil
 	}
+}
+
+// legacyPolicy reads the quota from X-RateLimit-Limit where the legacy
+// fields are all a response shows. They name no window: on a fresh
+// tenant's first response the reset is at most one window away, so its
+// delay rounded up to whole seconds is taken as w (a fixed window that
+// starts at the first request, or a one-second aligned one, gives it exactly).
+func legacyPolicy(o rlObs) (headers.Policy, bool) {
+	x := o.x
+	if !x.HasLimit || x.Limit <= 0 || !x.HasReset || x.ResetIn <= 0 {
+		return headers.Policy{}, false
+	}
+	w := x.ResetIn.Truncate(time.Second)
+	if w < x.ResetIn {
+		w += time.Second
+	}
+	return headers.Policy{Name: x.Prefix + "Limit" + x.Window, Quota: x.Limit, Window: w, Unit: headers.UnitRequests}, true
+}
+
+// rlAttack sends the targeter's requests at pace for duration.
+func (h *Harness) rlAttack(ctx context.Context, targeter vegeta.Targeter, pace vegeta.Rate, duration time.Duration) ([]hit, error) {
 	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 128}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: noReplayGet{tr}, Timeout: 5 * time.Second,
