@@ -25,7 +25,7 @@ type limiterFake struct {
 	// enforced, when set, is the quota really enforced (a limiter that
 	// admits more than it advertises).
 	enforced int
-	silent bool          // no X-RateLimit-* fields at all
+	silent   bool // no X-RateLimit-* fields at all
 	// rising makes X-RateLimit-Remaining rise inside a window (a sliding
 	// window's estimate, as httprate computes it).
 	rising bool
