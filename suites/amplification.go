@@ -26,10 +26,11 @@ type AmplificationConfig struct {
 	// under load; a longer one is reported as not verified [60 s].
 	MaxRecovery time.Duration
 	// BackoffRounds is the most rounds of simultaneous failures that sample
-	// the backoff [14: about 42 waits after the first failure (28 of them from
-	// 4 requests failing together) and 14 after the second; enough for the
-	// KS test to reject lockstep and for the lockstep tests to err on a
-	// jittered target less than once in 10⁴ runs].
+	// the backoff [21: about 56 waits after the first failure (28 of them from
+	// 4 requests failing together) and 28 after the second; enough for the
+	// KS test to reject lockstep, and for RB-15's growth test (judged on 20
+	// second waits or more) to err on a full-jitter target less than once in
+	// 10⁵ runs].
 	BackoffRounds int
 	// SampleWithin bounds the time the rounds take: with long declared waits
 	// fewer rounds are driven, and the verdicts say how many [30 s: the 14
@@ -52,7 +53,7 @@ func (c AmplificationConfig) retryFloor() int { return orInt(c.RetryFloor, 3) }
 func (c AmplificationConfig) maxRecovery() time.Duration {
 	return orDuration(c.MaxRecovery, time.Minute)
 }
-func (c AmplificationConfig) backoffRounds() int { return orInt(c.BackoffRounds, 14) }
+func (c AmplificationConfig) backoffRounds() int { return orInt(c.BackoffRounds, 21) }
 func (c AmplificationConfig) sampleWithin() time.Duration {
 	return orDuration(c.SampleWithin, 30*time.Second)
 }

@@ -58,9 +58,9 @@ func (h *Harness) backoffSample(ctx context.Context, c *Case) *backoffSample {
 	return s
 }
 
-// sampleBackoff drives BackoffRounds rounds. Even rounds fail the first
-// attempts of 4 concurrent requests (a small fleet failing together); odd
-// rounds fail 2 requests twice each (a second retry). A target that
+// sampleBackoff drives BackoffRounds rounds. One round in three fails the
+// first attempts of 4 concurrent requests (a small fleet failing together);
+// the others fail 2 requests twice each (a second retry). A target that
 // forwards no key gets rounds of one request failed twice instead. After
 // each round, successes in a row earn back what its failures cost a retry
 // throttle at the declared budget ratio (RetryPolicy.refill: 40 for a
@@ -81,7 +81,7 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 	start := time.Now()
 	defer func() { s.took = time.Since(start) }()
 	for i := 0; i < rounds; i++ {
-		fleet := !s.unkeyed && i%2 == 0
+		fleet := !s.unkeyed && i%3 == 0
 		if s.rounds > 0 && time.Since(start)+c.h.roundWaits(fleet) > within {
 			s.capped = true
 			break

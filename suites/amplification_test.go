@@ -2,6 +2,7 @@ package suites
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,10 +54,10 @@ func TestBackoffJudges(t *testing.T) {
 	fixed := func(v float64) func() float64 { return func() float64 { return v } }
 	equal := func(hi float64) func() float64 { return func() float64 { return hi/2 + r.Float64()*hi/2 } }
 	sample := func(f0, f1 func() float64) *backoffSample {
-		s := &backoffSample{rounds: 14}
-		s.waits[0], s.waits[1] = waits(r, 40, f0), waits(r, 14, f1)
+		s := &backoffSample{rounds: 21}
+		s.waits[0], s.waits[1] = waits(r, 56, f0), waits(r, 28, f1)
 		s.fleets = s.waits[0][:28]
-		for i := range 14 {
+		for i := range 28 {
 			s.chains = append(s.chains, []time.Duration{s.waits[0][i], s.waits[1][i]})
 		}
 		return s
@@ -72,9 +73,9 @@ func TestBackoffJudges(t *testing.T) {
 		{"no jitter", sample(fixed(50), fixed(100)), "full", reports.StatusFail, reports.StatusFail},
 		{"full jitter judged as equal", sample(full(50), full(100)), "equal", reports.StatusFail, reports.StatusPass},
 		{"equal jitter", sample(equal(50), equal(100)), "equal", reports.StatusPass, reports.StatusPass},
-		// 14 second waits cannot tell U[0, 50] from U[0, 100] at α = 10⁻⁴;
-		// RB-15's growth test does.
-		{"full jitter, no growth", sample(full(50), full(50)), "full", reports.StatusPass, reports.StatusFail},
+		// 28 second waits let both the formula's KS test and RB-15's growth
+		// test tell U[0, 50] from U[0, 100].
+		{"full jitter, no growth", sample(full(50), full(50)), "full", reports.StatusFail, reports.StatusFail},
 	}
 	for _, c := range cases {
 		if got := judgeUniform(h, c.s, c.profile).Status; got != c.bo {
@@ -83,6 +84,14 @@ func TestBackoffJudges(t *testing.T) {
 		if got := judgeRandomized(h, c.s).Status; got != c.rb {
 			t.Errorf("%s: RB-15 verdict %s, want %s", c.name, got, c.rb)
 		}
+	}
+
+	// Too few second waits: growth is not judged (a pass on dispersion that
+	// says so), never a coin-flip failure.
+	few := sample(full(50), full(50))
+	few.waits[1] = few.waits[1][:minGrowthWaits-1]
+	if res := judgeRandomized(h, few); res.Status != reports.StatusPass || !strings.Contains(res.Observed, "growth not judged") {
+		t.Errorf("few second waits: %s %q, want a pass saying growth was not judged", res.Status, res.Observed)
 	}
 
 	// Decorrelated: d₀ ∈ [base, 3·base], dₙ ∈ [base, 3·dₙ₋₁].
@@ -117,9 +126,10 @@ func TestBackoffJudges_FalseAlarms(t *testing.T) {
 	const runs = 3000
 	var rb, bo, fleet int
 	for range runs {
-		s := &backoffSample{rounds: 14}
-		s.waits[0] = waits(r, 42, func() float64 { return r.Float64() * 50 })
-		s.waits[1] = waits(r, 14, func() float64 { return r.Float64() * 100 })
+		s := &backoffSample{rounds: 21}
+		s.waits[0] = waits(r, 56, func() float64 { return r.Float64() * 50 })
+		// The fewest second waits growth is judged on: the worst case.
+		s.waits[1] = waits(r, minGrowthWaits, func() float64 { return r.Float64() * 100 })
 		s.fleets = s.waits[0][:16] // the smallest fleet BO-08 judges
 		if judgeRandomized(h, s).Status != reports.StatusPass {
 			rb++
@@ -131,8 +141,9 @@ func TestBackoffJudges_FalseAlarms(t *testing.T) {
 			fleet++
 		}
 	}
-	// Each judge errs in about 2 runs in 10⁴ or less.
-	if rb > 3 || fleet > 2 || bo > 3 {
+	// Each judge errs in about 2 runs in 10⁴ or less; RB-15's growth test,
+	// judged on 20 second waits or more, in about 4 in 10⁶.
+	if rb > 0 || fleet > 2 || bo > 3 {
 		t.Errorf("false alarms in %d runs: RB-15 %d, BO-08 %d, BO-01 %d", runs, rb, fleet, bo)
 	}
 	t.Logf("false alarms in %d runs: RB-15 %d, BO-08 %d, BO-01 %d", runs, rb, fleet, bo)
