@@ -3,6 +3,7 @@ package suites
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -29,6 +30,9 @@ type limiterFake struct {
 	// rising makes X-RateLimit-Remaining rise inside a window (a sliding
 	// window's estimate, as httprate computes it).
 	rising bool
+	// sliding estimates the rate as httprate does, prev·(1−elapsed/w) +
+	// curr over aligned windows, and advertises limit − round(rate).
+	sliding bool
 	// lateReset keeps refusing for a whole window after the advertised reset.
 	lateReset bool
 	// racy checks the key store before the charge and records after it,
@@ -45,6 +49,7 @@ type limiterFake struct {
 type fakeWindow struct {
 	start   time.Time
 	used    int
+	prev    int       // sliding: the previous window's count
 	blocked time.Time // lateReset: refused until then
 }
 
@@ -107,6 +112,9 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 	if window == 0 {
 		window = time.Second
 	}
+	if f.sliding {
+		return f.admitSliding(w, tenant, window)
+	}
 	f.mu.Lock()
 	now := time.Now()
 	win := f.windows[tenant]
@@ -139,6 +147,36 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(time.Until(end).Seconds()+0.999))))
 		w.WriteHeader(http.StatusTooManyRequests)
 		fmt.Fprint(w, "rate limit exceeded")
+	}
+	return ok
+}
+
+// admitSliding is admit for a sliding-window estimate (httprate's calculateRate).
+func (f *limiterFake) admitSliding(w http.ResponseWriter, tenant string, window time.Duration) bool {
+	f.mu.Lock()
+	now := time.Now()
+	start := now.Truncate(window)
+	win := f.windows[tenant]
+	switch {
+	case win == nil || start.Sub(win.start) > window:
+		win = &fakeWindow{start: start}
+	case start.After(win.start):
+		win = &fakeWindow{start: start, prev: win.used}
+	}
+	f.windows[tenant] = win
+	rate := float64(win.prev)*(1-float64(now.Sub(start))/float64(window)) + float64(win.used)
+	ok := rate < float64(f.quota)
+	if ok {
+		win.used++
+		rate++
+	}
+	f.mu.Unlock()
+	w.Header().Set("X-RateLimit-Limit", strconv.Itoa(f.quota))
+	w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(max(0, f.quota-int(math.Round(rate)))))
+	w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(start.Add(window).Unix(), 10))
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(window.Seconds())))
+		w.WriteHeader(http.StatusTooManyRequests)
 	}
 	return ok
 }

@@ -70,9 +70,11 @@ func TestLimiter_legacyFields(t *testing.T) {
 	}{
 		{"honest remaining", &limiterFake{quota: 10}, "RL-07b", reports.StatusPass},
 		{"rising remaining", &limiterFake{quota: 10, rising: true}, "RL-07b", reports.StatusFail},
+		{"sliding window", &limiterFake{quota: 10, sliding: true}, "RL-07b", reports.StatusFail},
 		{"no fields", &limiterFake{quota: 10, silent: true}, "RL-07b", reports.StatusNotApplicable},
 		{"honest reset", &limiterFake{quota: 10}, "RL-09b", reports.StatusPass},
 		{"refused after the reset", &limiterFake{quota: 10, lateReset: true}, "RL-09b", reports.StatusFail},
+		{"sliding window after the reset", &limiterFake{quota: 10, sliding: true}, "RL-09b", reports.StatusFail},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

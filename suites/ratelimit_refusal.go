@@ -12,6 +12,7 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 	h := c.h
 	tenant := c.tenant()
 	o, n, ok := c.exhaust(ctx, tenant)
+	settled := time.Now() // every exhaustion request has been answered
 	if !ok {
 		return inconclusive("no 429 after %d requests on a fresh tenant", n)
 	}
@@ -39,6 +40,9 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 	case <-ctx.Done():
 		return inconclusive("interrupted")
 	case <-time.After(time.Until(o.at.Add(wait + tol))):
+	}
+	if x := o.x; !o.advertises() && x.HasReset && x.HasLimit && x.Limit > 1 {
+		return c.quotaBackAfterReset(ctx, tenant, o, n, basis, o.at.Add(wait).After(settled))
 	}
 	p, err := c.rlProbe(ctx, tenant)
 	want := fmt.Sprintf("a request sent once the later of Retry-After and t (or, where the legacy fields are all the target shows, X-RateLimit-Reset) has passed (+%s) is admitted", tol)
@@ -82,4 +86,30 @@ func tenantIsolation(ctx context.Context, c *Case) Result {
 	}
 	again := "A again: " + describe(reply{status: pa.status, err: errA})
 	return pass(want, fmt.Sprintf("A refused after %d requests; B then %d (RateLimit %q); %s", n, pb.status, pb.header.Get("RateLimit"), again), c.evidence()...)
+}
+
+// quotaBackAfterReset judges a legacy reset by what it promises: once it
+// has passed, the quota (X-RateLimit-Limit) is back, so q sequential
+// requests are admitted. When the exhaustion's last requests were answered
+// after the reset, they may have spent up to exhaustWorkers of the new
+// window, and q − exhaustWorkers (at least one) must be admitted.
+func (c *Case) quotaBackAfterReset(ctx context.Context, tenant string, refusal rlObs, sent int, basis string, quiet bool) Result {
+	q := int(min(refusal.x.Limit, 100))
+	need := q
+	if !quiet {
+		need = max(1, q-exhaustWorkers)
+	}
+	want := fmt.Sprintf("once %sReset has passed (+%s) the quota of %d is back: %d sequential requests all admitted",
+		refusal.x.Prefix, c.h.tolerance(), q, need)
+	for i := range need {
+		p, err := c.rlProbe(ctx, tenant)
+		switch {
+		case err != nil:
+			return fail(want, fmt.Sprintf("request %d after the reset: transport error %v (%s)", i+1, err, basis), c.evidence()...)
+		case p.status == http.StatusTooManyRequests:
+			return fail(want, fmt.Sprintf("request %d of %d refused %s after the 429 although %s; X-RateLimit-Remaining %q", i+1, need,
+				p.at.Sub(refusal.at).Round(time.Millisecond), basis, p.header.Get(refusal.x.Prefix+"Remaining"+refusal.x.Window)), c.evidence()...)
+		}
+	}
+	return pass(want, fmt.Sprintf("429 after %d requests (%s); %d requests admitted after it", sent, basis, need), c.evidence()...)
 }

@@ -40,6 +40,13 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 			refused++
 		}
 	}
+	if v0.legacy {
+		more, err := c.pacedAcrossReset(ctx, tenant, first)
+		if err != nil {
+			return inconclusive("paced request failed: %v", err)
+		}
+		obs = append(obs, more...)
+	}
 	countsRequests := true
 	if l0, ok := first.minRemaining(); ok {
 		if p, ok := policyOf(first.fields, l0); ok && p.Unit != headers.UnitRequests {
@@ -133,4 +140,28 @@ func (o rlObs) quotaLeft() (quotaView, bool) {
 		v.end = o.x.ResetAt
 	}
 	return v, true
+}
+
+// pacedAcrossReset follows a legacy-only sequence into the next window:
+// requests at 2.5 × w/q (X-RateLimit-Limit, w as legacyPolicy infers it)
+// for two windows (3 s at most). A fixed window's remaining only falls
+// within it; a sliding window's estimate rises as the spent window's
+// weight decays, which a back-to-back burst never shows.
+func (c *Case) pacedAcrossReset(ctx context.Context, tenant string, first rlObs) ([]rlObs, error) {
+	p, ok := legacyPolicy(first)
+	if !ok {
+		return nil, nil
+	}
+	gap := time.Duration(2.5 * float64(p.Window) / float64(p.Quota))
+	end := time.Now().Add(min(2*p.Window, 3*time.Second))
+	var out []rlObs
+	for time.Now().Add(gap).Before(end) && len(out) < 100 {
+		sleepCtx(ctx, gap)
+		o, err := c.rlProbe(ctx, tenant)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, o)
+	}
+	return out, ctx.Err()
 }
