@@ -14,17 +14,19 @@ import (
 // probe for one (tenant, key), sends it straight to the service at base
 // (not through the front proxy, so reading a count neither meets the
 // check's faults nor becomes its evidence) and reads the count. nil when
-// the spec declares no probe.
-func specProbe(t *targets.Target, base string) func(context.Context, suites.Values) (int, error) {
+// the spec declares no probe. Callers call closeIdle when the run ends, so
+// the probe's kept-alive connections do not outlive it.
+func specProbe(t *targets.Target, base string) (probe func(context.Context, suites.Values) (int, error), closeIdle func()) {
 	p := t.Effects.Probe
 	if p.URL == "" {
-		return nil
+		return nil, func() {}
 	}
 	path, err := targets.ParseCountPath(p.Count)
 	if err != nil {
-		return func(context.Context, suites.Values) (int, error) { return 0, err }
+		return func(context.Context, suites.Values) (int, error) { return 0, err }, func() {}
 	}
-	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	tr := &http.Transport{} // no proxy from the environment: the service is direct
+	client := &http.Client{Transport: tr}
 	return func(ctx context.Context, v suites.Values) (int, error) {
 		u, hd, err := p.RenderURL(base, targets.RequestValues{Key: v.Key, Tenant: v.Tenant, Amount: v.Amount, Seq: v.Seq})
 		if err != nil {
@@ -51,5 +53,5 @@ func specProbe(t *targets.Target, base string) func(context.Context, suites.Valu
 			return 0, fmt.Errorf("certify: probe %s answered %d", u, resp.StatusCode)
 		}
 		return path.Count(body)
-	}
+	}, tr.CloseIdleConnections
 }

@@ -71,11 +71,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer env.close()
-	if err := waitHealthy(ctx, env.front.URL()+or(env.health, "/healthz")); err != nil {
+	if err := waitHealthy(ctx, healthURL(env.front.URL(), env.health)); err != nil {
 		return nil, err
 	}
 	h.TargetURL, h.Front, h.Dependency = env.front.URL(), env.front, env.dep
-	h.Probe = specProbe(t, env.target.URLs["service"])
+	probe, closeProbe := specProbe(t, env.target.URLs["service"])
+	defer closeProbe()
+	h.Probe = probe
 	results := suites.Run(ctx, h, checks, progressPrinter(cfg.Progress))
 
 	rep := &reports.Report{
@@ -147,6 +149,16 @@ func shutdown(p *faults.Proxy) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = p.Shutdown(ctx)
+}
+
+// healthURL is where certify checks the target's health: a path through the
+// front proxy, or an absolute URL as the spec gives it (a separate health
+// port, say), which the launcher has already waited on.
+func healthURL(front, health string) string {
+	if strings.Contains(health, "://") {
+		return health
+	}
+	return front + or(health, "/healthz")
 }
 
 // waitHealthy polls url until it answers 2xx, for at most 10 s.

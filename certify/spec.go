@@ -84,9 +84,8 @@ func specPolicy(t *targets.Target) suites.Policy {
 			MaxAttempts: r.MaxAttempts, Backoff: string(r.Backoff), Base: r.Base, Cap: r.Cap,
 			Jitter: r.Jitter, BudgetRatio: r.BudgetRatio, BreakerRecovery: r.BreakerRecovery,
 		},
-		DeadlineHeaders: t.Policy.Deadlines.Headers,
-		RateLimitProbe:  t.Policy.RateLimits.Probe,
-
+		DeadlineHeaders:  t.Policy.Deadlines.Headers,
+		RateLimitProbe:   t.Policy.RateLimits.Probe,
 		RateLimitHeaders: string(t.Policy.RateLimits.Headers),
 		KeyOptional:      !t.Policy.Idempotency.KeyIsRequired(),
 	}

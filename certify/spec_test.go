@@ -39,7 +39,8 @@ conventions: {deadline_header: grpc-timeout}
 policy:
   retry: {max_attempts: 5, backoff: exponential, base: 1s, cap: 8s, jitter: 0.1, budget_ratio: 0.2, breaker_recovery: 30s}
   deadlines: {headers: [grpc-timeout, x-envoy-expected-rq-timeout-ms]}
-  rate_limits: {operations: [refund], probe: /v1/limits}
+  rate_limits: {operations: [refund], probe: /v1/limits, headers: legacy}
+  idempotency: {key_required: false}
 `
 
 func TestJournalHeaders(t *testing.T) {
@@ -101,10 +102,14 @@ func TestPlaceTarget_journalsSpecHeaders(t *testing.T) {
 	if len(front) != 1 || len(depCalls) != 1 {
 		t.Fatalf("journal: %d front, %d dependency entries; want 1 and 1", len(front), len(depCalls))
 	}
-	for k, v := range map[string]string{"X-Idem-Key": "k1", "X-Account": "acme", "Grpc-Timeout": "2S", "Authorization": "Bearer acme"} {
+	for k, v := range map[string]string{"X-Idem-Key": "k1", "X-Account": "acme", "Grpc-Timeout": "2S"} {
 		if got := front[0].Header(k); got != v {
 			t.Errorf("front entry %s = %q, want %q", k, got, v)
 		}
+	}
+	// Credentials are journaled, but only as a fingerprint.
+	if got := front[0].Header("Authorization"); !strings.HasPrefix(got, "Bearer redacted:") {
+		t.Errorf("front entry Authorization = %q, want its scheme and a fingerprint", got)
 	}
 	if got := depCalls[0].Header("X-Upstream-Key"); got != "k1" {
 		t.Errorf("dependency entry X-Upstream-Key = %q, want k1", got)
@@ -127,6 +132,9 @@ func TestSpecPolicy(t *testing.T) {
 	if p.RateLimitProbe != "/v1/limits" {
 		t.Errorf("RateLimitProbe = %q", p.RateLimitProbe)
 	}
+	if p.RateLimitHeaders != "legacy" || !p.KeyOptional {
+		t.Errorf("RateLimitHeaders, KeyOptional = %q, %v; want legacy, true", p.RateLimitHeaders, p.KeyOptional)
+	}
 	if len(p.RateLimited) != 1 {
 		t.Fatalf("RateLimited = %d operations, want 1 (refund)", len(p.RateLimited))
 	}
@@ -143,4 +151,19 @@ func parseSpec(t *testing.T, spec string) *targets.Target {
 		t.Fatal(err)
 	}
 	return tg
+}
+
+// TestHealthURL: a health path goes through the front proxy; an absolute
+// health URL (a separate health port) is used as the spec gives it.
+func TestHealthURL(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ health, want string }{
+		{"", "http://127.0.0.1:1/healthz"},
+		{"/livez", "http://127.0.0.1:1/livez"},
+		{"http://127.0.0.1:9/ready", "http://127.0.0.1:9/ready"},
+	} {
+		if got := healthURL("http://127.0.0.1:1", tt.health); got != tt.want {
+			t.Errorf("healthURL(%q) = %q, want %q", tt.health, got, tt.want)
+		}
+	}
 }

@@ -133,7 +133,7 @@ func (hp *headerPicker) pick(h http.Header) map[string]string {
 		}
 	}
 	if len(hp.prefixes) == 0 {
-		return out
+		return redactCredentials(out)
 	}
 	for k, v := range h {
 		lk := strings.ToLower(k)
@@ -144,5 +144,5 @@ func (hp *headerPicker) pick(h http.Header) map[string]string {
 			}
 		}
 	}
-	return out
+	return redactCredentials(out)
 }

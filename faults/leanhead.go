@@ -254,7 +254,7 @@ func (hp *headerPicker) pickFields(fields []field, connTokens [][]byte, skipHop 
 			out[k] = string(f.value)
 		}
 	}
-	return out
+	return redactCredentials(out)
 }
 
 func (hp *headerPicker) wants(name []byte) bool {

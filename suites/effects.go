@@ -92,22 +92,36 @@ func (c *Case) probeCount(ctx context.Context) (int, error) {
 	return total, nil
 }
 
-// pairs returns the (tenant, key) pairs the case may have used: every key
-// with every tenant it handed out, and those tracked explicitly.
+// pairs returns the (tenant, key) pairs the case sent: every drawn key as
+// the front proxy journaled it, with the tenant that request carried, and
+// those tracked explicitly. Pairs come from the requests, not from every key
+// with every tenant, because a probe that counts by key alone would count
+// one key's effect once per tenant the case handed out.
 func (c *Case) pairs() []Values {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	tenants := c.tenants
-	if len(tenants) == 0 {
-		tenants = []string{""}
-	}
+	keys, tracked := slices.Clone(c.keys), slices.Clone(c.tracked)
+	c.mu.Unlock()
+	th := c.h.Conventions.tenantHeader()
 	var out []Values
-	for _, k := range c.keys {
-		for _, t := range tenants {
-			out = append(out, Values{Key: k, Tenant: t})
+	for _, e := range c.h.Journal.After(c.mark, faults.BySide("front")) {
+		// Any journaled field may carry the key: operations name their own
+		// key header, and sf-string keys arrive quoted.
+		for _, val := range e.Headers {
+			k := strings.Trim(val, `"`)
+			if !slices.Contains(keys, k) {
+				continue
+			}
+			v := Values{Key: k}
+			if th != "" {
+				v.Tenant = e.Header(th)
+			}
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+			break
 		}
 	}
-	for _, v := range c.tracked {
+	for _, v := range tracked {
 		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}

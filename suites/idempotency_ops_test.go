@@ -32,10 +32,15 @@ func TestCase_tenant(t *testing.T) {
 }
 
 // TestCase_effects counts through the probe over every (tenant, key) the
-// case used: alone when there is no ledger, and as a second opinion that
-// is recorded when it disagrees with the ledger.
+// case sent, as the front proxy journaled them: alone when there is no
+// ledger, and as a second opinion that is recorded when it disagrees with
+// the ledger. A probe that counts by key alone must not see one key once per
+// tenant the case handed out.
 func TestCase_effects(t *testing.T) {
 	ctx := context.Background()
+	sent := func(h *Harness, key, tenant string) {
+		h.Journal.Record(faults.Entry{Side: "front", Headers: map[string]string{"Idempotency-Key": key, "X-Tenant-Id": tenant}})
+	}
 	counts := map[Values]int{{Key: "k1", Tenant: "acme"}: 1, {Key: "k1", Tenant: "globex"}: 1, {Key: "p", Tenant: "t"}: 2}
 	probe := func(_ context.Context, v Values) (int, error) {
 		return counts[Values{Key: v.Key, Tenant: v.Tenant}], nil
@@ -44,16 +49,31 @@ func TestCase_effects(t *testing.T) {
 	h := quietHarness()
 	h.Probe, h.NoLedger = probe, true
 	c := h.newCase(ctx, "IK-13")
-	c.keys, c.tenants = []string{"k1"}, []string{"acme", "globex"}
+	c.keys = []string{"k1"}
+	sent(h, "k1", "acme")
+	sent(h, "k1", "globex")
+	sent(h, "not-drawn", "acme") // a malformed key the case did not draw (IK-14)
 	c.track("t", "p")
 	if ef := c.effects(ctx); ef.total != 4 || c.disagreed() != "" {
 		t.Errorf("probe alone: total %d (want 4), disagreement %q", ef.total, c.disagreed())
 	}
 
+	byKey := func(_ context.Context, v Values) (int, error) { return map[string]int{"k1": 1, "k2": 1}[v.Key], nil }
+	h = quietHarness()
+	h.Probe, h.NoLedger = byKey, true
+	c = h.newCase(ctx, "IK-07")
+	c.keys = []string{"k1", "k2"}
+	sent(h, `"k1"`, "acme") // sf-string keys arrive quoted
+	sent(h, `"k2"`, "globex")
+	if ef := c.effects(ctx); ef.total != 2 {
+		t.Errorf("a probe counting by key: total %d, want 2 (one per key sent, not per key × tenant)", ef.total)
+	}
+
 	h = quietHarness()
 	h.Probe = probe
 	c = h.newCase(ctx, "IK-03")
-	c.keys, c.tenants = []string{"k1"}, []string{"acme"}
+	c.keys = []string{"k1"}
+	sent(h, "k1", "acme")
 	if ef := c.effects(ctx); ef.total != 0 || !strings.Contains(c.disagreed(), "ledger counted 0 effects, the target's probe 1") {
 		t.Errorf("ledger and probe: total %d, disagreement %q", ef.total, c.disagreed())
 	}
