@@ -13,8 +13,8 @@ import (
 // effects counts the side effects of a case through the counters the
 // target declares. The ledger counts effects that reached the dependency:
 // distinct keys the target forwarded, plus every keyless call, among the
-// effectful calls the dependency accepted (DESIGN: side effects are keyed
-// by the key the target forwards). The probe asks the target for its own
+// effectful calls the dependency accepted (a side effect is identified by
+// the key the target forwards). The probe asks the target for its own
 // count per (tenant, key) the case used; it cannot see a keyless request's
 // effects. total is the ledger's count, or the probe's when there is no
 // ledger.

@@ -44,7 +44,7 @@ type Harness struct {
 	// Client sends the harness's requests; nil means a client with no
 	// timeout and no proxy from the environment.
 	Client *http.Client
-	// Tolerance is the slack allowed on time bounds (DESIGN: one-sided, explicit).
+	// Tolerance is the slack allowed on time bounds, which are one-sided and reported.
 	Tolerance time.Duration
 	// Reproduce is the command line that replays the whole run; checks append
 	// a filter to it.

@@ -10,8 +10,8 @@ import (
 
 // unproven lists the checks no expectation yet shows failing: no reference
 // defect makes them fail, and no variant of an example target's
-// expectations.yaml must fail them. Each is a debt (DESIGN: "a check that
-// cannot fail is a defect"); the note says what shows it failing today, if
+// expectations.yaml must fail them. Each is a debt (a check that cannot
+// fail is a defect); the note says what shows it failing today, if
 // anything. Remove an entry when a defect or an example variant names it.
 var unproven = map[string]string{}
 
