@@ -48,6 +48,9 @@ func TestMain_signals(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// A failure below must not leave the child and its reference stack
+		// running: Kill and Wait after the test's own Wait are no-ops.
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		// Interrupt once the first check has finished: its progress line is
 		// the first thing certify writes to stderr.
 		if _, err := bufio.NewReader(stderr).ReadString('\n'); err != nil {
