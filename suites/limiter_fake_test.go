@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/resilcheck/resilcheck/faults"
 )
 
 // limiterFake is a keyed payments service behind a per-tenant limiter that
@@ -201,33 +197,8 @@ func (f *limiterFake) charge(key string) bool {
 func limiterFakeHarness(t *testing.T, f *limiterFake) *Harness {
 	t.Helper()
 	f.windows, f.keys = map[string]*fakeWindow{}, map[string]*fakeKey{}
-	j := faults.NewJournal()
-	dep, err := faults.NewProxy(faults.WithSide("dependency"), faults.WithJournal(j), faults.WithSeed(1),
-		faults.WithStandIn(faults.Respond{Status: http.StatusCreated, Body: `{"id":"ch_1"}`}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.dep, err = dep.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dep.Close() })
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: f, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	u, _ := url.Parse("http://" + l.Addr().String())
-	front, err := faults.NewProxy(faults.WithUpstream(u), faults.WithSide("front"), faults.WithJournal(j), faults.WithSeed(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frontURL, err := front.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = front.Close() })
+	st := startFakeStack(t, f, &f.dep)
+	frontURL, front, dep, j := st.frontURL, st.front, st.dep, st.journal
 	op := Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",
 		Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }}
 	return &Harness{

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/headers"
 )
 
@@ -186,33 +183,8 @@ func policyFakeHarness(t *testing.T, f *policyFake, p Policy) *Harness {
 	if f.cap == 0 {
 		f.cap = time.Hour
 	}
-	j := faults.NewJournal()
-	dep, err := faults.NewProxy(faults.WithSide("dependency"), faults.WithJournal(j), faults.WithSeed(1),
-		faults.WithStandIn(faults.Respond{Status: http.StatusCreated, Body: `{"id":"ch_1"}`}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.dep, err = dep.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dep.Close() })
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: f, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	u, _ := url.Parse("http://" + l.Addr().String())
-	front, err := faults.NewProxy(faults.WithUpstream(u), faults.WithSide("front"), faults.WithJournal(j), faults.WithSeed(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frontURL, err := front.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = front.Close() })
+	st := startFakeStack(t, f, &f.dep)
+	frontURL, front, dep, j := st.frontURL, st.front, st.dep, st.journal
 	return &Harness{
 		TargetURL: frontURL, Front: front, Dependency: dep, Journal: j, Seed: 1, Policy: p,
 		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",
