@@ -58,7 +58,10 @@ func waitHealthy(ctx context.Context, target string, timeout time.Duration, died
 		if status != 0 {
 			ue.LastStatus = status
 		}
-		ue.LastErr = err
+		// Nor may it hide what an earlier attempt failed with.
+		if err == nil || ue.LastErr == nil || time.Until(deadline) > 0 {
+			ue.LastErr = err
+		}
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("targets: waiting for %s: %w", target, ctx.Err())
 		}
