@@ -29,7 +29,7 @@ type limiterFake struct {
 	// sliding estimates the rate as httprate does, prev·(1−elapsed/w) +
 	// curr over aligned windows, and advertises limit − round(rate).
 	sliding bool
-	// lateReset keeps refusing for a whole window after the advertised reset.
+	// lateReset keeps refusing for ten windows after the advertised reset.
 	lateReset bool
 	// racy checks the key store before the charge and records after it,
 	// with no lock in between: concurrent copies all charge, each under a
@@ -39,6 +39,7 @@ type limiterFake struct {
 
 	mu      sync.Mutex
 	windows map[string]*fakeWindow
+	origins map[string]time.Time // sliding: each tenant's first request
 	keys    map[string]*fakeKey
 }
 
@@ -126,7 +127,7 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 	if ok {
 		win.used++
 	} else if f.lateReset && win.blocked.IsZero() {
-		win.blocked = win.start.Add(3 * window)
+		win.blocked = win.start.Add(11 * window) // ten windows past the reset: no stall hides it
 	}
 	end := win.start.Add(window)
 	remaining := max(0, f.quota-win.used)
@@ -151,7 +152,14 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 func (f *limiterFake) admitSliding(w http.ResponseWriter, tenant string, window time.Duration) bool {
 	f.mu.Lock()
 	now := time.Now()
-	start := now.Truncate(window)
+	// Windows are aligned to the tenant's first request, not to the wall
+	// clock as httprate's are, so an exhaustion never straddles a boundary
+	// and the window after it always weighs the whole spent quota.
+	origin, seen := f.origins[tenant]
+	if !seen {
+		origin, f.origins[tenant] = now, now
+	}
+	start := origin.Add(now.Sub(origin).Truncate(window))
 	win := f.windows[tenant]
 	switch {
 	case win == nil || start.Sub(win.start) > window:
@@ -169,7 +177,8 @@ func (f *limiterFake) admitSliding(w http.ResponseWriter, tenant string, window 
 	f.mu.Unlock()
 	w.Header().Set("X-RateLimit-Limit", strconv.Itoa(f.quota))
 	w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(max(0, f.quota-int(math.Round(rate)))))
-	w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(start.Add(window).Unix(), 10))
+	// Epoch milliseconds, since these windows do not start on a second.
+	w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(start.Add(window).UnixMilli(), 10))
 	if !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(window.Seconds())))
 		w.WriteHeader(http.StatusTooManyRequests)
@@ -196,7 +205,7 @@ func (f *limiterFake) charge(key string) bool {
 // loopback, with the payments operation declared rate limited.
 func limiterFakeHarness(t *testing.T, f *limiterFake) *Harness {
 	t.Helper()
-	f.windows, f.keys = map[string]*fakeWindow{}, map[string]*fakeKey{}
+	f.windows, f.keys, f.origins = map[string]*fakeWindow{}, map[string]*fakeKey{}, map[string]time.Time{}
 	st := startFakeStack(t, f, &f.dep)
 	frontURL, front, dep, j := st.frontURL, st.front, st.dep, st.journal
 	op := Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",

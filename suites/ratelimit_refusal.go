@@ -2,9 +2,12 @@ package suites
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -89,27 +92,54 @@ func tenantIsolation(ctx context.Context, c *Case) Result {
 }
 
 // quotaBackAfterReset judges a legacy reset by what it promises: once it
-// has passed, the quota (X-RateLimit-Limit) is back, so q sequential
-// requests are admitted. When the exhaustion's last requests were answered
-// after the reset, they may have spent up to exhaustWorkers of the new
-// window, and q − exhaustWorkers (at least one) must be admitted.
+// has passed, the quota (X-RateLimit-Limit) is back, so q requests are
+// admitted. They go as a burst of exhaustWorkers in flight, not one by one:
+// a sliding window refills linearly over the window, and a sequential
+// client slower than q per window would never see it refuse. When the
+// exhaustion's last requests were answered after the reset, they may have
+// spent up to exhaustWorkers of the new window, and q − exhaustWorkers (at
+// least one) must be admitted.
 func (c *Case) quotaBackAfterReset(ctx context.Context, tenant string, refusal rlObs, sent int, basis string, quiet bool) Result {
 	q := int(min(refusal.x.Limit, 100))
 	need := q
 	if !quiet {
 		need = max(1, q-exhaustWorkers)
 	}
-	want := fmt.Sprintf("once %sReset has passed (+%s) the quota of %d is back: %d sequential requests all admitted",
-		refusal.x.Prefix, c.h.tolerance(), q, need)
-	for i := range need {
-		p, err := c.rlProbe(ctx, tenant)
-		switch {
-		case err != nil:
-			return fail(want, fmt.Sprintf("request %d after the reset: transport error %v (%s)", i+1, err, basis), c.evidence()...)
-		case p.status == http.StatusTooManyRequests:
-			return fail(want, fmt.Sprintf("request %d of %d refused %s after the 429 although %s; X-RateLimit-Remaining %q", i+1, need,
-				p.at.Sub(refusal.at).Round(time.Millisecond), basis, p.header.Get(refusal.x.Prefix+"Remaining"+refusal.x.Window)), c.evidence()...)
-		}
+	want := fmt.Sprintf("once %sReset has passed (+%s) the quota of %d is back: a burst of %d requests (%d in flight) all admitted",
+		refusal.x.Prefix, c.h.tolerance(), q, need, min(exhaustWorkers, need))
+	var (
+		next     atomic.Int64
+		mu       sync.Mutex
+		first    *rlObs
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	for range min(exhaustWorkers, need) {
+		wg.Go(func() {
+			for int(next.Add(1)) <= need {
+				p, err := c.rlProbe(ctx, tenant)
+				if err == nil && p.status != http.StatusTooManyRequests {
+					continue
+				}
+				mu.Lock()
+				switch {
+				case err != nil:
+					firstErr = cmp.Or(firstErr, err)
+				case first == nil || p.at.Before(first.at):
+					first = &p
+				}
+				mu.Unlock()
+				next.Store(int64(need)) // one refusal decides; stop the burst
+			}
+		})
+	}
+	wg.Wait()
+	switch {
+	case first == nil && firstErr != nil:
+		return fail(want, fmt.Sprintf("a request after the reset: transport error %v (%s)", firstErr, basis), c.evidence()...)
+	case first != nil:
+		return fail(want, fmt.Sprintf("refused %s after the 429 although %s; X-RateLimit-Remaining %q", first.at.Sub(refusal.at).Round(time.Millisecond),
+			basis, first.header.Get(refusal.x.Prefix+"Remaining"+refusal.x.Window)), c.evidence()...)
 	}
 	return pass(want, fmt.Sprintf("429 after %d requests (%s); %d requests admitted after it", sent, basis, need), c.evidence()...)
 }
