@@ -88,6 +88,7 @@ func specPolicy(t *targets.Target) suites.Policy {
 		RateLimitProbe:   t.Policy.RateLimits.Probe,
 		RateLimitHeaders: string(t.Policy.RateLimits.Headers),
 		KeyOptional:      !t.Policy.Idempotency.KeyIsRequired(),
+		Direct:           t.Service.Front == targets.FrontDirect,
 	}
 	for _, name := range t.Policy.RateLimits.Operations {
 		if i := slices.IndexFunc(t.Operations, func(o targets.Operation) bool { return o.Name == name }); i >= 0 {

@@ -20,7 +20,7 @@ import (
 // certify reads them from the spec.
 const renamedSpec = `version: 1
 kind: running
-service: {url: %q, health: /healthz, startup_timeout: 2s}
+service: {url: %q, health: /healthz, startup_timeout: 2s, front: direct}
 operations:
   - name: pay
     path: /v1/payments
@@ -132,8 +132,8 @@ func TestSpecPolicy(t *testing.T) {
 	if p.RateLimitProbe != "/v1/limits" {
 		t.Errorf("RateLimitProbe = %q", p.RateLimitProbe)
 	}
-	if p.RateLimitHeaders != "legacy" || !p.KeyOptional {
-		t.Errorf("RateLimitHeaders, KeyOptional = %q, %v; want legacy, true", p.RateLimitHeaders, p.KeyOptional)
+	if p.RateLimitHeaders != "legacy" || !p.KeyOptional || !p.Direct {
+		t.Errorf("RateLimitHeaders, KeyOptional, Direct = %q, %v, %v; want legacy, true, true", p.RateLimitHeaders, p.KeyOptional, p.Direct)
 	}
 	if len(p.RateLimited) != 1 {
 		t.Fatalf("RateLimited = %d operations, want 1 (refund)", len(p.RateLimited))

@@ -66,7 +66,7 @@ func Amplification() []Check {
 	return []Check{
 		{ID: "RB-01b", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "gRFC A6 (Retryable Status Codes); AWS SDKs and Tools Reference Guide \"Retry behavior\"; Envoy router filter docs (retriable-4xx)",
 			Title: "a non-retryable answer (400, 401, 422) from the dependency is not retried: exactly one call", Run: nonRetryable},
-		{ID: "HS-14", Suite: suiteRB, Level: reports.LevelMustNot, Needs: []Need{needDependency}, Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
+		{ID: "HS-14", Suite: suiteRB, Level: reports.LevelMustNot, Needs: []Need{needDependency, needProxyTier}, Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
 			Title: "a gateway does not re-send a failed POST to the service behind it", Run: gatewayNoRetry},
 		{ID: "RB-15", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,
 			Title: "retry waits grow exponentially and are dispersed, never fixed or synchronized", Run: randomizedBackoff},

@@ -21,6 +21,14 @@ var (
 			}
 			return ""
 		}}
+	needProxyTier = Need{Name: "proxy-tier",
+		Doc: "a gateway or proxy may sit in front of the service (the spec does not declare service.front: direct)",
+		Unmet: func(h *Harness) string {
+			if h.Policy.Direct {
+				return "the spec declares service.front: direct: no tier in front of the service to re-send a POST (RFC 9110 §9.2.2 binds proxies)"
+			}
+			return ""
+		}}
 	needTenancy = Need{Name: "tenancy",
 		Doc: "the target scopes idempotency keys and quotas by a tenant (the spec's tenancy section is not disabled)",
 		Unmet: func(h *Harness) string {

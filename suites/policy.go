@@ -27,6 +27,9 @@ type Policy struct {
 	// KeyOptional declares keys optional by design: a keyless request is
 	// processed, not refused (IK-05 is then not applicable).
 	KeyOptional bool
+	// Direct declares that the target URL reaches the service's own code,
+	// with no gateway or proxy tier in front (HS-14 is then not applicable).
+	Direct bool
 }
 
 // RetryPolicy is the target's declared retry policy towards its dependency.

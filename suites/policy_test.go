@@ -88,6 +88,8 @@ func TestNeeds_policy(t *testing.T) {
 		{"no probe", needRateLimitProbe, Policy{RateLimited: []Operation{{}}}, Conventions{}, false},
 		{"route by operation", needRateLimitedRoute, Policy{RateLimited: []Operation{{}}}, Conventions{}, true},
 		{"no route", needRateLimitedRoute, Policy{}, Conventions{}, false},
+		{"proxy tier possible", needProxyTier, Policy{}, Conventions{}, true},
+		{"declared direct", needProxyTier, Policy{Direct: true}, Conventions{}, false},
 	}
 	for _, tt := range tests {
 		why := tt.need.Unmet(&Harness{Policy: tt.p, Conventions: tt.c})

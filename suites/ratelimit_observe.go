@@ -180,11 +180,16 @@ func (c *Case) sample(ctx context.Context, n int) []rlObs {
 
 // seen is everything a scan check judges: its own sample, then the journal.
 func (c *Case) seen(ctx context.Context) []rlObs {
+	c.h.settle(ctx)
+	mark := c.h.Journal.LastSeq()
 	own := c.sample(ctx, 6)
 	c.h.settle(ctx)
 	out := own
 	for _, o := range c.h.journalObs() {
-		if len(own) == 0 || o.tenant != own[0].tenant { // own replies are also journaled
+		// Own replies are journaled too; they are the sample's tenant's
+		// entries after the mark. A declared tenant's earlier entries came
+		// from other checks and are kept.
+		if len(own) == 0 || o.entry.Seq <= mark || o.tenant != own[0].tenant {
 			out = append(out, o)
 		}
 	}

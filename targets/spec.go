@@ -50,7 +50,21 @@ type Service struct {
 	// StartupTimeout bounds the wait for health; 0 = 30s for kind process and
 	// reference, 5s for kind running (it is already up, only blips are waited out).
 	StartupTimeout time.Duration `yaml:"startup_timeout"`
+	// Front says what answers at URL: FrontDirect (the service's own code)
+	// or FrontProxy (a gateway or reverse proxy in front of it); empty =
+	// not declared, judged as possibly a proxy.
+	Front Front `yaml:"front"`
 }
+
+// Front names what answers at the service's URL.
+type Front string
+
+// The fronts. RFC 9110 §9.2.2 forbids a proxy to retry a non-idempotent
+// request on its own, so HS-14 applies unless the front is declared direct.
+const (
+	FrontDirect Front = "direct" // the service's own code; no tier in front to re-send a POST
+	FrontProxy  Front = "proxy"  // a gateway, load balancer or reverse proxy in front of the service
+)
 
 // Process describes the command a kind-process target is started with. Its
 // strings are text/template templates over ProcessValues.

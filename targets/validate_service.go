@@ -28,6 +28,11 @@ func (v *validator) checkService() {
 		}
 	}
 	v.positive("service.startup_timeout", s.StartupTimeout, s.StartupTimeout < 0)
+	switch s.Front {
+	case "", FrontDirect, FrontProxy:
+	default:
+		v.errf("service.front", "expected %q or %q, got %q", FrontDirect, FrontProxy, s.Front)
+	}
 }
 
 func (v *validator) checkProcess() {
