@@ -9,78 +9,106 @@ import (
 
 var _ Writer = WriteConsole
 
-// consoleMarker labels a status in a fixed-width column; failures shout.
-var consoleMarker = map[Status]string{
-	StatusPass:          "pass",
-	StatusFail:          "FAIL",
-	StatusInconclusive:  "inconclusive",
-	StatusNotApplicable: "n/a",
-}
-
-// WriteConsole writes a compact plain-text report: one line per check,
-// failures expanded with expected, observed, up to five exchanges of
-// evidence, the counterexample and the reproduce line, then a summary line
-// with counts, verdict and seed.
+// WriteConsole writes the run's summary for a terminal, laid out for 80
+// columns: failures first, each with expected, observed, up to five
+// exchanges, the counterexample and the reproduce line; then inconclusive
+// and not-applicable checks with their reason; then the passing checks as
+// IDs per suite. The last line is the verdict with the counts.
 func WriteConsole(w io.Writer, r *Report) error {
+	r = escaped(r, escapeControls)
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "resilcheck %s: target %s (%s), seed %d\n", r.Tool.Version, r.Target.Name, r.Target.Kind, r.Seed)
+	wrap(bw, "", "  ", fmt.Sprintf("resilcheck %s: target %s (%s), seed %d", r.Tool.Version, r.Target.Name, r.Target.Kind, r.Seed), consoleWidth)
 	if r.Interrupted != "" {
-		fmt.Fprintf(bw, "INTERRUPTED: %s (partial report)\n", oneLine(r.Interrupted))
+		wrap(bw, "INTERRUPTED: ", "  ", oneLine(r.Interrupted)+" (partial report)", consoleWidth)
 	}
-	suite := "\x00"
-	for _, c := range r.Checks {
-		if c.Suite != suite {
-			suite = c.Suite
-			fmt.Fprintf(bw, "\n%s\n", suite)
+	checks := failuresFirst(r.Checks)
+	rank := -1
+	for _, c := range checks {
+		if c.Status == StatusPass {
+			break
+		}
+		if k := statusRank(c.Status); k != rank || c.Status == StatusFail {
+			rank = k // a blank line before each failure, and before each other group
+			fmt.Fprintln(bw)
 		}
 		consoleCheck(bw, c)
 	}
+	consolePasses(bw, checks)
 	fmt.Fprintln(bw)
 	if r.Reproduce != "" {
-		fmt.Fprintf(bw, "reproduce: %s\n", r.Reproduce)
+		fmt.Fprintf(bw, "reproduce: %s\n", r.Reproduce) // unwrapped, to copy
 	}
-	fmt.Fprintf(bw, "verdict %s: %s; seed %d; took %s\n", verdictWord(r.Verdict), counts(r.Totals()), r.Seed, short(r.Duration))
+	fmt.Fprintf(bw, "verdict %s: %s (%s)\n", verdictWord(r.Verdict), counts(r.Totals()), short(r.Duration))
 	return bw.Flush()
 }
 
+// consoleLabel is the indent of a field's value under a check.
+const consoleLabel = "             "
+
+// consoleCheck writes one check that did not pass: a line with its status
+// word, ID and title, then its details (all of them for a failure, the
+// reason otherwise).
 func consoleCheck(w io.Writer, c Check) {
-	marker := consoleMarker[c.Status]
-	if marker == "" {
-		marker = string(c.Status)
-	}
-	fmt.Fprintf(w, "  %-12s %-7s %s", marker, c.ID, oneLine(c.Title))
-	if c.Reason != "" && c.Status != StatusFail {
-		fmt.Fprintf(w, " (%s)", oneLine(c.Reason))
-	}
-	fmt.Fprintln(w)
-	if c.Status != StatusFail {
-		return
-	}
-	const ind = "      "
+	wrap(w, c.Status.Word()+"  "+c.ID+"  ", "    ", oneLine(c.Title), consoleWidth)
 	field := func(name, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%s%-9s %s\n", ind, name+":", strings.ReplaceAll(v, "\n", "\n"+ind+"          "))
+			wrap(w, fmt.Sprintf("  %-11s", name), consoleLabel, v, consoleWidth)
 		}
 	}
-	field("source", c.Source)
-	field("level", string(c.Level))
+	if c.Status != StatusFail {
+		field("reason", c.Reason)
+		return
+	}
+	meta := []string{c.Suite}
+	for _, s := range []string{string(c.Level), c.Source} {
+		if s != "" {
+			meta = append(meta, s)
+		}
+	}
+	wrap(w, "  ", "  ", strings.Join(meta, " · "), consoleWidth)
 	field("expected", c.Expected)
 	field("observed", c.Observed)
 	field("reason", c.Reason)
 	if len(c.Evidence) > 0 {
-		fmt.Fprintf(w, "%sevidence (%d exchanges):\n", ind, len(c.Evidence))
-		for _, e := range c.Evidence[:min(len(c.Evidence), maxEvidence)] {
-			fmt.Fprintf(w, "%s  %s\n", ind, exchangeLine(e))
+		head := fmt.Sprintf("%d exchanges", len(c.Evidence))
+		if len(c.Evidence) > maxEvidence {
+			head += fmt.Sprintf(", the first %d (all in the HTML and JSON reports)", maxEvidence)
 		}
-		if n := len(c.Evidence) - maxEvidence; n > 0 {
-			fmt.Fprintf(w, "%s  ... and %d more in the JSON and HTML reports\n", ind, n)
+		field("evidence", head+":")
+		for _, e := range c.Evidence[:min(len(c.Evidence), maxEvidence)] {
+			wrap(w, consoleLabel, consoleLabel+"  ", exchangeLine(e), consoleWidth)
 		}
 	}
 	if len(c.Counterexample) > 0 {
-		fmt.Fprintf(w, "%scounterexample (shrunk):\n", ind)
+		field("shrunk to", fmt.Sprintf("%d steps:", len(c.Counterexample)))
 		for i, step := range c.Counterexample {
-			fmt.Fprintf(w, "%s  %d. %s\n", ind, i+1, step)
+			wrap(w, fmt.Sprintf("%s%d. ", consoleLabel, i+1), consoleLabel+"   ", oneLine(step), consoleWidth)
 		}
 	}
-	field("reproduce", c.Reproduce)
+	if c.Reproduce != "" {
+		fmt.Fprintf(w, "  %-11s%s\n", "reproduce", c.Reproduce) // unwrapped, to copy
+	}
+}
+
+// consolePasses lists the passing checks as IDs, one wrapped line per suite:
+// the progress lines already named each one as it finished.
+func consolePasses(w io.Writer, checks []Check) {
+	var suites []string
+	ids := map[string][]string{}
+	for _, c := range checks {
+		if c.Status != StatusPass {
+			continue
+		}
+		if _, ok := ids[c.Suite]; !ok {
+			suites = append(suites, c.Suite)
+		}
+		ids[c.Suite] = append(ids[c.Suite], c.ID)
+	}
+	if len(suites) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	for _, s := range suites {
+		wrap(w, fmt.Sprintf("pass  %s (%d): ", s, len(ids[s])), "      ", strings.Join(ids[s], " "), consoleWidth)
+	}
 }

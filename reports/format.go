@@ -12,12 +12,6 @@ import (
 // failure; the JSON and HTML keep them all.
 const maxEvidence = 5
 
-// counts renders a summary as "3 passed, 1 failed, 1 inconclusive, 1 skipped".
-func counts(s SuiteSummary) string {
-	return fmt.Sprintf("%d passed, %d failed, %d inconclusive, %d not applicable",
-		s.Pass, s.Fail, s.Inconclusive, s.NotApplicable)
-}
-
 // short rounds a duration for display, keeping three significant-ish digits
 // of the unit a human reads.
 func short(d Duration) string {
@@ -71,6 +65,3 @@ func statusText(code int) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
-
-// verdictWord is the verdict in capitals, as the console's last line shows it.
-func verdictWord(v Verdict) string { return strings.ToUpper(string(v)) }

@@ -22,6 +22,7 @@ var htmlTemplate = template.Must(template.ParseFS(templateFS, "templates/report.
 // scripts and no external assets. Each check shows its evidence, and a
 // timeline plot of the exchanges when there are any.
 func WriteHTML(w io.Writer, r *Report) error {
+	r = escaped(r, escapeControls)
 	return htmlTemplate.ExecuteTemplate(w, "report", newHTMLView(r))
 }
 

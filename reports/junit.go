@@ -16,6 +16,7 @@ var _ Writer = WriteJUnit
 // <failure>, not applicable <skipped>, inconclusive <error>; an interrupted run adds
 // an erroring testcase "run interrupted" so every CI shows it.
 func WriteJUnit(w io.Writer, r *Report) error {
+	r = escaped(r, escapeControls)
 	suites := junit.Testsuites{Name: "resilcheck", Time: seconds(r.Duration)}
 	index := map[string]int{}
 	var built []junit.Testsuite

@@ -19,6 +19,7 @@ var (
 // $GITHUB_STEP_SUMMARY: a heading with the verdict, a table of checks, then
 // a collapsible details section per failure. User text is escaped.
 func WriteMarkdown(w io.Writer, r *Report) error {
+	r = escaped(r, escapeControls)
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## %s resilcheck: %s\n\n", verdictEmoji[r.Verdict], mdText(string(r.Verdict)))
 	fmt.Fprintf(bw, "Target %s (%s), seed %s, %s, took %s.\n\n",

@@ -54,7 +54,7 @@ func TestRun_ReportRender(t *testing.T) {
 		stderr   string // substring of stderr
 		outFiles []string
 	}{
-		{name: "console by default", args: []string{"report", "render", good}, code: exitPass, stdout: "verdict FAIL: 1 passed, 1 failed"},
+		{name: "console by default", args: []string{"report", "render", good}, code: exitPass, stdout: "verdict FAIL: 1 pass, 1 fail"},
 		{name: "markdown to stdout", args: []string{"report", "render", good, "--format", "md"}, code: exitPass, stdout: "## ❌ resilcheck: fail"},
 		{name: "junit to stdout", args: []string{"report", "render", good, "--format=junit"}, code: exitPass, stdout: `<testcase name="IK-10 retry after lost response"`},
 		{name: "all formats to a directory", args: []string{"report", "render", good, "--format", "console,json,junit,md,html", "--out", "OUT"},
