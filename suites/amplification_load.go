@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -44,7 +45,7 @@ func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 		URL: h.TargetURL + op.Path, Method: op.Method,
 		KeyHeader: h.Conventions.keyHeader(), TenantHeader: h.Conventions.tenantHeader(),
 		Pacing: load.Pacing{Rate: o.rate}, Duration: o.outage + o.recovery,
-		Timeout: 5 * time.Second, Seed: uint64(c.intn(1 << 62)), Name: c.id,
+		Timeout: h.outageTimeout(), Seed: uint64(c.intn(1 << 62)), Name: c.id,
 		Build: func(d load.BodyData, hd http.Header) ([]byte, error) {
 			r, err := h.Operation.render(Values{Key: d.Key, Tenant: d.Tenant, Amount: 1000 + d.Seq%8000, Seq: d.Seq}, false)
 			if err != nil {
@@ -89,6 +90,27 @@ func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 	return ""
 }
 
+// outageStatuses tell a caller that an upstream failed (502, 504: RFC 9110
+// §15.6.3, §15.6.5) or to come back later (429, 503: RFC 6585 §4, RFC 9110
+// §15.6.4). A 2xx, a client error, a 500 or a dropped connection misreport
+// an outage the service saw.
+var outageStatuses = []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
+
+// outageTimeout is how long a request under an outage is waited for: the
+// target's own budget (it answers by then, whatever its retries) plus 1 s,
+// at least 5 s, so the harness never gives up first.
+func (h *Harness) outageTimeout() time.Duration {
+	return max(5*time.Second, h.Conventions.maxBudget()+time.Second)
+}
+
+// outageAnswer names a front status, 0 being no answer at all.
+func outageAnswer(status int) string {
+	if status == 0 {
+		return "nothing (the connection ended without a response)"
+	}
+	return fmt.Sprintf("%d %s", status, http.StatusText(status))
+}
+
 // retriesIn counts, among calls grouped by forwarded key, the repeated
 // calls (retries) received in [from, to), and the requests received at the
 // front in the same window.
@@ -112,7 +134,7 @@ func (c *Case) retriesIn(o *outage, from, to time.Time) (retries, requests int) 
 func oneLayer(ctx context.Context, c *Case) Result {
 	h := c.h
 	limit := h.Policy.Retry.maxAttempts()
-	want := fmt.Sprintf("while every dependency call fails: at most %s calls per logical request (one layer's attempts, not the product over layers), and the caller told to back off (429, 503 or 504)", h.Policy.Retry.attemptsText())
+	want := fmt.Sprintf("while every dependency call fails: at most %s calls per logical request (one layer's attempts, not the product over layers), and the caller told of the failure (429, 502, 503 or 504)", h.Policy.Retry.attemptsText())
 	// The outage starts with one request alone: under load, a breaker or a
 	// retry budget the requests share can cut every schedule short once a
 	// handful of calls failed, hiding retries multiplied over layers from
@@ -141,11 +163,11 @@ func oneLayer(ctx context.Context, c *Case) Result {
 			len(o.front), o.rate, n, keyList(h, worst[:1])), append(worst, o.front...)...)
 	}
 	for _, e := range o.front {
-		if e.Status != http.StatusTooManyRequests && e.Status != http.StatusServiceUnavailable && e.Status != http.StatusGatewayTimeout {
-			return fail(want, fmt.Sprintf("a request answered %d during the outage instead of a back-off signal", e.Status), e)
+		if !slices.Contains(outageStatuses, e.Status) {
+			return fail(want, fmt.Sprintf("a request answered %s during the outage instead of a gateway error or a back-off signal", outageAnswer(e.Status)), e)
 		}
 	}
-	return pass(want, fmt.Sprintf("one request alone: %d calls; then %d requests at %.0f/s over %s: at most %d calls per request (%d calls in all), every answer a back-off signal",
+	return pass(want, fmt.Sprintf("one request alone: %d calls; then %d requests at %.0f/s over %s: at most %d calls per request (%d calls in all), every answer a gateway error or a back-off signal",
 		len(lone), len(o.front), o.rate, o.outage, n, len(o.calls)), c.evidence()...)
 }
 

@@ -1,6 +1,8 @@
 package suites
 
 import (
+	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -102,4 +104,28 @@ func TestCase_healThroughQuota(t *testing.T) {
 		t.Fatalf("heal through a quota of 10/s: %v", err)
 	}
 	t.Logf("%d successes through a quota of 10/s in %s", h.Policy.Retry.healStreak(), time.Since(start).Round(100*time.Millisecond))
+}
+
+// TestAmplification_outageAnswer: RB-03 takes any status that reports the
+// outage (a gateway error or a back-off signal) and fails one that hides it.
+func TestAmplification_outageAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an outage under load per case")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		want   reports.Status
+	}{
+		{http.StatusBadGateway, reports.StatusPass},
+		{http.StatusGatewayTimeout, reports.StatusPass},
+		{http.StatusInternalServerError, reports.StatusFail},
+		{http.StatusOK, reports.StatusFail},
+	} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			t.Parallel()
+			h := policyFakeHarness(t, &policyFake{attempts: 2, base: time.Millisecond, failStatus: tc.status}, Policy{Retry: RetryPolicy{MaxAttempts: 2}})
+			judged(t, h, "RB-03", tc.want)
+		})
+	}
 }

@@ -174,7 +174,7 @@ func (h *Harness) sampleTimeout() time.Duration {
 	r := h.Policy.Retry
 	_, hi0, ok := r.waitBounds(0)
 	if !ok {
-		return max(5*time.Second, h.Conventions.maxBudget()+time.Second)
+		return h.outageTimeout()
 	}
 	_, hi1, _ := r.waitBounds(1)
 	return max(5*time.Second, hi0+hi1+3*time.Second)

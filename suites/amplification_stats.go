@@ -29,17 +29,17 @@ func quantile(xs []float64, q float64) float64 {
 	return s[lo] + (pos-float64(lo))*(s[hi]-s[lo])
 }
 
-// nearFloor is the share of xs within rel above their minimum: near 1 for
-// waits that are all the same plus positive noise (lockstep), near 0 for
-// full jitter, whose minimum is close to 0.
-func nearFloor(xs []float64, rel float64) float64 {
+// nearFloor is the share of xs within width above their minimum: near 1
+// for waits that are all the same plus positive noise (lockstep), near 0
+// for full jitter, whose minimum is close to 0.
+func nearFloor(xs []float64, width float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
 	m := quantile(xs, 0)
 	n := 0
 	for _, x := range xs {
-		if x <= m*(1+rel) {
+		if x <= m+width {
 			n++
 		}
 	}

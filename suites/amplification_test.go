@@ -37,7 +37,7 @@ func TestStats(t *testing.T) {
 	if c := ksCritical(40); c < 0.33 || c > 0.35 {
 		t.Errorf("critical value for 40: %v", c)
 	}
-	if f := nearFloor([]float64{50, 51, 52, 70}, 0.2); f != 0.75 {
+	if f := nearFloor([]float64{50, 51, 52, 70}, 10); f != 0.75 {
 		t.Errorf("nearFloor %v", f)
 	}
 	if d := ceilFor(50*time.Millisecond, time.Second, 10); d != time.Second {

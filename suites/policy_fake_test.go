@@ -40,6 +40,8 @@ type policyFake struct {
 	// resend, when set, puts a gateway in front that re-sends a POST the
 	// service answered with a 5xx, up to resend more times.
 	resend int
+	// failStatus answers a request whose calls all failed; 0 = 503.
+	failStatus int
 
 	mu        sync.Mutex
 	rnd       *rand.Rand
@@ -97,7 +99,7 @@ func (f *policyFake) serve(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	w.WriteHeader(http.StatusServiceUnavailable)
+	w.WriteHeader(cmp.Or(f.failStatus, http.StatusServiceUnavailable))
 }
 
 // quotaWindow is one tenant's current one-second quota window.

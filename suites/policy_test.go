@@ -167,6 +167,20 @@ func TestBackoffJudges_exponential(t *testing.T) {
 	if got := judgeRandomized(with(func(p *RetryPolicy) { p.Jitter = 0 }), fixed); got.Status != reports.StatusFail {
 		t.Errorf("RB-15 on a fixed exponential backoff: %s, want fail", got.Status)
 	}
+	// got's backoff: min(cap, base·2ⁿ) plus noise uniform in [0, 100 ms),
+	// only 5 % of a 2 s wait, yet retries spread over 100 ms, twice the
+	// harness's tolerance: dispersed, whatever jitter was declared.
+	noise := func(v float64) func() float64 { return func() float64 { return v + 100*r.Float64() } }
+	additive := &backoffSample{rounds: 10}
+	additive.waits[0], additive.waits[1] = waits(r, 30, noise(1000)), waits(r, 20, noise(2000))
+	if got := judgeRandomized(with(func(*RetryPolicy) {}), additive); got.Status != reports.StatusPass {
+		t.Errorf("RB-15 on 2 s waits + [0, 100 ms) noise: %s (%s), want pass", got.Status, got.Observed)
+	}
+	narrow := &backoffSample{rounds: 10}
+	narrow.waits[0], narrow.waits[1] = waits(r, 30, noise(1000)), waits(r, 20, func() float64 { return 2000 + 10*r.Float64() })
+	if got := judgeRandomized(with(func(*RetryPolicy) {}), narrow); got.Status != reports.StatusFail {
+		t.Errorf("RB-15 on 2 s waits + [0, 10 ms) noise: %s (%s), want fail", got.Status, got.Observed)
+	}
 }
 
 // TestSampleBackoff_bounded: declared waits longer than the sampling bound
