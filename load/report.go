@@ -30,6 +30,8 @@ type Report struct {
 	Shortfall bool
 	// Interrupted is set when the context ended the attack early.
 	Interrupted bool
+	// Thresholds are the Spec's thresholds judged on this run.
+	Thresholds []Outcome
 }
 
 // ShortfallError reports an attack that sent fewer requests than its pacer
@@ -59,7 +61,18 @@ func (r *Report) WriteText(w io.Writer) error {
 	case r.Shortfall:
 		verdict = "SHORTFALL"
 	}
-	_, err := fmt.Fprintf(w, "Rate          [requested, achieved]        %.2f, %.2f req/s (%d of %.0f requests, tolerance %.0f%%): %s\n",
-		r.Requested, r.Achieved, r.Sent, r.Expected, 100*r.Tolerance, verdict)
-	return err
+	if _, err := fmt.Fprintf(w, "Rate          [requested, achieved]        %.2f, %.2f req/s (%d of %.0f requests, tolerance %.0f%%): %s\n",
+		r.Requested, r.Achieved, r.Sent, r.Expected, 100*r.Tolerance, verdict); err != nil {
+		return err
+	}
+	for _, o := range r.Thresholds {
+		word := "ok"
+		if !o.Passed {
+			word = "MISSED"
+		}
+		if _, err := fmt.Fprintf(w, "Threshold     %-30s observed %s: %s\n", o.Threshold.Expr, o.Threshold.Format(o.Observed), word); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -20,7 +20,8 @@ const sinkBuffer = 4096
 // result reached sink.
 //
 // The error is a *ShortfallError (the report is still returned) when fewer
-// requests were sent than the pacer scheduled beyond the tolerance, ctx's
+// requests were sent than the pacer scheduled beyond the tolerance, else a
+// *ThresholdError when the run missed one of spec.Thresholds, ctx's
 // error when ctx ended the attack early (the partial report is returned),
 // an error wrapping ErrSpec for an invalid spec, or the sink's first error.
 func Run(ctx context.Context, spec Spec, sink func(*vegeta.Result) error) (*Report, error) {
@@ -43,7 +44,9 @@ func Run(ctx context.Context, spec Spec, sink func(*vegeta.Result) error) (*Repo
 	}
 	opts := []func(*vegeta.Attacker){
 		vegeta.Workers(workers),
-		vegeta.MaxBody(spec.MaxBody),
+		// Read whole bodies so BytesIn counts them (vegeta counts what it
+		// keeps); the loop below trims them to MaxBody.
+		vegeta.MaxBody(-1),
 		vegeta.Client(newClient(spec.timeout(), 256)),
 	}
 	if spec.MaxWorkers > 0 {
@@ -83,6 +86,9 @@ func Run(ctx context.Context, spec Spec, sink func(*vegeta.Result) error) (*Repo
 		if res.Error == vegeta.ErrNoTargets.Error() {
 			continue // the end of MaxRequests, reported once per worker
 		}
+		if spec.MaxBody >= 0 && int64(len(res.Body)) > spec.MaxBody {
+			res.Body = res.Body[:spec.MaxBody:spec.MaxBody]
+		}
 		rep.Metrics.Add(res)
 		rep.Sent++
 		buf <- res
@@ -101,12 +107,14 @@ func Run(ctx context.Context, spec Spec, sink func(*vegeta.Result) error) (*Repo
 	case sinkErr != nil:
 		return rep, fmt.Errorf("load: result sink: %w", sinkErr)
 	}
+	outcomes, thresholdErr := Judge(&rep.Metrics, spec.Thresholds)
+	rep.Thresholds = outcomes
 	if float64(rep.Sent) < rep.Expected*(1-rep.Tolerance)-1 {
 		rep.Shortfall = true
 		return rep, &ShortfallError{Requested: rep.Requested, Achieved: rep.Achieved,
 			Sent: rep.Sent, Expected: rep.Expected, Tolerance: rep.Tolerance}
 	}
-	return rep, nil
+	return rep, thresholdErr
 }
 
 // IsShortfall reports whether err is (or wraps) a *ShortfallError.

@@ -60,8 +60,12 @@ type Spec struct {
 	// model, which keeps the schedule against a slow target).
 	MaxWorkers uint64
 	// MaxBody is how many bytes of each response body results keep: 0 keeps
-	// none, a negative value keeps all.
+	// none, a negative value keeps all. BytesIn counts whole bodies whatever
+	// it is.
 	MaxBody int64
+	// Thresholds are judged on the finished run (see Judge); nil judges
+	// none, and ParseThresholds adds the default success threshold.
+	Thresholds []Threshold
 	// Seed seeds the key generator.
 	Seed uint64
 	// Tolerance is the share of the scheduled requests that may be missing

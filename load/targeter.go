@@ -3,8 +3,10 @@ package load
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"text/template"
@@ -38,9 +40,26 @@ func newTargeter(s Spec) (*targeter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: body template: %w", ErrSpec, err)
 		}
+		// A field BodyData lacks fails every request: say so before the
+		// attack, in the template's terms rather than Go's.
+		if err := tmpl.Execute(io.Discard, BodyData{}); err != nil {
+			return nil, fmt.Errorf("%w: body template: %s", ErrSpec, templateProblem(err))
+		}
 		t.body = tmpl
 	}
 	return t, nil
+}
+
+// unknownField matches text/template's message for a field BodyData lacks.
+var unknownField = regexp.MustCompile(`at <([^>]*)>: can't evaluate field (\w+) in type \S+`)
+
+// templateProblem rewrites a template execution error without the Go type
+// it names.
+func templateProblem(err error) string {
+	if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Sprintf("%s: no field %s (a body template has .Seq, .Key and .Tenant)", m[1], m[2])
+	}
+	return err.Error()
 }
 
 // next reserves the next request's number and key.

@@ -54,6 +54,7 @@ var exitCodes = []struct {
 	{exitUsage, is(certify.ErrConfig, load.ErrSpec, load.ErrUnknownFormat, reports.ErrSchema,
 		reports.ErrUnknownFormat, store.ErrBadURL, gateway.ErrInvalidOption)},
 	{exitFail, is(certify.ErrFailed)},
+	{exitFail, as[*load.ThresholdError]},
 	{exitInconclusive, is(certify.ErrUnhealthy, targets.ErrUnhealthy, certify.ErrInconclusive)},
 	{exitInconclusive, as[*load.ShortfallError]},
 	{exitInterrupted, is(certify.ErrInterrupted, context.Canceled)},

@@ -21,7 +21,7 @@ import (
 // loadOpts are the flags of `load`.
 type loadOpts struct {
 	url, method, body, pace, output, encoding, keyHeader string
-	headers, tenants                                     []string
+	headers, tenants, thresholds                         []string
 	rate, slope, amp, tolerance                          float64
 	period, duration, timeout                            time.Duration
 	seed, maxWorkers                                     uint64
@@ -37,13 +37,18 @@ request a fresh Idempotency-Key drawn from --seed (and --tenant values in turn),
 and prints vegeta's text report with the requested and achieved rates.
 
 A run that could not send the rate asked for (beyond --tolerance) exits 3
-(inconclusive): its numbers describe a lower rate. --body is a Go template
+(inconclusive): its numbers describe a lower rate. A run that misses a
+--threshold exits 1. Thresholds are k6-style METRIC OP VALUE: success (the
+share of 2xx/3xx answers, as a ratio or a percentage) or a latency (min, mean,
+max, pNN) against a duration, OP one of < <= > >=. Unless a threshold is set on
+success, success>=0.99 applies; --threshold 'success>=0' turns it off. --body is a Go template
 with .Seq, .Key and .Tenant; --body @FILE reads it from a file. --output
 writes every result in vegeta's format (--encoding gob, json or csv), for
 "resilcheck report merge" or vegeta's own tools.`,
-		Example: `  resilcheck load --url http://127.0.0.1:8080/v1/payments --method POST \
-      --body '{"amount":100,"currency":"EUR","ref":"{{.Seq}}"}' --header Content-Type:application/json \
-      --rate 50 --duration 10s --output node-1.gob
+		Example: `  # against "resilcheck reference" (its gateway allows 50 requests/s per tenant)
+  resilcheck load --url http://127.0.0.1:8080/v1/payments --method POST \
+      --body '{"amount":100,"currency":"EUR"}' --header Content-Type:application/json \
+      --rate 40 --duration 10s --threshold 'p99<250ms' --output node-1.gob
   resilcheck load --url http://127.0.0.1:8080/v1/payments --pace linear --rate 10 --slope 5 --duration 20s
   resilcheck load --url http://127.0.0.1:8080/v1/payments --pace sine --rate 40 --amp 20 --period 10s --duration 30s`,
 		Args: cobra.NoArgs,
@@ -65,6 +70,7 @@ writes every result in vegeta's format (--encoding gob, json or csv), for
 	f.DurationVar(&o.timeout, "timeout", load.DefaultTimeout, "limit of each request")
 	f.Uint64Var(&o.maxWorkers, "max-workers", 0, "cap on concurrent requests (0: as many as the rate needs)")
 	f.Float64Var(&o.tolerance, "tolerance", load.DefaultTolerance, "share of scheduled requests that may be missing before the run is a shortfall")
+	f.StringArrayVar(&o.thresholds, "threshold", nil, "pass/fail condition such as 'success>=0.99' or 'p99<500ms' (repeatable; default "+load.DefaultThreshold+")")
 	f.StringVar(&o.output, "output", "", "write every result to this file")
 	f.StringVar(&o.encoding, "encoding", "gob", "encoding of --output: gob, json or csv")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the idempotency keys (0: draw one; printed)")
@@ -102,6 +108,10 @@ func (o *loadOpts) spec() (load.Spec, error) {
 		}
 		body = b
 	}
+	thresholds, err := load.ParseThresholds(o.thresholds)
+	if err != nil {
+		return load.Spec{}, usagef("load: --threshold: %w", err)
+	}
 	seed := o.seed
 	if seed == 0 {
 		var b [8]byte
@@ -113,7 +123,7 @@ func (o *loadOpts) spec() (load.Spec, error) {
 		KeyHeader: o.keyHeader, Tenants: o.tenants,
 		Pacing:   load.Pacing{Kind: o.pace, Rate: o.rate, Slope: o.slope, Period: o.period, Amp: o.amp},
 		Duration: o.duration, Timeout: o.timeout, MaxWorkers: o.maxWorkers, Seed: seed,
-		Tolerance: o.tolerance, MaxBody: 0,
+		Tolerance: o.tolerance, MaxBody: 0, Thresholds: thresholds,
 	}, nil
 }
 
@@ -156,6 +166,10 @@ func (o *loadOpts) run(cmd *cobra.Command) error {
 		if o.output != "" {
 			fmt.Fprintf(stdout, "results: %s (%s, %d results)\n", o.output, o.encoding, rep.Sent)
 		}
+	}
+	if te := (*load.ThresholdError)(nil); errors.As(runErr, &te) {
+		// Exit 1 is a verdict, which run does not print: say which missed.
+		fmt.Fprintln(cmd.ErrOrStderr(), "resilcheck:", te)
 	}
 	if load.IsShortfall(runErr) {
 		return fmt.Errorf("%w: the numbers above describe a lower rate than asked for; lower --rate, raise --max-workers or use more machines", runErr)

@@ -39,6 +39,10 @@ func TestRun_Load(t *testing.T) {
 		}
 	}))
 	defer slow.Close()
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer failing.Close()
 	dir := t.TempDir()
 	out := func(name string) string { return filepath.Join(dir, name) }
 
@@ -60,6 +64,14 @@ func TestRun_Load(t *testing.T) {
 				"--duration", "500ms", "--output", out("c.csv"), "--encoding", "csv"}},
 		{name: "shortfall is inconclusive", code: exitInconclusive, stdout: "SHORTFALL", stderr: "rate shortfall",
 			args: []string{"load", "--url", slow.URL, "--rate", "40", "--duration", "500ms", "--max-workers", "1"}},
+		{name: "every request failed", code: exitFail, stdout: "success>=0.99", stderr: "threshold missed: success>=0.99 (observed 0.00%)",
+			args: []string{"load", "--url", failing.URL, "--rate", "20", "--duration", "300ms"}},
+		{name: "latency threshold missed", code: exitFail, stdout: "MISSED", stderr: "p99<1ms",
+			args: []string{"load", "--url", slow.URL, "--rate", "10", "--duration", "300ms", "--threshold", "p99<1ms"}},
+		{name: "success threshold lowered", code: exitPass, stdout: "success>=0",
+			args: []string{"load", "--url", failing.URL, "--rate", "20", "--duration", "300ms", "--threshold", "success>=0"}},
+		{name: "bad threshold", code: exitUsage, stderr: "--threshold", args: []string{"load", "--url", srv.URL, "--threshold", "p99=1s"}},
+		{name: "unknown template field", code: exitUsage, stderr: "no field Foo", args: []string{"load", "--url", srv.URL, "--body", "{{.Foo}}"}},
 		{name: "missing url", code: exitUsage, stderr: "--url is required", args: []string{"load"}},
 		{name: "relative url", code: exitUsage, stderr: "absolute", args: []string{"load", "--url", "/x"}},
 		{name: "bad header", code: exitUsage, stderr: "Name:value", args: []string{"load", "--url", srv.URL, "--header", "nocolon"}},
