@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -26,7 +27,6 @@ type certifyOpts struct {
 	formats   string
 	seed      uint64
 	quiet     bool
-	verbose   bool
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -35,8 +35,12 @@ func newCertifyCmd() *cobra.Command {
 		Use:   "certify (--reference [--defect NAME]... | -f TARGET.yaml)",
 		Short: "Certify a service: run the suites under faults and write a pass/fail report",
 		Long: `Certify a service: place fault proxies on both sides of it, run the suites,
-write the report to --out (report.json, junit.xml, summary.md, report.html and
-the journal) and print the verdict.
+write the report to --report-dir (report.json, junit.xml, summary.md,
+report.html and the journal) and print the verdict.
+
+A run narrowed by --check or --suite leaves a full run's report alone: unless
+--report-dir is given, it writes to resilcheck-report/check-ID (the IDs joined
+by "+") or resilcheck-report/suite-NAME.
 
 Exit codes: 0 every check passed, 1 a check failed, 2 usage error,
 3 inconclusive (target unhealthy or unreachable), 4 interrupted (the partial
@@ -44,8 +48,9 @@ report is written and says so), 5 internal error.`,
 		Example: `  resilcheck certify --reference
   resilcheck certify --reference --defect racy-idempotency
   resilcheck certify -f target.yaml --suite idempotency --seed 42`,
-		Args: cobra.NoArgs,
-		RunE: o.run,
+		Args:        cobra.NoArgs,
+		RunE:        o.run,
+		Annotations: map[string]string{onStop: "writing a partial report"},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.reference, "reference", false, "certify the built-in reference stack")
@@ -54,11 +59,14 @@ report is written and says so), 5 internal error.`,
 	f.StringVar(&o.store, "store", "", "the reference stack's store: sqlite (default, a temporary file), sqlite:PATH or postgres://…")
 	f.StringArrayVar(&o.suites, "suite", nil, "run only this suite (repeatable)")
 	f.StringArrayVar(&o.checks, "check", nil, "run only the check with this ID, e.g. IK-07 (repeatable)")
-	f.StringVarP(&o.out, "out", "o", "resilcheck-report", "report directory")
+	addReportDir(f, &o.out, defaultReportDir, "o", "report directory (a run narrowed by --check or --suite: a directory inside it)")
 	f.StringVar(&o.formats, "format", "console,json,junit,md,html", "report formats: console (stdout), json, junit, md, html")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (0: draw one; the report prints it)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines on stderr")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "show a process target's output on stderr")
+	_ = cmd.MarkFlagDirname(reportDirFlag)
+	_ = cmd.RegisterFlagCompletionFunc("defect", completeDefects)
+	_ = cmd.RegisterFlagCompletionFunc("suite", completeSuites)
+	_ = cmd.RegisterFlagCompletionFunc("check", completeChecks)
 	return cmd
 }
 
@@ -71,10 +79,16 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if !reportDirSet(cmd) {
+		o.out = narrowedReportDir(o.out, o.suites, o.checks)
+	}
 	cfg := certify.Config{
 		Target: spec, TargetLog: o.targetLog(cmd),
 		Suites: o.suites, Checks: o.checks, Seed: o.seed,
 		Version: buildVersion(), Reproduce: o.reproduce(),
+	}
+	if verbose(cmd) {
+		cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 	}
 	if !o.quiet {
 		cfg.Progress = cmd.ErrOrStderr()
@@ -158,7 +172,7 @@ func (o *certifyOpts) reproduce() string {
 // targetLog is where a process target's output goes: stderr with --verbose,
 // else nowhere (its last lines appear in the error if it fails to start).
 func (o *certifyOpts) targetLog(cmd *cobra.Command) io.Writer {
-	if o.verbose {
+	if verbose(cmd) {
 		return cmd.ErrOrStderr()
 	}
 	return nil

@@ -46,7 +46,7 @@ func TestCertify_usage(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			code, out, errs := runCLI(context.Background(), append(c.args, "--out", t.TempDir())...)
+			code, out, errs := runCLI(context.Background(), append(c.args, "--report-dir", t.TempDir())...)
 			if code != exitUsage || !strings.Contains(out+errs, c.want) {
 				t.Errorf("certify %q = %d, output %q; want exit 2 mentioning %q", c.args, code, out+errs, c.want)
 			}
@@ -67,7 +67,7 @@ func TestCertify_unreachable(t *testing.T) {
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runCLI(context.Background(), "certify", "-f", spec, "--out", filepath.Join(dir, "report"))
+	code, out, errs := runCLI(context.Background(), "certify", "-f", spec, "--report-dir", filepath.Join(dir, "report"))
 	if code != exitInconclusive || !strings.Contains(errs, addr) {
 		t.Errorf("certify unreachable = %d, stdout %q, stderr %q; want exit 3 naming %s", code, out, errs, addr)
 	}
@@ -80,7 +80,7 @@ func TestCertify_interrupted(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(700*time.Millisecond, cancel)
-	code, out, errs := runCLI(ctx, "certify", "--reference", "--out", dir, "--seed", "5", "-q")
+	code, out, errs := runCLI(ctx, "certify", "--reference", "--report-dir", dir, "--seed", "5", "-q")
 	if code != exitInterrupted {
 		t.Fatalf("interrupted certify = %d; want 4\nstdout %s\nstderr %s", code, out, errs)
 	}
@@ -106,7 +106,7 @@ func TestCertify_interrupted(t *testing.T) {
 func TestCertify_reference(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	code, out, errs := runCLI(context.Background(), "certify", "--reference", "--suite", "idempotency", "--out", dir, "--seed", "11", "-q")
+	code, out, errs := runCLI(context.Background(), "certify", "--reference", "--suite", "idempotency", "--report-dir", dir, "--seed", "11", "-q")
 	if code != exitPass || !strings.Contains(out, "verdict PASS") {
 		t.Fatalf("certify --reference = %d\nstdout %s\nstderr %s", code, out, errs)
 	}

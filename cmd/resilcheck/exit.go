@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os/exec"
+	"syscall"
 
 	"github.com/resilcheck/resilcheck/certify"
 	"github.com/resilcheck/resilcheck/load"
@@ -18,8 +21,8 @@ import (
 // is the only place an error becomes a code.
 const (
 	exitPass         = 0 // every check passed
-	exitFail         = 1 // at least one check failed: the verdict
-	exitUsage        = 2 // bad flag, invalid target spec or rules file
+	exitFail         = 1 // at least one check failed (the verdict), or a load threshold missed
+	exitUsage        = 2 // bad flag, invalid target spec or rules file, a target command that cannot start
 	exitInconclusive = 3 // target unhealthy or unreachable, load rate not reached
 	exitInterrupted  = 4 // stopped by a signal; a partial report says so
 	exitInternal     = 5 // a bug in resilcheck, including a recovered panic
@@ -53,11 +56,25 @@ var exitCodes = []struct {
 	{exitUsage, as[*defect.UnknownError]},
 	{exitUsage, is(certify.ErrConfig, load.ErrSpec, load.ErrUnknownFormat, reports.ErrSchema,
 		reports.ErrUnknownFormat, store.ErrBadURL, gateway.ErrInvalidOption)},
+	{exitUsage, notStarted},
 	{exitFail, is(certify.ErrFailed)},
 	{exitFail, as[*load.ThresholdError]},
 	{exitInconclusive, is(certify.ErrUnhealthy, targets.ErrUnhealthy, certify.ErrInconclusive)},
 	{exitInconclusive, as[*load.ShortfallError]},
 	{exitInterrupted, is(certify.ErrInterrupted, context.Canceled)},
+}
+
+// notStarted matches a target process that could not be started at all:
+// its command does not exist or cannot be executed. That is the spec's
+// mistake (exit 2), not a target that failed its health check (exit 3).
+func notStarted(err error) bool {
+	var exited *targets.ExitedError
+	if !errors.As(err, &exited) {
+		return false
+	}
+	return errors.Is(exited.Err, exec.ErrNotFound) || errors.Is(exited.Err, exec.ErrDot) ||
+		errors.Is(exited.Err, fs.ErrNotExist) || errors.Is(exited.Err, fs.ErrPermission) ||
+		errors.Is(exited.Err, syscall.ENOEXEC)
 }
 
 // exitCode maps an error returned by a command to the process exit code.

@@ -51,8 +51,9 @@ writes every result in vegeta's format (--encoding gob, json or csv), for
       --rate 40 --duration 10s --threshold 'p99<250ms' --output node-1.gob
   resilcheck load --url http://127.0.0.1:8080/v1/payments --pace linear --rate 10 --slope 5 --duration 20s
   resilcheck load --url http://127.0.0.1:8080/v1/payments --pace sine --rate 40 --amp 20 --period 10s --duration 30s`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
+		Args:        cobra.NoArgs,
+		RunE:        func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
+		Annotations: map[string]string{onStop: "printing the results so far"},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.url, "url", "", "absolute http(s) URL to send every request to (required)")

@@ -19,12 +19,13 @@ func main() {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
+	notice := stopNotice(os.Args[1:])
 	go func() {
-		// The first signal stops the run gracefully so the partial report is
-		// written; a second means stop now: whatever report the run has is
+		// The first signal stops the run gracefully (certify then writes its
+		// partial report); a second means stop now: whatever report the run has is
 		// still written whole, but nothing else is waited for long.
 		<-sig
-		fmt.Fprintln(os.Stderr, "resilcheck: stopping; writing a partial report (Ctrl-C again to stop now)")
+		fmt.Fprintln(os.Stderr, notice)
 		cancel()
 		<-sig
 		fmt.Fprintln(os.Stderr, "resilcheck: stopping now")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +19,7 @@ type proxyOpts struct {
 	listen, upstream, rules, admin, adminToken, side, journal string
 	seed                                                      uint64
 	journalCap                                                int
+	log                                                       *slog.Logger // nil: silent
 }
 
 func newProxyCmd() *cobra.Command {
@@ -39,6 +41,9 @@ loopback unless --admin-token (or RESILCHECK_ADMIN_TOKEN) is set.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.adminToken == "" {
 				o.adminToken = os.Getenv("RESILCHECK_ADMIN_TOKEN")
+			}
+			if verbose(cmd) {
+				o.log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			}
 			return runProxy(cmd.Context(), cmd.OutOrStdout(), o, cmd.Flags().Changed("seed"))
 		},
@@ -64,6 +69,9 @@ func proxyOptions(o proxyOpts, seeded bool) ([]faults.Option, *faults.RulesFile,
 	}
 	if seeded {
 		opts = append(opts, faults.WithSeed(o.seed))
+	}
+	if o.log != nil {
+		opts = append(opts, faults.WithLogger(o.log))
 	}
 	if o.upstream != "" {
 		u, err := url.Parse(o.upstream)

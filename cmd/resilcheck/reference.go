@@ -29,7 +29,6 @@ type referenceOpts struct {
 	defects   []string
 	seed      uint64
 	rateLimit string
-	verbose   bool
 }
 
 func newReferenceCmd() *cobra.Command {
@@ -55,7 +54,7 @@ Each component can also run alone, to split the stack across processes:
 			}
 			opts := []reference.Option{reference.WithGatewayAddr(o.addr), reference.WithStore(o.store),
 				reference.WithDefects(set), reference.WithRateLimit(rate, burst),
-				reference.WithLogger(o.logger(cmd.ErrOrStderr()))}
+				reference.WithLogger(o.logger(cmd))}
 			if cmd.Flags().Changed("seed") {
 				opts = append(opts, reference.WithSeed(o.seed))
 			}
@@ -84,7 +83,7 @@ func (o *referenceOpts) flags(cmd *cobra.Command, addr string, all bool) {
 	f.StringVar(&o.addr, "addr", addr, "listen address (loopback by default)")
 	f.StringArrayVar(&o.defects, "defect", nil, "switch a defect on (repeatable; see 'resilcheck reference defects')")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (ids, jitter); default random. Never reuse a seed on a store that outlives the process")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "log requests to stderr")
+	_ = cmd.RegisterFlagCompletionFunc("defect", completeDefects)
 	if all {
 		f.StringVar(&o.store, "store", "", "payments store: sqlite:PATH or postgres://… (default: SQLite in a temporary directory)")
 		f.StringVar(&o.rateLimit, "rate-limit", "50", "gateway per-tenant limit: RATE (per second, burst = RATE) or RATE:BURST")
@@ -125,11 +124,12 @@ func parseRateLimit(s string) (float64, int, error) {
 	return rate, burst, nil
 }
 
-func (o *referenceOpts) logger(w io.Writer) *slog.Logger {
-	if !o.verbose {
+// logger logs requests to stderr with --verbose.
+func (o *referenceOpts) logger(cmd *cobra.Command) *slog.Logger {
+	if !verbose(cmd) {
 		return nil
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	return slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 }
 
 func newReferenceDefectsCmd() *cobra.Command {
@@ -186,7 +186,7 @@ func newReferenceProcessorCmd() *cobra.Command {
 		Short: "Run the processor alone (POST /charges, GET /ledger)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := processor.New(processor.WithSeed(o.seed), processor.WithLogger(o.logger(cmd.ErrOrStderr())))
+			p, err := processor.New(processor.WithSeed(o.seed), processor.WithLogger(o.logger(cmd)))
 			if err != nil {
 				return err
 			}
@@ -221,7 +221,7 @@ func newReferenceServiceCmd() *cobra.Command {
 			}
 			defer db.Close()
 			opts := []payments.Option{payments.WithStore(db), payments.WithProcessorURL(processorURL),
-				payments.WithDefects(set), payments.WithLogger(o.logger(cmd.ErrOrStderr()))}
+				payments.WithDefects(set), payments.WithLogger(o.logger(cmd))}
 			if cmd.Flags().Changed("seed") {
 				// Payment ids derive from the seed: a restart with the same seed
 				// on the same store would reuse them, so seed only on request.
@@ -256,7 +256,7 @@ func newReferenceGatewayCmd() *cobra.Command {
 				return usagef("--service-url is required")
 			}
 			gw, err := gateway.New(gateway.WithServiceURL(serviceURL), gateway.WithRateLimit(rate, burst),
-				gateway.WithSeed(o.seed), gateway.WithDefects(set), gateway.WithLogger(o.logger(cmd.ErrOrStderr())))
+				gateway.WithSeed(o.seed), gateway.WithDefects(set), gateway.WithLogger(o.logger(cmd)))
 			if err != nil {
 				return usageError{err}
 			}

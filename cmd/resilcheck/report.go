@@ -40,12 +40,12 @@ func newReportRenderCmd() *cobra.Command {
 		Short: "Render a saved report.json as console, json, junit, md or html",
 		Long: `Render a report written by certify in other formats. REPORT.json may be "-" for stdin.
 
-Without --out, exactly one format is written to stdout. With --out DIR, the
+Without --report-dir, exactly one format is written to stdout. With --report-dir DIR, the
 file formats go to DIR (report.json, junit.xml, summary.md, report.html) and
 console, if asked for, to stdout. The exit code is 0 whatever the verdict.`,
 		Example: `  resilcheck report render resilcheck-report/report.json
   resilcheck report render resilcheck-report/report.json --format md >> "$GITHUB_STEP_SUMMARY"
-  resilcheck report render report.json --format junit,html --out rendered/`,
+  resilcheck report render resilcheck-report/report.json --format junit,html --report-dir rendered/`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return renderReport(cmd, args[0], opts)
@@ -53,9 +53,9 @@ console, if asked for, to stdout. The exit code is 0 whatever the verdict.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.formats, "format", "console", "comma-separated formats: "+strings.Join(reports.Writers(), ","))
-	f.StringVar(&opts.out, "out", "", "directory to write file formats into (default: stdout, one format only)")
+	addReportDir(f, &opts.out, "", "", "directory to write file formats into (default: stdout, one format only)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reports.Writers(), cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.MarkFlagDirname("out")
+	_ = cmd.MarkFlagDirname(reportDirFlag)
 	return cmd
 }
 
@@ -66,7 +66,7 @@ func renderReport(cmd *cobra.Command, path string, opts renderOpts) error {
 		return usagef("report render: --format: %w", err)
 	}
 	if opts.out == "" && len(formats) > 1 {
-		return usagef("report render: --out DIR is needed to render %d formats (stdout takes one)", len(formats))
+		return usagef("report render: --report-dir DIR is needed to render %d formats (stdout takes one)", len(formats))
 	}
 	rep, err := readReport(cmd.InOrStdin(), path)
 	if err != nil {
@@ -78,7 +78,7 @@ func renderReport(cmd *cobra.Command, path string, opts renderOpts) error {
 		return w(stdout, rep)
 	}
 	if err := reports.WriteDir(opts.out, rep, formats); err != nil {
-		return usagef("report render: --out: %w", err)
+		return usagef("report render: --report-dir: %w", err)
 	}
 	for _, f := range formats {
 		if name := reports.FileName(f); name != "" {

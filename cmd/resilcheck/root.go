@@ -31,12 +31,16 @@ drives it with requests, load and properties, and certifies five contracts:
 no duplicate side effects under retries, bounded retry amplification, truthful
 and respected Retry-After, deadlines kept and propagated, honest rate-limit headers.
 
-Exit codes: 0 pass, 1 a check failed, 2 usage error, 3 inconclusive,
-4 interrupted (partial report written), 5 internal error.`,
+Exit codes: 0 pass, 1 a check failed (or a load threshold missed),
+2 usage or configuration error, 3 inconclusive, 4 interrupted (partial
+report written), 5 internal error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildVersion(),
 	}
+	// -v is --verbose on every command, never --version (which cobra would
+	// give -v to on the root alone).
+	root.PersistentFlags().BoolP(verboseFlag, "v", false, "diagnostics on stderr: a target's output and the proxies' logs (certify), request logs (reference, proxy)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usagef("%w\n\n%s", err, c.UsageString())
 	})
@@ -56,6 +60,7 @@ var commands = []func() *cobra.Command{
 	newReportCmd,
 	newLoadCmd,
 	newChecksCmd,
+	newManCmd,
 }
 
 // run executes the CLI with args and returns the exit code. A panic in a
@@ -72,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	flagNoticesTo(root, stderr)
 	err := root.ExecuteContext(ctx)
 	if err != nil && !started {
 		err = usageError{err}
@@ -81,6 +87,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		fmt.Fprintln(stderr, "resilcheck:", err)
 	}
 	return code
+}
+
+// flagNoticesTo sends pflag's notices (a deprecated flag was used) to w on
+// every command: cobra would print them on the command's output, stdout,
+// where they would corrupt a report rendered there.
+func flagNoticesTo(c *cobra.Command, w io.Writer) {
+	c.Flags().SetOutput(w)
+	for _, sub := range c.Commands() {
+		flagNoticesTo(sub, w)
+	}
 }
 
 func buildVersion() string {

@@ -40,7 +40,7 @@ func TestMain_signals(t *testing.T) {
 		{"two SIGINTs 50ms apart", []time.Duration{50 * time.Millisecond}},
 	} {
 		dir := t.TempDir()
-		cmd := exec.Command(bin, "certify", "--reference", "--out", dir, "--seed", "3")
+		cmd := exec.Command(bin, "certify", "--reference", "--report-dir", dir, "--seed", "3")
 		stderr, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -26,4 +27,18 @@ func stopNow(done <-chan struct{}) {
 	}
 	reportWrite.Lock()
 	os.Exit(exitInterrupted)
+}
+
+// onStop is the annotation of a command that does something on a graceful
+// stop worth announcing, such as writing a partial report; commands without
+// it just stop, and the notice must not promise more.
+const onStop = "resilcheck/on-stop"
+
+// stopNotice is what the first signal prints while the command args name runs.
+func stopNotice(args []string) string {
+	notice := []string{"resilcheck: stopping"}
+	if c, _, err := newRootCmd().Find(args); err == nil && c.Annotations[onStop] != "" {
+		notice = append(notice, c.Annotations[onStop])
+	}
+	return strings.Join(notice, "; ") + " (Ctrl-C again to stop now)"
 }

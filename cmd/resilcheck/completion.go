@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/resilcheck/resilcheck/reference/defect"
+	"github.com/resilcheck/resilcheck/suites"
+)
+
+// completeDefects completes --defect with the reference's defect names,
+// each described by what it breaks.
+func completeDefects(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	for _, d := range defect.All() {
+		out = append(out, cobra.CompletionWithDesc(string(d.Name), d.Breaks))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeSuites completes --suite with the suite names.
+func completeSuites(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return suites.SuiteNames(), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeChecks completes --check with check IDs and titles, from the
+// suites already chosen with --suite (every suite when none is).
+func completeChecks(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	chosen, _ := cmd.Flags().GetStringArray("suite")
+	checks, err := suites.Select(chosen...)
+	if err != nil {
+		checks, _ = suites.Select()
+	}
+	var out []cobra.Completion
+	for _, c := range checks {
+		// IDs are matched without regard to case, so complete them so too.
+		if strings.HasPrefix(strings.ToUpper(c.ID), strings.ToUpper(toComplete)) {
+			out = append(out, cobra.CompletionWithDesc(c.ID, c.Title))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
