@@ -12,10 +12,10 @@ import (
 // run it at build time, so it is hidden from help.
 func newManCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:    "man DIR",
-		Short:  "Write a man page per command (section 1) into DIR",
-		Hidden: true,
-		Args:   cobra.ExactArgs(1),
+		Use:     "man DIR",
+		Short:   "Write a man page per command (section 1) into DIR",
+		Hidden:  true,
+		Args:    cobra.ExactArgs(1),
 		Example: `  resilcheck man ./man && man -l ./man/resilcheck-certify.1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := cmd.Root()
