@@ -55,6 +55,8 @@ type Harness struct {
 	RetryAfter    RetryAfterConfig
 	Deadlines     DeadlineConfig
 	RateLimits    RateLimitConfig
+
+	quotas *quotaBook // when declared tenants' quotas are back; see book
 }
 
 // Operation describes the effectful request. Render returns the request

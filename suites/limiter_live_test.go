@@ -2,6 +2,7 @@ package suites
 
 import (
 	"testing"
+	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
 )
@@ -103,4 +104,19 @@ func TestLimiter_enforcedQuota(t *testing.T) {
 			judged(t, limiterFakeHarness(t, tc.f), "RL-01q", tc.want)
 		})
 	}
+}
+
+// TestLimiter_declaredTenantsRefill: declared tenants are shared by every
+// check, so RL-20 must not take tenant B's quota, spent by an earlier
+// check, for A's doing: it waits until the earlier 429 said B is back.
+func TestLimiter_declaredTenantsRefill(t *testing.T) {
+	t.Parallel()
+	h := limiterFakeHarness(t, &limiterFake{quota: 10, window: 2 * time.Second})
+	h.Conventions.Tenants = []string{"acme", "globex"}
+	earlier := h.newCase(t.Context(), "earlier")
+	if _, n, ok := earlier.exhaust(t.Context(), "globex"); !ok {
+		t.Fatalf("globex not refused after %d requests", n)
+	}
+	earlier.done(t.Context())
+	judged(t, h, "RL-20", reports.StatusPass)
 }

@@ -22,7 +22,7 @@ func legacyExhausted(ctx context.Context, c *Case) Result {
 			}
 			return ""
 		},
-		prepare: func(ctx context.Context, c *Case) { c.exhaust(ctx, c.tenant()) },
+		prepare: func(ctx context.Context, c *Case) { c.exhaust(ctx, c.rlTenant(ctx)) },
 		none:    "no 429 carried X-RateLimit-* fields",
 		summary: resetKinds})
 }

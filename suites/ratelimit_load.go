@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ import (
 // window of length w in that steady state, whatever its phase.
 func enforcedQuota(ctx context.Context, c *Case) Result {
 	h := c.h
-	tenant := c.tenant()
+	tenant := c.rlTenant(ctx)
 	first, err := c.rlProbe(ctx, tenant)
 	if err != nil {
 		return inconclusive("first request failed: %v", err)
@@ -46,6 +47,11 @@ func enforcedQuota(ctx context.Context, c *Case) Result {
 	hits, err := h.rlAttack(ctx, c.rlTargeter(tenant), vegeta.Rate{Freq: int(2 * p.Quota), Per: p.Window}, duration)
 	if err != nil {
 		return inconclusive("load: %v", err)
+	}
+	for _, x := range hits {
+		if x.code == http.StatusTooManyRequests && slices.Contains(h.Conventions.Tenants, tenant) {
+			h.book().refused(tenant, x.at.Add(p.Window)) // the load ends spent: a window from its last 429 refills it
+		}
 	}
 	res := judgeWindows(hits, p, windows, rate, h.tolerance(), cfg.quotaSlack())
 	res.Evidence = c.evidence()

@@ -99,6 +99,7 @@ func (c *Case) rlProbe(ctx context.Context, tenant string) (rlObs, error) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBody))
 	o.sent, o.status, o.tenant, o.body, o.limited = sent, resp.StatusCode, tenant, body, true
 	o.source = "own GET " + h.Policy.RateLimitProbe
+	h.noteRefusal(o)
 	return o, err
 }
 
@@ -116,6 +117,7 @@ func (c *Case) rlOperation(ctx context.Context, tenant string, op Operation) (rl
 	o := observe(r.header, sent.Add(r.took))
 	o.sent, o.status, o.tenant, o.body, o.limited = sent, r.status, tenant, r.body, true
 	o.source = "own " + or(req.Method, http.MethodPost) + " " + req.Path
+	c.h.noteRefusal(o)
 	return o, nil
 }
 

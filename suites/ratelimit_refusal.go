@@ -13,7 +13,7 @@ import (
 
 func admittedAfterReset(ctx context.Context, c *Case) Result {
 	h := c.h
-	tenant := c.tenant()
+	tenant := c.rlTenant(ctx)
 	o, n, ok := c.exhaust(ctx, tenant)
 	settled := time.Now() // every exhaustion request has been answered
 	if !ok {
@@ -60,7 +60,7 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 }
 
 func tooManyBody(ctx context.Context, c *Case) Result {
-	o, n, ok := c.exhaust(ctx, c.tenant())
+	o, n, ok := c.exhaust(ctx, c.rlTenant(ctx))
 	if !ok {
 		return inconclusive("no 429 after %d requests on a fresh tenant", n)
 	}
@@ -73,7 +73,7 @@ func tooManyBody(ctx context.Context, c *Case) Result {
 }
 
 func tenantIsolation(ctx context.Context, c *Case) Result {
-	a, b := c.tenant(), c.tenant()
+	a, b := c.rlTenant(ctx), c.rlTenant(ctx)
 	_, n, ok := c.exhaust(ctx, a)
 	if !ok {
 		return inconclusive("tenant %s was not refused after %d requests", a, n)

@@ -14,7 +14,7 @@ import (
 // and a response with r>0 promises the next request at least one unit, so
 // a 429 right after it shows r overstated (time passing only adds quota).
 func sequentialRemaining(ctx context.Context, c *Case) Result {
-	tenant := c.tenant()
+	tenant := c.rlTenant(ctx)
 	first, err := c.rlProbe(ctx, tenant)
 	switch {
 	case err != nil:
