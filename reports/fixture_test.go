@@ -23,7 +23,7 @@ func fixture() *Report {
 			{Name: "epsilon", Value: "50ms", Why: "bounds are one-sided: no earlier than the bound minus this slack"},
 			{Name: "concurrency", Value: "2..50", Why: "copies of one request raced"},
 		},
-		Suites:  []SuiteSummary{{Name: "idempotency"}, {Name: "retry-after"}},
+		Suites:  []SuiteSummary{{Name: "idempotency"}, {Name: "retry-after"}, {Name: "ratelimit"}},
 		Journal: "journal.jsonl",
 		Checks: []Check{
 			{ID: "HS-08", Suite: "retry-after", Title: "waits for the dependency's Retry-After", Source: "RFC 9110 §10.2.3",
@@ -47,6 +47,11 @@ func fixture() *Report {
 				Duration:       ms(4200)},
 			{ID: "IK-13", Suite: "idempotency", Title: "same key from two tenants", Level: LevelMust, Status: StatusNotApplicable,
 				Reason: "target declares no tenancy", Duration: 0},
+			{ID: "IK-07", Suite: "idempotency", Title: "concurrent copies of one request: one effect, the rest 409 or the replay",
+				Source: "draft-ietf-httpapi-idempotency-key-header-07 §2.6", Level: LevelMust, Status: StatusFail,
+				Expected: "1 effect for 4 concurrent copies", Observed: "2 effects at the dependency",
+				Evidence: concurrentEvidence(), Duration: ms(90), Reproduce: "resilcheck certify --reference --seed 424242 --check IK-07"},
+			loadCheck(),
 		},
 	}
 	r.Finalize()
@@ -86,4 +91,40 @@ func retryAfterEvidence() []Exchange {
 		{ID: 52, Side: "dependency", Case: "ra-date", Method: "POST", Path: "/charges", Status: 200, At: ms(3100), Took: ms(4)},
 	}
 	return ev
+}
+
+// concurrentEvidence is four copies of one request in flight at once, two
+// of which reached the dependency: the timeline needs four lanes.
+func concurrentEvidence() []Exchange {
+	key := map[string]string{"Idempotency-Key": `"k7"`}
+	ev := []Exchange{}
+	for i := range 4 {
+		st := 409
+		if i < 2 {
+			st = 201
+		}
+		ev = append(ev, Exchange{ID: uint64(70 + i), Side: "client", Case: "race", Method: "POST", Path: "/payments", Headers: key,
+			Status: st, At: ms(500 + i), Took: ms(40 - 5*i)})
+	}
+	return append(ev,
+		Exchange{ID: 74, Side: "dependency", Case: "race", Method: "POST", Path: "/charges", Headers: key, Status: 200, At: ms(510), Took: ms(10)},
+		Exchange{ID: 75, Side: "dependency", Case: "race", Method: "POST", Path: "/charges", Headers: key, Status: 200, At: ms(512), Took: ms(10)})
+}
+
+// loadCheck is a load-driven check: 2 s at 100/s through the front, the
+// limiter refusing from the second window, sampled to 8 exchanges.
+func loadCheck() Check {
+	var ev []Exchange
+	for i := range 200 {
+		st := 200
+		if i%100 >= 60 {
+			st = 429
+		}
+		ev = append(ev, Exchange{ID: uint64(1000 + i), Side: "front", Method: "GET", Path: "/limited", Status: st,
+			At: ms(5000 + 10*i), Took: ms(2 + i%7)})
+	}
+	ev[130].Fault = "latency"
+	return Check{ID: "RL-08", Suite: "ratelimit", Title: "the advertised quota is enforced", Source: "draft-ietf-httpapi-ratelimit-headers-10 §4",
+		Level: LevelShould, Status: StatusPass, Expected: "60 per 1s window", Observed: "admitted 60/100 60/100",
+		Evidence: SampleEvidence(ev, 8), EvidenceTotal: len(ev), Load: NewLoad(ev), Duration: ms(2100)}
 }

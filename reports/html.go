@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
@@ -12,15 +14,29 @@ import (
 
 var _ Writer = WriteHTML
 
-//go:embed templates/report.html.tmpl
+//go:embed templates/report.html.tmpl templates/filter.js
 var templateFS embed.FS
 
 // htmlTemplate is parsed once; html/template escapes every value by context.
 var htmlTemplate = template.Must(template.ParseFS(templateFS, "templates/report.html.tmpl"))
 
-// WriteHTML writes one self-contained HTML page: inline CSS, inline SVG, no
-// scripts and no external assets. Each check shows its evidence, and a
-// timeline plot of the exchanges when there are any.
+// filterJS is the page's only script, inline; the page's Content-Security-
+// Policy allows it by hash and nothing else, so the page loads nothing.
+var filterJS, filterHash = func() (template.JS, string) {
+	b, err := templateFS.ReadFile("templates/filter.js")
+	if err != nil {
+		panic(err)
+	}
+	sum := sha256.Sum256(b)
+	return template.JS(b), "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}()
+
+// WriteHTML writes one self-contained HTML page: inline CSS, inline SVG and
+// one inline script (a filter by status, suite and level); nothing is loaded
+// from elsewhere, so it works offline. Failures come first and open, the
+// passing checks collapsed; each check shows its evidence, a timeline with
+// one lane per concurrent exchange and, for a load-driven check, its rate
+// and latency over time.
 func WriteHTML(w io.Writer, r *Report) error {
 	r = escaped(r, escapeControls)
 	return htmlTemplate.ExecuteTemplate(w, "report", newHTMLView(r))
@@ -29,22 +45,37 @@ func WriteHTML(w io.Writer, r *Report) error {
 // htmlView is everything the template shows, preformatted so the template
 // holds no logic beyond loops and conditionals.
 type htmlView struct {
-	R        *Report
-	Counts   string
-	Started  string
-	Duration string
-	URLs     []keyValue
-	Totals   SuiteSummary
-	Checks   []htmlCheck
+	R          *Report
+	Counts     string
+	Started    string
+	Duration   string
+	URLs       []keyValue
+	Totals     SuiteSummary
+	Statuses   []htmlStatus
+	Suites     []string
+	Levels     []string
+	Attention  []htmlCheck // every check that did not pass, failures first
+	Passing    []htmlCheck
+	Script     template.JS
+	ScriptHash string
+}
+
+// htmlStatus is one checkbox of the filter.
+type htmlStatus struct {
+	Value, Word string
+	Count       int
 }
 
 type htmlCheck struct {
 	Check
+	Word     string
 	Anchor   string
 	Open     bool
 	Duration string
 	Evidence []htmlExchange
+	Sampled  string // says how the evidence was sampled, "" when it is whole
 	Timeline *timeline
+	Load     *loadChart
 }
 
 type htmlExchange struct {
@@ -56,21 +87,47 @@ type htmlExchange struct {
 type keyValue struct{ Key, Value string }
 
 func newHTMLView(r *Report) htmlView {
+	t := r.Totals()
 	v := htmlView{
-		R: r, Counts: counts(r.Totals()), Totals: r.Totals(),
+		R: r, Counts: counts(t), Totals: t,
 		Started: r.Started.UTC().Format(time.RFC3339), Duration: short(r.Duration),
-		URLs: sortedPairs(r.Target.URLs),
+		URLs: sortedPairs(r.Target.URLs), Script: filterJS, ScriptHash: filterHash,
+		Statuses: []htmlStatus{{string(StatusFail), StatusFail.Word(), t.Fail}, {string(StatusInconclusive), StatusInconclusive.Word(), t.Inconclusive},
+			{string(StatusNotApplicable), StatusNotApplicable.Word(), t.NotApplicable}, {string(StatusPass), StatusPass.Word(), t.Pass}},
 	}
-	for i, c := range r.Checks {
-		hc := htmlCheck{Check: c, Anchor: fmt.Sprintf("check-%d", i+1), Open: c.Status == StatusFail,
-			Duration: short(c.Duration), Timeline: newTimeline(c.Evidence)}
-		for _, e := range c.Evidence {
-			hc.Evidence = append(hc.Evidence, htmlExchange{Exchange: e, At: offset(e.At), Took: short(e.Took),
-				Status: statusText(e.Status), Class: markClass(e), Headers: sortedPairs(e.Headers)})
+	for _, s := range r.Suites {
+		v.Suites = append(v.Suites, s.Name)
+	}
+	levels := map[string]bool{}
+	for i, c := range failuresFirst(r.Checks) {
+		levels[string(c.Level)] = true
+		if c.Status == StatusPass {
+			v.Passing = append(v.Passing, newHTMLCheck(c, i))
+		} else {
+			v.Attention = append(v.Attention, newHTMLCheck(c, i))
 		}
-		v.Checks = append(v.Checks, hc)
 	}
+	for _, l := range Levels() {
+		if levels[string(l)] {
+			v.Levels = append(v.Levels, string(l))
+			delete(levels, string(l))
+		}
+	}
+	v.Levels = append(v.Levels, slices.Sorted(maps.Keys(levels))...) // levels from an older or newer writer
 	return v
+}
+
+func newHTMLCheck(c Check, i int) htmlCheck {
+	hc := htmlCheck{Check: c, Word: c.Status.Word(), Anchor: fmt.Sprintf("check-%d", i+1), Open: c.Status == StatusFail,
+		Duration: short(c.Duration), Timeline: newTimeline(c.Evidence), Load: newLoadChart(c.Load)}
+	if c.EvidenceTotal > len(c.Evidence) {
+		hc.Sampled = fmt.Sprintf("%d of %d exchanges: those around each injected fault, then the first and the last.", len(c.Evidence), c.EvidenceTotal)
+	}
+	for _, e := range c.Evidence {
+		hc.Evidence = append(hc.Evidence, htmlExchange{Exchange: e, At: offset(e.At), Took: short(e.Took),
+			Status: statusText(e.Status), Class: markClass(e), Headers: sortedPairs(e.Headers)})
+	}
+	return hc
 }
 
 func sortedPairs(m map[string]string) []keyValue {

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,10 +11,11 @@ import (
 )
 
 // voidElements need no end tag in HTML; SVG leaves close themselves with "/>".
-var voidElements = map[string]bool{"meta": true, "br": true}
+var voidElements = map[string]bool{"meta": true, "br": true, "input": true}
 
 // forbiddenElements would load or run something from outside the page.
-var forbiddenElements = map[string]bool{"script": true, "link": true, "img": true, "iframe": true,
+// The one inline script, the filter, is checked apart.
+var forbiddenElements = map[string]bool{"link": true, "img": true, "iframe": true,
 	"object": true, "embed": true, "image": true, "use": true, "base": true, "source": true}
 
 func TestWriteHTML_SelfContained(t *testing.T) {
@@ -27,7 +29,7 @@ func TestWriteHTML_SelfContained(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkSelfContained(t, buf.Bytes())
-		if strings.Contains(buf.String(), "<script") || strings.Contains(buf.String(), "<img") {
+		if strings.Count(buf.String(), "<script") != 1 || strings.Contains(buf.String(), "<img") {
 			t.Errorf("user text reached the page unescaped")
 		}
 	}
@@ -40,6 +42,7 @@ func checkSelfContained(t *testing.T, page []byte) {
 	t.Helper()
 	z := html.NewTokenizer(bytes.NewReader(page))
 	var stack []string
+	scripts, csp := 0, false
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
@@ -53,6 +56,13 @@ func checkSelfContained(t *testing.T, page []byte) {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			if forbiddenElements[tok.Data] {
 				t.Errorf("page has a <%s> element", tok.Data)
+			}
+			if tok.Data == "script" {
+				scripts++
+			}
+			if tok.Data == "meta" && slices.Contains(tok.Attr, html.Attribute{Key: "http-equiv", Val: "Content-Security-Policy"}) {
+				csp = slices.Contains(tok.Attr, html.Attribute{Key: "content",
+					Val: "default-src 'none'; style-src 'unsafe-inline'; script-src '" + filterHash + "'"})
 			}
 			for _, a := range tok.Attr {
 				v := strings.ToLower(a.Val)
@@ -70,6 +80,9 @@ func checkSelfContained(t *testing.T, page []byte) {
 			}
 			stack = stack[:len(stack)-1]
 		case html.TextToken:
+			if len(stack) > 0 && stack[len(stack)-1] == "script" && tok.Data != string(filterJS) {
+				t.Errorf("the inline script is not the filter its policy hash allows")
+			}
 			if len(stack) > 0 && stack[len(stack)-1] == "style" {
 				css := strings.ToLower(tok.Data)
 				if strings.Contains(css, "url(") || strings.Contains(css, "@import") || strings.Contains(css, "http") {
@@ -80,5 +93,8 @@ func checkSelfContained(t *testing.T, page []byte) {
 	}
 	if len(stack) != 0 {
 		t.Errorf("unclosed elements at end: %v", stack)
+	}
+	if scripts != 1 || !csp {
+		t.Errorf("page has %d scripts and CSP %v; want the filter alone, allowed by hash", scripts, csp)
 	}
 }

@@ -101,6 +101,8 @@ type Check struct {
 	Observed       string     `json:"observed,omitempty"`
 	Reason         string     `json:"reason,omitempty"` // why not applicable or inconclusive
 	Evidence       []Exchange `json:"evidence,omitempty"`
+	EvidenceTotal  int        `json:"evidence_total,omitempty"` // exchanges observed when Evidence is a sample of them (see SampleEvidence)
+	Load           *Load      `json:"load,omitempty"`           // rate and latency over time, for a load-driven check
 	Reproduce      string     `json:"reproduce,omitempty"`      // command line replaying this case
 	Counterexample []string   `json:"counterexample,omitempty"` // shrunk steps of a failed property, one per entry
 	Duration       Duration   `json:"duration"`

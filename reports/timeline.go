@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -15,7 +16,9 @@ import (
 const (
 	tlLabelW = 170 // left margin holding the row labels
 	tlPlotW  = 640
-	tlRowH   = 22
+	tlLaneH  = 18 // one lane: a mark and the space around it
+	tlMarkH  = 12
+	tlGapH   = 6 // between the lanes of two rows
 	tlTop    = 8
 	tlAxisH  = 26
 	tlMinW   = 30 // narrowest mark, so an instant exchange stays visible
@@ -34,7 +37,9 @@ func (t tenths) String() string {
 }
 
 // timeline is the data an inline SVG plot of one check's evidence needs:
-// x is the time offset from the first exchange, one row per case and side.
+// x is the time offset from the first exchange; one row per side (or case
+// and side), split into lanes so exchanges that overlap in time, such as
+// concurrent copies of one request, never hide one another.
 type timeline struct {
 	Width, Height tenths
 	PlotX, PlotW  tenths
@@ -42,11 +47,13 @@ type timeline struct {
 	AxisY         tenths // the time axis; ticks run down to TickY, labels sit at LabelY
 	TickY, LabelY tenths
 	Origin        string // run offset of x = 0, e.g. "+1.2s"
+	Lanes         int    // most lanes any row needed: the peak concurrency seen
 	Rows          []tlRow
 	Marks         []tlMark
 	Ticks         []tlTick
 }
 
+// tlRow is one lane; only a row's first lane carries its label.
 type tlRow struct {
 	Label, Full    string
 	Y, TextY, MidY tenths
@@ -81,35 +88,73 @@ func newTimeline(ev []Exchange) *timeline {
 	}
 	span := max(uint64(end)-uint64(start), uint64(time.Millisecond)) // end >= start, so the difference fits
 	rows, rowOf, perCase := timelineRows(ev)
-	tl := &timeline{
-		PlotX: tlLabelW * 10, PlotW: tlPlotW * 10,
-		Width:  (tlLabelW + tlPlotW + 20) * 10,
-		AxisY:  tenths(tlTop+len(rows)*tlRowH) * 10,
-		Origin: offset(Duration(start)),
-	}
-	tl.Height = tl.AxisY + tlAxisH*10
+	minDur := tenths(tlMinW).scale(span, tlPlotW*10) // the time, in ns, the narrowest mark covers
+	lane, lanes := assignLanes(ev, func(e Exchange) int { return rowOf[rowKey(e, perCase)] }, len(rows), int64(minDur))
+	tl := &timeline{PlotX: tlLabelW * 10, PlotW: tlPlotW * 10, Width: (tlLabelW + tlPlotW + 20) * 10, Origin: offset(Duration(start))}
 	tl.PlotEnd = tl.PlotX + tl.PlotW
-	tl.TickY, tl.LabelY = tl.AxisY+40, tl.AxisY+160
-	scale := func(d uint64) tenths { return tl.PlotW.scale(min(d, span), span) }
+	laneY := make([]tenths, len(rows)) // Y of each row's first lane
+	y := tenths(tlTop * 10)
 	for i, key := range rows {
-		y := tenths(tlTop+i*tlRowH) * 10
+		laneY[i] = y
 		label := key
 		if r := []rune(label); len(r) > tlMaxLbl {
 			label = string(r[:tlMaxLbl-1]) + "…"
 		}
-		tl.Rows = append(tl.Rows, tlRow{Label: label, Full: key, Y: y, TextY: y + 150, MidY: y + 110})
+		for l := range lanes[i] {
+			row := tlRow{Y: y, TextY: y + 130, MidY: y + tlLaneH*5}
+			if l == 0 {
+				row.Label, row.Full = label, key
+			}
+			tl.Rows = append(tl.Rows, row)
+			y += tlLaneH * 10
+		}
+		tl.Lanes = max(tl.Lanes, lanes[i])
+		y += tlGapH * 10
 	}
-	for _, e := range ev {
+	tl.AxisY = y - tlGapH*10 + 40
+	tl.Height = tl.AxisY + tlAxisH*10
+	tl.TickY, tl.LabelY = tl.AxisY+40, tl.AxisY+160
+	scale := func(d uint64) tenths { return tl.PlotW.scale(min(d, span), span) }
+	for i, e := range ev {
 		x := tl.PlotX + scale(uint64(int64(e.At))-uint64(start))
 		w := max(scale(uint64(max(int64(e.Took), 0))), tlMinW)
 		w = min(w, tl.PlotEnd+100-x) // never past the right edge
-		y := tl.Rows[rowOf[rowKey(e, perCase)]].Y + 40
-		h := tenths(tlRowH-8) * 10
-		tl.Marks = append(tl.Marks, tlMark{X: x, Y: y, W: w, H: h, Bottom: y + h,
+		my := laneY[rowOf[rowKey(e, perCase)]] + tenths(lane[i])*tlLaneH*10 + (tlLaneH-tlMarkH)*5
+		tl.Marks = append(tl.Marks, tlMark{X: x, Y: my, W: w, H: tlMarkH * 10, Bottom: my + tlMarkH*10,
 			Class: markClass(e), Title: exchangeLine(e)})
 	}
 	tl.Ticks = timelineTicks(span, scale, tl.PlotX)
 	return tl
+}
+
+// assignLanes puts each exchange of a row on the first lane free when it
+// starts (interval partitioning by start time), so a row needs as many lanes
+// as exchanges were in flight at once. An exchange occupies at least minDur,
+// the time its narrowest mark covers. It returns each exchange's lane and
+// each row's lane count.
+func assignLanes(ev []Exchange, rowOf func(Exchange) int, rows int, minDur int64) (lane, lanes []int) {
+	order := make([]int, len(ev))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ev[a].At, ev[b].At) })
+	lane, lanes = make([]int, len(ev)), make([]int, rows)
+	ends := make([][]int64, rows) // per row, when each lane is free again
+	for _, i := range order {
+		e, r := ev[i], rowOf(ev[i])
+		at := int64(e.At)
+		end := satAdd(at, max(int64(e.Took), minDur, 0))
+		l := slices.IndexFunc(ends[r], func(free int64) bool { return free <= at })
+		if l < 0 {
+			l = len(ends[r])
+			ends[r] = append(ends[r], 0)
+		}
+		ends[r][l], lane[i] = end, l
+	}
+	for r := range lanes {
+		lanes[r] = len(ends[r])
+	}
+	return lane, lanes
 }
 
 // scale returns t * d / span for d <= span without overflow.

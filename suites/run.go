@@ -116,7 +116,9 @@ func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 	return res
 }
 
-// maxEvidence bounds the exchanges a check keeps in the report.
+// maxEvidence bounds the exchanges a check keeps in the report; a longer
+// run keeps those around each injected fault (reports.SampleEvidence) and
+// its rate and latency over time (reports.NewLoad).
 const maxEvidence = 40
 
 func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check {
@@ -129,13 +131,17 @@ func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check 
 	if rc.Reproduce == "" && h.Reproduce != "" {
 		rc.Reproduce = h.Reproduce + " --check " + c.ID
 	}
-	ev := r.Evidence
-	if len(ev) > maxEvidence {
-		ev = ev[len(ev)-maxEvidence:]
+	all := make([]reports.Exchange, len(r.Evidence))
+	for i, e := range r.Evidence {
+		all[i] = exchange(e)
 	}
-	for _, e := range ev {
-		rc.Evidence = append(rc.Evidence, exchange(e))
+	if len(all) > 0 {
+		rc.Evidence = reports.SampleEvidence(all, maxEvidence)
 	}
+	if len(all) > len(rc.Evidence) {
+		rc.EvidenceTotal = len(all)
+	}
+	rc.Load = reports.NewLoad(all)
 	return rc
 }
 
