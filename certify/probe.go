@@ -40,6 +40,14 @@ func specProbe(t *targets.Target, base string) (probe func(context.Context, suit
 		if th := t.Tenancy.Header; th != "" && !t.Tenancy.Disabled && v.Tenant != "" && req.Header.Get(th) == "" {
 			req.Header.Set(th, v.Tenant)
 		}
+		if v.Tenant != "" {
+			th, _ := t.Tenancy.TenantHeaders(v.Tenant) // rendered once by validation: cannot fail
+			for k, vs := range th {
+				if _, set := req.Header[k]; !set {
+					req.Header[k] = vs
+				}
+			}
+		}
 		resp, err := client.Do(req)
 		if err != nil {
 			return 0, fmt.Errorf("certify: probe: %w", err)

@@ -69,11 +69,24 @@ func specConventions(t *targets.Target) suites.Conventions {
 		MaxBudget:      t.Conventions.MaxBudget,
 		KeyTTL:         t.Conventions.KeyTTL,
 		Tenants:        t.Tenancy.Tenants,
+		TenantHeaders:  tenantHeaders(t),
 	}
 	if t.Tenancy.Disabled || t.Tenancy.Header == "" {
 		c.TenantHeader = "-"
 	}
 	return c
+}
+
+// tenantHeaders renders tenancy.headers per tenant; validation rendered
+// every template once, so an error here cannot happen for a valid spec.
+func tenantHeaders(t *targets.Target) func(tenant string) http.Header {
+	if len(t.Tenancy.Headers) == 0 {
+		return nil
+	}
+	return func(tenant string) http.Header {
+		hd, _ := t.Tenancy.TenantHeaders(tenant)
+		return hd
+	}
 }
 
 // specPolicy adapts the spec's policy section to the harness.
@@ -110,6 +123,9 @@ func journalHeaders(t *targets.Target) []string {
 	}
 	if !t.Tenancy.Disabled {
 		add(t.Tenancy.Header)
+	}
+	for _, h := range slices.Sorted(maps.Keys(t.Tenancy.Headers)) {
+		add(h)
 	}
 	add(t.Conventions.DeadlineHeader)
 	for _, h := range t.Policy.Deadlines.Headers {

@@ -34,7 +34,7 @@ operations:
     key_header: X-Refund-Key
 dependencies: [{name: processor, listen: %q}]
 effects: {ledger: {dependency: processor, key_header: X-Upstream-Key}}
-tenancy: {header: X-Account}
+tenancy: {header: X-Account, headers: {X-Api-Key: "key-{{.Tenant}}"}}
 conventions: {deadline_header: grpc-timeout}
 policy:
   retry: {max_attempts: 5, backoff: exponential, base: 1s, cap: 8s, jitter: 0.1, budget_ratio: 0.2, breaker_recovery: 30s}
@@ -48,7 +48,7 @@ func TestJournalHeaders(t *testing.T) {
 	tg := parseSpec(t, fmt.Sprintf(renamedSpec, "http://127.0.0.1:1", "127.0.0.1:9"))
 	got := journalHeaders(tg)
 	for _, want := range []string{"X-Idem-Key", "X-Refund-Key", "X-Upstream-Key", "X-Account", "Grpc-Timeout",
-		"X-Envoy-Expected-Rq-Timeout-Ms", "Authorization", "Idempotency-Key", "X-Attempt"} {
+		"X-Envoy-Expected-Rq-Timeout-Ms", "Authorization", "X-Api-Key", "Idempotency-Key", "X-Attempt"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("journalHeaders lacks %s: %v", want, got)
 		}
@@ -134,6 +134,9 @@ func TestSpecPolicy(t *testing.T) {
 	}
 	if p.RateLimitHeaders != "legacy" || !p.KeyOptional || !p.Direct {
 		t.Errorf("RateLimitHeaders, KeyOptional, Direct = %q, %v, %v; want legacy, true, true", p.RateLimitHeaders, p.KeyOptional, p.Direct)
+	}
+	if hd := specConventions(tg).TenantHeaders("acme"); hd.Get("X-Api-Key") != "key-acme" {
+		t.Errorf("TenantHeaders(acme) = %v, want X-Api-Key: key-acme", hd)
 	}
 	if len(p.RateLimited) != 1 {
 		t.Fatalf("RateLimited = %d operations, want 1 (refund)", len(p.RateLimited))

@@ -54,6 +54,7 @@ func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 			for k, vs := range r.Header {
 				hd[k] = vs
 			}
+			h.Conventions.setTenant(hd, d.Tenant)
 			hd.Set(h.Conventions.keyHeader(), h.Conventions.formatKey(d.Key))
 			return r.Body, nil
 		},

@@ -133,6 +133,9 @@ type Conventions struct {
 	// checks take theirs from this list in turn. Empty means the harness
 	// makes up a fresh tenant per request, so checks never share quotas.
 	Tenants []string
+	// TenantHeaders returns the headers every request made as tenant
+	// carries (e.g. its credential); nil means none.
+	TenantHeaders func(tenant string) http.Header
 	// KeyTTL is how long the target keeps a key; a check that needs a key
 	// kept longer is not applicable. Zero means keys are kept long enough.
 	KeyTTL time.Duration
@@ -145,6 +148,25 @@ func (h *Harness) keyHeaderOf(op Operation) string {
 	return or(op.KeyHeader, h.Conventions.keyHeader())
 }
 func (c Conventions) depKeyHeader() string { return or(c.DependencyKey, "Idempotency-Key") }
+// setTenant puts tenant on hd: its tenant header and the headers bound to
+// it, leaving alone any header hd already has (an operation's own).
+func (c Conventions) setTenant(hd http.Header, tenant string) {
+	if tenant == "" {
+		return
+	}
+	if th := c.tenantHeader(); th != "" {
+		hd.Set(th, tenant)
+	}
+	if c.TenantHeaders == nil {
+		return
+	}
+	for k, vs := range c.TenantHeaders(tenant) {
+		if _, set := hd[k]; !set {
+			hd[k] = vs
+		}
+	}
+}
+
 func (c Conventions) tenantHeader() string {
 	if c.TenantHeader == "-" {
 		return ""

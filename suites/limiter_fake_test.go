@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +37,9 @@ type limiterFake struct {
 	// charge key of its own.
 	racy    bool
 	charges int
+	// auth takes the tenant from Authorization: Bearer TENANT and answers
+	// 401 without one, as a service binding tenants to credentials does.
+	auth bool
 
 	mu      sync.Mutex
 	windows map[string]*fakeWindow
@@ -61,6 +65,13 @@ func (f *limiterFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tenant, key := r.Header.Get("X-Tenant-ID"), r.Header.Get("Idempotency-Key")
+	if f.auth {
+		tenant = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if tenant == "" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+	}
 	if !f.admit(w, tenant) {
 		return
 	}

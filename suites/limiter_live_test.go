@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"net/http"
 	"testing"
 	"time"
 
@@ -119,4 +120,21 @@ func TestLimiter_declaredTenantsRefill(t *testing.T) {
 	}
 	earlier.done(t.Context())
 	judged(t, h, "RL-20", reports.StatusPass)
+}
+
+// TestLimiter_tenantCredentials: where the service takes the tenant from a
+// credential, the rate-limit suite's probes and load carry the headers the
+// spec binds to each tenant, or it sees nothing but 401s.
+func TestLimiter_tenantCredentials(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"RL-20", "RL-01q"} {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			h := limiterFakeHarness(t, &limiterFake{quota: 10, auth: true})
+			h.Conventions.TenantHeaders = func(tenant string) http.Header {
+				return http.Header{"Authorization": {"Bearer " + tenant}}
+			}
+			judged(t, h, id, reports.StatusPass)
+		})
+	}
 }

@@ -84,7 +84,6 @@ type hit struct {
 // fresh key so none is a replay.
 func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
 	h := c.h
-	th := h.Conventions.tenantHeader()
 	if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) > 0 {
 		op := h.Policy.RateLimited[0]
 		return func(t *vegeta.Target) error {
@@ -99,9 +98,7 @@ func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
 				t.Header = http.Header{}
 			}
 			t.Header.Set(h.keyHeaderOf(op), h.Conventions.formatKey(key))
-			if th != "" {
-				t.Header.Set(th, tenant)
-			}
+			h.Conventions.setTenant(t.Header, tenant)
 			return nil
 		}
 	}
@@ -109,9 +106,7 @@ func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
 	return func(t *vegeta.Target) error {
 		t.Method, t.URL = http.MethodGet, url
 		t.Header = http.Header{} // a fresh map per request: targeters run concurrently
-		if th != "" {
-			t.Header.Set(th, tenant)
-		}
+		h.Conventions.setTenant(t.Header, tenant)
 		return nil
 	}
 }

@@ -86,9 +86,7 @@ func (c *Case) rlProbe(ctx context.Context, tenant string) (rlObs, error) {
 	// A GET without a body is replayable; an opaque empty body is not, and
 	// net/http still sends no body for it.
 	req.Body = io.NopCloser(strings.NewReader(""))
-	if th := h.Conventions.tenantHeader(); th != "" && tenant != "" {
-		req.Header.Set(th, tenant)
-	}
+	h.Conventions.setTenant(req.Header, tenant)
 	sent := time.Now()
 	resp, err := h.client().Do(req)
 	if err != nil {

@@ -75,9 +75,7 @@ func (h *Harness) send(ctx context.Context, c call) reply {
 		}
 		req.Header[http.CanonicalHeaderKey(h.keyHeaderOf(operation))] = []string{k}
 	}
-	if th := h.Conventions.tenantHeader(); th != "" && c.tenant != "" {
-		req.Header.Set(th, c.tenant)
-	}
+	h.Conventions.setTenant(req.Header, c.tenant)
 	for k, vs := range c.header {
 		req.Header[k] = vs
 	}

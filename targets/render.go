@@ -97,6 +97,11 @@ func (p Process) Render(v ProcessValues) (argv []string, env map[string]string, 
 	return argv, env, nil
 }
 
+// TenantHeaders renders tenancy.headers for tenant.
+func (t Tenancy) TenantHeaders(tenant string) (http.Header, error) {
+	return renderHeaders(t.Headers, RequestValues{Tenant: tenant})
+}
+
 func renderHeaders(in map[string]string, v RequestValues) (http.Header, error) {
 	h := http.Header{}
 	for k, val := range in {

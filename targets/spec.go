@@ -163,6 +163,11 @@ type Tenancy struct {
 	// credential: headers: {Authorization: "Bearer {{.Tenant}}"}); at least
 	// two when given. Empty = resilcheck makes up a fresh tenant per case.
 	Tenants []string `yaml:"tenants"`
+	// Headers are sent with every request made as a tenant, probes and load
+	// included: text/template templates over RequestValues, e.g.
+	// {Authorization: "Bearer {{.Tenant}}"} where the service takes the
+	// tenant from a credential. An operation's own headers override them.
+	Headers map[string]string `yaml:"headers"`
 }
 
 // Conventions are the protocol dialects the service speaks.

@@ -129,6 +129,7 @@ func (v *validator) checkTenancy() {
 			v.errf("tenancy.header", "%s", msg)
 		}
 	}
+	v.headers("tenancy.headers", tn.Headers)
 	if len(tn.Tenants) == 1 {
 		v.errf("tenancy.tenants", "the two-tenant checks need at least two tenants, got 1")
 	}
