@@ -148,6 +148,7 @@ func (h *Harness) keyHeaderOf(op Operation) string {
 	return or(op.KeyHeader, h.Conventions.keyHeader())
 }
 func (c Conventions) depKeyHeader() string { return or(c.DependencyKey, "Idempotency-Key") }
+
 // setTenant puts tenant on hd: its tenant header and the headers bound to
 // it, leaving alone any header hd already has (an operation's own).
 func (c Conventions) setTenant(hd http.Header, tenant string) {
