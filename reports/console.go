@@ -70,12 +70,9 @@ func consoleCheck(w io.Writer, c Check) {
 	field("observed", c.Observed)
 	field("reason", c.Reason)
 	if len(c.Evidence) > 0 {
-		head := fmt.Sprintf("%d exchanges", len(c.Evidence))
-		if len(c.Evidence) > maxEvidence {
-			head += fmt.Sprintf(", the first %d (all in the HTML and JSON reports)", maxEvidence)
-		}
+		shown, head := shownEvidence(c)
 		field("evidence", head+":")
-		for _, e := range c.Evidence[:min(len(c.Evidence), maxEvidence)] {
+		for _, e := range shown {
 			wrap(w, consoleLabel, consoleLabel+"  ", exchangeLine(e), consoleWidth)
 		}
 	}

@@ -12,6 +12,24 @@ import (
 // failure; the JSON and HTML keep them all.
 const maxEvidence = 5
 
+// shownEvidence picks the exchanges the console and Markdown show for c (see
+// SampleEvidence) and describes them: "6 exchanges, 5 shown: around each
+// injected fault, then the first and the last (all in report.html)".
+func shownEvidence(c Check) ([]Exchange, string) {
+	shown := SampleEvidence(c.Evidence, maxEvidence)
+	total := max(c.EvidenceTotal, len(c.Evidence))
+	head := fmt.Sprintf("%d exchanges", total)
+	if len(shown) < total {
+		head += fmt.Sprintf(", %d shown: around each injected fault, then the first and the last (", len(shown))
+		if len(c.Evidence) < total {
+			head += "the journal has them all)"
+		} else {
+			head += "all in report.html)"
+		}
+	}
+	return shown, head
+}
+
 // short rounds a duration for display, keeping three significant-ish digits
 // of the unit a human reads.
 func short(d Duration) string {

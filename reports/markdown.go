@@ -1,7 +1,7 @@
 package reports
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -15,53 +15,130 @@ var (
 	verdictEmoji = map[Verdict]string{VerdictPass: "✅", VerdictFail: "❌", VerdictInconclusive: "⚠️", VerdictInterrupted: "⏹️"}
 )
 
-// WriteMarkdown writes GitHub-flavoured Markdown that fits
-// $GITHUB_STEP_SUMMARY: a heading with the verdict, a table of checks, then
-// a collapsible details section per failure. User text is escaped.
+// StepSummaryLimit is the most a GitHub Actions job step may write to
+// $GITHUB_STEP_SUMMARY (1 MiB); WriteMarkdown keeps summary.md within it.
+const StepSummaryLimit = 1 << 20
+
+// WriteMarkdown writes GitHub-flavoured Markdown for $GITHUB_STEP_SUMMARY:
+// a heading with the verdict, the checks that did not pass (failures first,
+// each failure's details open), then the passing checks in a collapsed
+// section. User text is escaped. It fits StepSummaryLimit: see
+// WriteMarkdownLimit.
 func WriteMarkdown(w io.Writer, r *Report) error {
-	r = escaped(r, escapeControls)
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "## %s resilcheck: %s\n\n", verdictEmoji[r.Verdict], mdText(string(r.Verdict)))
-	fmt.Fprintf(bw, "Target %s (%s), seed %s, %s, took %s.\n\n",
-		mdCode(r.Target.Name), mdText(r.Target.Kind), mdCode(fmt.Sprint(r.Seed)), counts(r.Totals()), short(r.Duration))
-	if r.Interrupted != "" {
-		fmt.Fprintf(bw, "> **Interrupted:** %s. This is a partial report.\n\n", mdText(oneLine(r.Interrupted)))
-	}
-	if r.Reproduce != "" {
-		fmt.Fprintf(bw, "Reproduce: %s\n\n", mdCode(r.Reproduce))
-	}
-	mdTable(bw, r)
-	var failed []Check
-	for _, c := range r.Checks {
-		if c.Status == StatusFail {
-			failed = append(failed, c)
-		}
-	}
-	if len(failed) > 0 {
-		fmt.Fprintf(bw, "\n### Failures\n")
-		for _, c := range failed {
-			mdFailure(bw, c)
-		}
-	}
-	mdRun(bw, r)
-	return bw.Flush()
+	return WriteMarkdownLimit(w, r, StepSummaryLimit)
 }
 
-func mdTable(w io.Writer, r *Report) {
-	fmt.Fprintln(w, "| | ID | Suite | Check | Level | Detail |")
+// mdTrim is how much a Markdown rendering leaves out to fit a size limit,
+// each level including the ones before it.
+type mdTrim int
+
+const (
+	mdWhole      mdTrim = iota
+	mdNoEvidence        // no exchanges or counterexamples in the failure details
+	mdNoPassing         // the passing checks counted, not listed
+	mdNoDetails         // the failures in the table only
+	mdCut               // the text cut at the last line that fits
+	mdTrimLevels = mdCut
+)
+
+// mdTrimNotes say what a trimmed rendering left out, in its own text.
+var mdTrimNotes = map[mdTrim]string{
+	mdNoEvidence: "the evidence and counterexamples",
+	mdNoPassing:  "the evidence, counterexamples and the list of passing checks",
+	mdNoDetails:  "the evidence, counterexamples, the passing checks and the failures' details",
+	mdCut:        "the evidence, counterexamples, the passing checks, the failures' details and the text after the last line that fit",
+}
+
+// WriteMarkdownLimit is WriteMarkdown within limit bytes: when the whole
+// rendering is larger it leaves out the evidence, then the passing rows,
+// then the failures' details, then cuts the text, and says so at the top.
+func WriteMarkdownLimit(w io.Writer, r *Report, limit int) error {
+	r = escaped(r, escapeControls)
+	var buf bytes.Buffer
+	for trim := mdWhole; trim < mdCut; trim++ {
+		buf.Reset()
+		mdRender(&buf, r, trim)
+		if buf.Len() <= limit {
+			_, err := w.Write(buf.Bytes())
+			return err
+		}
+	}
+	buf.Reset()
+	mdRender(&buf, r, mdCut)
+	b := buf.Bytes()
+	if len(b) > limit {
+		tail := []byte("\n… (cut to fit)\n")
+		cut := bytes.LastIndexByte(b[:max(limit-len(tail), 0)], '\n')
+		b = append(b[:max(cut, 0):max(cut, 0)], tail...)
+		if len(b) > limit {
+			b = b[:0] // a limit too small for any text: write nothing rather than break it
+		}
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+func mdRender(w io.Writer, r *Report, trim mdTrim) {
+	fmt.Fprintf(w, "## %s resilcheck: %s\n\n", verdictEmoji[r.Verdict], mdText(string(r.Verdict)))
+	fmt.Fprintf(w, "Target %s (%s), seed %s, %s, took %s.\n\n",
+		mdCode(r.Target.Name), mdText(r.Target.Kind), mdCode(fmt.Sprint(r.Seed)), counts(r.Totals()), short(r.Duration))
+	if trim > mdWhole {
+		fmt.Fprintf(w, "> **Trimmed** to fit GitHub's %d KiB step summary: %s are left out here; report.html and report.json have them.\n\n",
+			StepSummaryLimit>>10, mdTrimNotes[trim])
+	}
+	if r.Interrupted != "" {
+		fmt.Fprintf(w, "> **Interrupted:** %s. This is a partial report.\n\n", mdText(oneLine(r.Interrupted)))
+	}
+	if r.Reproduce != "" {
+		fmt.Fprintf(w, "Reproduce: %s\n\n", mdCode(r.Reproduce))
+	}
+	var attention, passing []Check
+	for _, c := range failuresFirst(r.Checks) {
+		if c.Status == StatusPass {
+			passing = append(passing, c)
+		} else {
+			attention = append(attention, c)
+		}
+	}
+	if len(attention) > 0 {
+		mdTable(w, attention)
+	}
+	if trim < mdNoDetails {
+		for _, c := range attention {
+			if c.Status == StatusFail {
+				mdFailure(w, c, trim < mdNoEvidence)
+			}
+		}
+	}
+	switch {
+	case len(passing) == 0:
+	case trim >= mdNoPassing:
+		fmt.Fprintf(w, "\n%d checks passed.\n", len(passing))
+	default:
+		fmt.Fprintf(w, "\n<details><summary>%d passing checks</summary>\n\n", len(passing))
+		mdTable(w, passing)
+		fmt.Fprintln(w, "\n</details>")
+	}
+	mdRun(w, r)
+}
+
+// mdTable writes checks as a table: status, ID, suite, title, level, and
+// what was observed (for a failure) or why (otherwise).
+func mdTable(w io.Writer, checks []Check) {
+	fmt.Fprintln(w, "| Status | ID | Suite | Check | Level | Detail |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
-	for _, c := range r.Checks {
+	for _, c := range checks {
 		detail := c.Reason
 		if c.Status == StatusFail {
 			detail = c.Observed
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", statusEmoji[c.Status], mdText(c.ID), mdText(c.Suite),
+		fmt.Fprintf(w, "| %s %s | %s | %s | %s | %s | %s |\n", statusEmoji[c.Status], mdText(c.Status.Word()), mdText(c.ID), mdText(c.Suite),
 			mdText(c.Title), mdText(string(c.Level)), mdText(detail))
 	}
 }
 
-func mdFailure(w io.Writer, c Check) {
-	fmt.Fprintf(w, "\n<details><summary><b>%s</b> %s</summary>\n\n", html.EscapeString(c.ID), html.EscapeString(oneLine(c.Title)))
+func mdFailure(w io.Writer, c Check, evidence bool) {
+	fmt.Fprintf(w, "\n<details open><summary><b>%s</b> %s</summary>\n\n", html.EscapeString(c.ID), html.EscapeString(oneLine(c.Title)))
 	item := func(name, v string) {
 		if v != "" {
 			fmt.Fprintf(w, "- **%s:** %s\n", name, mdText(v))
@@ -74,17 +151,15 @@ func mdFailure(w io.Writer, c Check) {
 	if c.Reproduce != "" {
 		fmt.Fprintf(w, "- **Reproduce:** %s\n", mdCode(c.Reproduce))
 	}
-	if len(c.Evidence) > 0 {
-		lines := make([]string, 0, maxEvidence+1)
-		for _, e := range c.Evidence[:min(len(c.Evidence), maxEvidence)] {
+	if evidence && len(c.Evidence) > 0 {
+		shown, head := shownEvidence(c)
+		lines := make([]string, 0, len(shown))
+		for _, e := range shown {
 			lines = append(lines, exchangeLine(e))
 		}
-		if n := len(c.Evidence) - maxEvidence; n > 0 {
-			lines = append(lines, fmt.Sprintf("... and %d more in report.html", n))
-		}
-		fmt.Fprintf(w, "\nEvidence (%d exchanges):\n\n%s", len(c.Evidence), mdFence(lines))
+		fmt.Fprintf(w, "\nEvidence, %s:\n\n%s", mdText(head), mdFence(lines))
 	}
-	if len(c.Counterexample) > 0 {
+	if evidence && len(c.Counterexample) > 0 {
 		steps := make([]string, len(c.Counterexample))
 		for i, s := range c.Counterexample {
 			steps[i] = fmt.Sprintf("%d. %s", i+1, s)

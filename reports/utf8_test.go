@@ -83,7 +83,7 @@ func validSyntax(t *testing.T, format string, out []byte) {
 			}
 		}
 	case "md":
-		if n := strings.Count(string(out), "<details>"); n != strings.Count(string(out), "</details>") {
+		if n := strings.Count(string(out), "<details"); n != strings.Count(string(out), "</details>") {
 			t.Errorf("Markdown opens %d <details> and closes %d", n, strings.Count(string(out), "</details>"))
 		}
 	}
