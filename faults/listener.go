@@ -3,6 +3,7 @@ package faults
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -78,6 +79,7 @@ func (l *limitListener) evictOldest() bool {
 	}
 	if oldest != nil {
 		delete(l.idle, oldest)
+		oldest.idle.Store(false)
 	}
 	l.mu.Unlock()
 	if oldest == nil {
@@ -93,10 +95,12 @@ func (l *limitListener) setIdle(c *limitConn, idle bool) {
 	defer l.mu.Unlock()
 	if !idle || c.closed {
 		delete(l.idle, c)
+		c.idle.Store(false)
 		return
 	}
 	if _, ok := l.idle[c]; !ok {
 		l.idle[c] = time.Now()
+		c.idle.Store(true)
 	}
 	select {
 	case l.wake <- struct{}{}:
@@ -113,7 +117,19 @@ type limitConn struct {
 	net.Conn
 	l      *limitListener
 	once   sync.Once
-	closed bool // guarded by l.mu
+	closed bool        // guarded by l.mu
+	idle   atomic.Bool // in l.idle; read without the lock on every Read
+}
+
+// Read marks c busy once bytes of a request arrive: net/http reports a
+// connection active only after the whole head is read, and a slow head is
+// a request in progress, not an idle slot to take.
+func (c *limitConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && c.idle.Load() {
+		c.l.setIdle(c, false)
+	}
+	return n, err
 }
 
 func (c *limitConn) Close() error {

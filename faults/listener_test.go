@@ -80,3 +80,63 @@ func TestProxy_IdleConnectionsMakeRoom(t *testing.T) {
 		})
 	}
 }
+
+// TestProxy_HalfSentHeadIsNotIdle: a connection that has sent part of a
+// request head is serving a request, not idle: a newcomer at the limit
+// must not close it, on either path, and it completes its request.
+func TestProxy_HalfSentHeadIsNotIdle(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"lean", "net/http"} {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			up := newUpstream(t, nil)
+			p := startProxy(t, WithUpstream(up.url(t)), WithLimits(Limits{MaxConns: 1, IdleTimeout: time.Hour}),
+				func(p *Proxy) { p.noLean = path != "lean" })
+			half := dialKeepAlive(t, p)
+			if _, err := half.get(10 * time.Second); err != nil { // kept alive, idle
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(half.c, "GET /k HTTP/1.1\r\nHo"); err != nil {
+				t.Fatal(err)
+			}
+			busy(t, p) // the proxy has read the partial head
+			newcomer := dialKeepAlive(t, p)
+			got := make(chan error, 1)
+			go func() { _, err := newcomer.get(10 * time.Second); got <- err }()
+			select {
+			case err := <-got:
+				t.Fatalf("the newcomer was served (%v) while the only slot was mid-request", err)
+			case <-time.After(300 * time.Millisecond):
+			}
+			_ = half.c.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.WriteString(half.c, "st: h\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(half.br, &http.Request{Method: "GET"})
+			if err != nil {
+				t.Fatalf("the half-sent request was cut: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("half-sent request: %d", resp.StatusCode)
+			}
+		})
+	}
+}
+
+// busy waits until p's listener holds no idle connection.
+func busy(t *testing.T, p *Proxy) {
+	t.Helper()
+	ln := p.ln.(*limitListener)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		ln.mu.Lock()
+		n := len(ln.idle)
+		ln.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still idle after 10 s", n)
+		}
+	}
+}
