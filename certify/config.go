@@ -26,8 +26,9 @@ type Config struct {
 	// Reproduce is the command line replaying this run; it is recorded in
 	// the report with the seed made explicit.
 	Reproduce string
-	// Progress receives one line per check; nil means silent.
-	Progress io.Writer
+	// Progress is told each phase of the run and each check as it starts
+	// and finishes, on the run's goroutine; nil means silent.
+	Progress func(Event)
 	// Logger receives the proxies' diagnostics; nil discards them.
 	Logger *slog.Logger
 }

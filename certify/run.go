@@ -66,11 +66,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Seed:            seed,
 		Reproduce:       reproduceLine(cfg.Reproduce, seed),
 	}
+	phase := func(p string) {
+		if cfg.Progress != nil {
+			cfg.Progress(Event{Phase: p, Total: len(checks)})
+		}
+	}
+	phase(PhaseStarting)
 	env, err := placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
 	if err != nil {
 		return nil, err
 	}
 	defer env.close()
+	phase(PhaseHealth)
 	if err := waitHealthy(ctx, healthURL(env.front.URL(), env.health)); err != nil {
 		return nil, err
 	}
@@ -78,7 +85,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	probe, closeProbe := specProbe(t, env.target.URLs["service"])
 	defer closeProbe()
 	h.Probe = probe
-	results := suites.Run(ctx, h, checks, progressPrinter(cfg.Progress))
+	results := suites.Run(ctx, h, checks, progressFunc(cfg.Progress, len(checks)))
 
 	rep := &reports.Report{
 		Schema:     reports.Schema,
@@ -186,18 +193,6 @@ func reproduceLine(base string, seed uint64) string {
 		base = "resilcheck certify"
 	}
 	return fmt.Sprintf("%s --seed %d", base, seed)
-}
-
-func progressPrinter(w io.Writer) suites.Progress {
-	if w == nil {
-		return nil
-	}
-	return func(c suites.Check, done bool, res reports.Check) {
-		if !done {
-			return
-		}
-		fmt.Fprintf(w, "%-13s %-7s %s (%s)\n", res.Status, c.ID, c.Title, time.Duration(res.Duration).Round(time.Millisecond))
-	}
 }
 
 func or(s, def string) string {

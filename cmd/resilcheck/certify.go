@@ -62,7 +62,7 @@ report is written and says so), 5 internal error.`,
 	addReportDir(f, &o.out, defaultReportDir, "o", "report directory (a run narrowed by --check or --suite: a directory inside it)")
 	f.StringVar(&o.formats, "format", "console,json,junit,md,html", "report formats: console (stdout), json, junit, md, html")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (0: draw one; the report prints it)")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines on stderr")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr (a live line on a terminal, else a line per check)")
 	_ = cmd.MarkFlagDirname(reportDirFlag)
 	_ = cmd.RegisterFlagCompletionFunc("defect", completeDefects)
 	_ = cmd.RegisterFlagCompletionFunc("suite", completeSuites)
@@ -90,10 +90,13 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 	if verbose(cmd) {
 		cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 	}
-	if !o.quiet {
-		cfg.Progress = cmd.ErrOrStderr()
+	var view *progressView
+	if !o.quiet { // --verbose logs would tear a live line: plain lines then
+		view = newProgressView(cmd.ErrOrStderr(), !verbose(cmd))
+		cfg.Progress = view.Event
 	}
 	res, err := certify.Run(cmd.Context(), cfg)
+	view.Close()
 	if err != nil {
 		return err
 	}

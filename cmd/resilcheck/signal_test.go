@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/resilcheck/resilcheck/certify"
 )
 
 // TestMain_signals builds the binary and interrupts a certification the way
@@ -52,11 +54,18 @@ func TestMain_signals(t *testing.T) {
 		// running: Kill and Wait after the test's own Wait are no-ops.
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		// Interrupt once the first check has finished: its progress line is
-		// the first thing certify writes to stderr.
-		if _, err := bufio.NewReader(stderr).ReadString('\n'); err != nil {
-			t.Fatalf("%s: no progress line: %v", c.name, err)
+		// the first line certify writes to stderr after its phases.
+		lines := bufio.NewReader(stderr)
+		for {
+			line, err := lines.ReadString('\n')
+			if err != nil {
+				t.Fatalf("%s: no progress line: %v", c.name, err)
+			}
+			if !strings.Contains(line, certify.PhaseStarting) && !strings.Contains(line, certify.PhaseHealth) {
+				break
+			}
 		}
-		go func() { _, _ = io.Copy(io.Discard, stderr) }()
+		go func() { _, _ = io.Copy(io.Discard, lines) }()
 		_ = cmd.Process.Signal(syscall.SIGINT)
 		for _, gap := range c.gaps {
 			time.Sleep(gap)
