@@ -32,13 +32,18 @@ type lcPanel struct {
 	TitleY, Base tenths // Base is the panel's zero line
 	Top          tenths
 	Max          string // value at the top of the panel
-	Bars         []lcBar
+	Buckets      []lcBucket
+}
+
+// lcBucket is the bars of one bucket, sharing one tooltip.
+type lcBucket struct {
+	Title string
+	Bars  []lcBar
 }
 
 type lcBar struct {
 	X, Y, W, H tenths
 	Class      string
-	Title      string
 }
 
 // newLoadChart lays out l; it returns nil when l has nothing to draw.
@@ -72,9 +77,9 @@ func newLoadChart(l *Load) *loadChart {
 		lat.Max = short(slowest)
 		for i, p := range s.Points {
 			x, w := barX(i), max(barX(i+1)-barX(i)-lcBarGap, 1)
-			title := fmt.Sprintf("%s to %s: %d sent (%d ok, %d refused, %d failed), %s/s; median %s, slowest %s",
-				offset(l.Start+Duration(i)*l.Bucket), offset(l.Start+Duration(i+1)*l.Bucket), p.Sent(), p.OK, p.Refused, p.Failed,
-				perSecond(p.Sent(), l.Bucket), short(p.P50), short(p.Max))
+			title := fmt.Sprintf("%s: %d sent (%d ok, %d refused, %d failed); median %s, slowest %s",
+				offset(l.Start+Duration(i)*l.Bucket), p.Sent(), p.OK, p.Refused, p.Failed, short(p.P50), short(p.Max))
+			rb, lb := lcBucket{Title: title}, lcBucket{Title: title}
 			base := rate.Base
 			for _, part := range []struct {
 				n     int
@@ -83,7 +88,7 @@ func newLoadChart(l *Load) *loadChart {
 				h := tenths(lcRateH*10).scale(uint64(max(part.n, 0)), uint64(max(peak, 1)))
 				if h > 0 {
 					base -= h
-					rate.Bars = append(rate.Bars, lcBar{X: x, Y: base, W: w, H: h, Class: part.class, Title: title})
+					rb.Bars = append(rb.Bars, lcBar{X: x, Y: base, W: w, H: h, Class: part.class})
 				}
 			}
 			if slowest > 0 && p.Max > 0 {
@@ -91,8 +96,14 @@ func newLoadChart(l *Load) *loadChart {
 					return tenths(lcLatH*10).scale(uint64(min(max(d, 0), slowest)), uint64(slowest))
 				}
 				h := scale(p.P50)
-				lat.Bars = append(lat.Bars, lcBar{X: x, Y: lat.Base - h, W: w, H: h, Class: "lat", Title: title},
-					lcBar{X: x, Y: lat.Base - scale(p.Max), W: w, H: 10, Class: "lat-max", Title: title})
+				lb.Bars = append(lb.Bars, lcBar{X: x, Y: lat.Base - h, W: w, H: h, Class: "lat"},
+					lcBar{X: x, Y: lat.Base - scale(p.Max), W: w, H: 10, Class: "lat-max"})
+			}
+			if len(rb.Bars) > 0 {
+				rate.Buckets = append(rate.Buckets, rb)
+			}
+			if len(lb.Bars) > 0 {
+				lat.Buckets = append(lat.Buckets, lb)
 			}
 		}
 		lc.Panels = append(lc.Panels, rate, lat)

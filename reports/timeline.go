@@ -33,6 +33,9 @@ func (t tenths) String() string {
 	if t < 0 {
 		sign, t = "-", -t
 	}
+	if t%10 == 0 {
+		return fmt.Sprintf("%s%d", sign, t/10)
+	}
 	return fmt.Sprintf("%s%d.%d", sign, t/10, t%10)
 }
 
@@ -50,6 +53,7 @@ type timeline struct {
 	Lanes         int    // most lanes any row needed: the peak concurrency seen
 	Rows          []tlRow
 	Marks         []tlMark
+	Starts        string // SVG path of a short line at each mark's start: "M170 12V24M..."
 	Ticks         []tlTick
 }
 
@@ -61,7 +65,6 @@ type tlRow struct {
 
 type tlMark struct {
 	X, Y, W, H tenths
-	Bottom     tenths // Y + H, where the attempt's start line ends
 	Class      string
 	Title      string
 }
@@ -115,14 +118,16 @@ func newTimeline(ev []Exchange) *timeline {
 	tl.Height = tl.AxisY + tlAxisH*10
 	tl.TickY, tl.LabelY = tl.AxisY+40, tl.AxisY+160
 	scale := func(d uint64) tenths { return tl.PlotW.scale(min(d, span), span) }
+	var starts strings.Builder // one path for every start line: a line element each would double the plot's size
 	for i, e := range ev {
 		x := tl.PlotX + scale(uint64(int64(e.At))-uint64(start))
 		w := max(scale(uint64(max(int64(e.Took), 0))), tlMinW)
 		w = min(w, tl.PlotEnd+100-x) // never past the right edge
 		my := laneY[rowOf[rowKey(e, perCase)]] + tenths(lane[i])*tlLaneH*10 + (tlLaneH-tlMarkH)*5
-		tl.Marks = append(tl.Marks, tlMark{X: x, Y: my, W: w, H: tlMarkH * 10, Bottom: my + tlMarkH*10,
-			Class: markClass(e), Title: exchangeLine(e)})
+		tl.Marks = append(tl.Marks, tlMark{X: x, Y: my, W: w, H: tlMarkH * 10, Class: markClass(e), Title: markTitle(e)})
+		starts.WriteString("M" + x.String() + " " + my.String() + "V" + (my + tlMarkH*10).String())
 	}
+	tl.Starts = starts.String()
 	tl.Ticks = timelineTicks(span, scale, tl.PlotX)
 	return tl
 }
@@ -295,4 +300,11 @@ func pickStep(mag, span uint64) uint64 {
 		}
 	}
 	return 0
+}
+
+// markTitle is a mark's tooltip: the exchange without its headers and note,
+// which the evidence table below the plot shows.
+func markTitle(e Exchange) string {
+	e.Headers, e.Note = nil, ""
+	return exchangeLine(e)
 }
