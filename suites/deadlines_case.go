@@ -31,7 +31,7 @@ func dlBegin(ctx context.Context, c *Case) (dc *dlCase, res Result, ok bool) {
 	}
 	c.restart(ctx)
 	cfg := c.h.Deadlines
-	return &dlCase{Case: c, cfg: cfg, tol: cfg.tolerance()}, Result{}, true
+	return &dlCase{Case: c, cfg: cfg, tol: max(cfg.tolerance(), c.h.Noise.slack())}, Result{}, true
 }
 
 // dlWarmup heals the target before a deadline check: a breaker that counts

@@ -44,8 +44,11 @@ type Harness struct {
 	// Client sends the harness's requests; nil means a client with no
 	// timeout and no proxy from the environment.
 	Client *http.Client
-	// Tolerance is the slack allowed on time bounds, which are one-sided and reported.
+	// Tolerance is the slack allowed on time bounds, which are one-sided and
+	// reported; it is raised to what Noise calls for.
 	Tolerance time.Duration
+	// Noise is the runner's measured noise; zero means not measured.
+	Noise RunnerNoise
 	// Reproduce is the command line that replays the whole run; checks append
 	// a filter to it.
 	Reproduce string
@@ -216,10 +219,7 @@ func (h *Harness) rng(checkID string) *rand.Rand {
 // tolerance returns the configured slack, 50 ms by default: enough for a
 // busy runner's scheduling, far below the 1 s resolution of Retry-After.
 func (h *Harness) tolerance() time.Duration {
-	if h.Tolerance > 0 {
-		return h.Tolerance
-	}
-	return 50 * time.Millisecond
+	return max(orDuration(h.Tolerance, 50*time.Millisecond), h.Noise.slack())
 }
 
 func or(s, def string) string {

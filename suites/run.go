@@ -105,6 +105,9 @@ func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 			return notApplicable("%s", why)
 		}
 	}
+	if why := h.tooNoisy(c); why != "" {
+		return inconclusive("%s", why)
+	}
 	ctx, cancel := context.WithTimeout(parent, CheckTimeout)
 	defer cancel()
 	cs := h.newCase(ctx, c.ID)
