@@ -17,7 +17,8 @@ var _ Writer = WriteConsole
 func WriteConsole(w io.Writer, r *Report) error {
 	r = escaped(r, escapeControls)
 	bw := bufio.NewWriter(w)
-	wrap(bw, "", "  ", fmt.Sprintf("resilcheck %s: target %s (%s), seed %d", r.Tool.Version, r.Target.Name, r.Target.Kind, r.Seed), consoleWidth)
+	wrap(bw, "", "  ", fmt.Sprintf("resilcheck %s: target %s (%s)", r.Tool.Version, r.Target.Name, r.Target.Kind), consoleWidth)
+	fmt.Fprintf(bw, "seed %d\n", r.Seed)
 	if r.Interrupted != "" {
 		wrap(bw, "INTERRUPTED: ", "  ", oneLine(r.Interrupted)+" (partial report)", consoleWidth)
 	}
