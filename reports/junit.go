@@ -97,7 +97,11 @@ func checkDetails(c Check) string {
 	line("observed", c.Observed)
 	line("reason", c.Reason)
 	if len(c.Evidence) > 0 {
-		b.WriteString("evidence:\n")
+		if c.EvidenceTotal > len(c.Evidence) {
+			fmt.Fprintf(&b, "evidence (%d of %d exchanges, around each injected fault; the journal has them all):\n", len(c.Evidence), c.EvidenceTotal)
+		} else {
+			b.WriteString("evidence:\n")
+		}
 		for _, e := range c.Evidence {
 			fmt.Fprintf(&b, "  %s\n", exchangeLine(e))
 		}

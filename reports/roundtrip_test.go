@@ -43,6 +43,22 @@ var (
 		}
 	})
 
+	genPoint = rapid.Custom(func(t *rapid.T) LoadPoint {
+		n := rapid.OneOf(rapid.IntRange(-2, 50), rapid.Int())
+		return LoadPoint{OK: n.Draw(t, "ok"), Refused: n.Draw(t, "refused"), Failed: n.Draw(t, "failed"),
+			P50: genDur.Draw(t, "p50"), Max: genDur.Draw(t, "max")}
+	})
+
+	genLoad = rapid.Custom(func(t *rapid.T) *Load {
+		if rapid.Bool().Draw(t, "no load") {
+			return nil
+		}
+		return &Load{Start: genDur.Draw(t, "start"), Bucket: genDur.Draw(t, "bucket"),
+			Sides: nilIfEmpty(rapid.SliceOfN(rapid.Custom(func(t *rapid.T) LoadSide {
+				return LoadSide{Side: genText.Draw(t, "side"), Points: nilIfEmpty(rapid.SliceOfN(genPoint, 0, 5).Draw(t, "points"))}
+			}), 0, 3).Draw(t, "sides"))}
+	})
+
 	genCheck = rapid.Custom(func(t *rapid.T) Check {
 		return Check{
 			ID: genText.Draw(t, "id"), Suite: genText.Draw(t, "suite"), Title: genText.Draw(t, "title"),
@@ -50,6 +66,8 @@ var (
 			Status:   rapid.SampledFrom([]Status{StatusPass, StatusFail, StatusInconclusive, StatusNotApplicable}).Draw(t, "status"),
 			Expected: genText.Draw(t, "expected"), Observed: genText.Draw(t, "observed"), Reason: genText.Draw(t, "reason"),
 			Evidence:       nilIfEmpty(rapid.SliceOfN(genExchange, 0, 4).Draw(t, "evidence")),
+			EvidenceTotal:  rapid.IntRange(0, 1000).Draw(t, "evidence total"),
+			Load:           genLoad.Draw(t, "load"),
 			Reproduce:      genText.Draw(t, "reproduce"),
 			Counterexample: nilIfEmpty(rapid.SliceOfN(genText, 0, 3).Draw(t, "counterexample")),
 			Duration:       genDur.Draw(t, "duration"),
