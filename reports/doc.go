@@ -1,7 +1,10 @@
 // Package reports holds the certification report model, a versioned JSON
-// document ("schema": "resilcheck.report/v1"), and its writers: console,
-// JSON, JUnit XML, Markdown (fits $GITHUB_STEP_SUMMARY) and a self-contained
-// HTML page with a timeline plot of each check's evidence.
+// document ("schema": "resilcheck.report/v1"), and its writers: console
+// (80 columns), JSON, JUnit XML, Markdown (within $GITHUB_STEP_SUMMARY's
+// 1 MiB) and a self-contained HTML page with a filter, a timeline of each
+// check's evidence (one lane per concurrent exchange) and, for a load-driven
+// check, its rate and latency over time. Every format lists failures first,
+// uses the same status words and is valid UTF-8 whatever bytes a target sent.
 //
 // A run fills a Report, calls Finalize to sort the checks and derive the
 // verdict, then writes it:
