@@ -1,0 +1,125 @@
+package clients
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// fakeClient is a retrying Go client written for the tests: correct by
+// default, each flag breaking it the way real clients break.
+type fakeClient struct {
+	policy Policy
+	base   time.Duration // first backoff wait without Retry-After
+
+	ignoreRetryAfter  bool // wait the backoff whatever Retry-After says
+	secondsOnly       bool // parse Retry-After as delay-seconds only
+	newKeyPerAttempt  bool
+	retryUnkeyedPost  bool
+	retry4xx          bool
+	constantBackoff   bool
+	noCap             bool // retry until the deadline
+	alwaysSuccess     bool // report success whatever happened
+	waitPastDeadline  bool // wait out any Retry-After, deadline or not
+	noConnectionRetry bool // give up on a reset or timeout
+}
+
+func (f *fakeClient) Do(ctx context.Context, c Call) error {
+	err := f.do(ctx, c)
+	if f.alwaysSuccess {
+		return nil
+	}
+	return err
+}
+
+func (f *fakeClient) do(ctx context.Context, c Call) error {
+	p := f.policy
+	if p.Deadline > 0 && !f.waitPastDeadline {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.Deadline)
+		defer cancel()
+	}
+	wait := f.base
+	for attempt := 1; ; attempt++ {
+		status, ra, err := f.attempt(ctx, c, attempt)
+		switch {
+		case err == nil && status < 300:
+			return nil
+		case err != nil && (f.noConnectionRetry || ctx.Err() != nil):
+			return err
+		case err == nil && status >= 400 && status < 500 && status != 408 && status != 429 && !f.retry4xx:
+			return fmt.Errorf("status %d", status)
+		case c.Method == http.MethodPost && c.Key == "" && !f.retryUnkeyedPost:
+			return fmt.Errorf("status %d, not retried: a POST without a key", status)
+		case !f.noCap && attempt >= p.MaxAttempts:
+			return fmt.Errorf("gave up after %d attempts: status %d, %v", attempt, status, err)
+		}
+		d := wait
+		if !f.constantBackoff {
+			wait *= 2
+		}
+		if v, ok := f.retryAfter(ra); ok && !f.ignoreRetryAfter {
+			d = v
+		}
+		if dl, ok := ctx.Deadline(); ok && !f.waitPastDeadline && time.Now().Add(d).After(dl) {
+			return fmt.Errorf("giving up: a wait of %s passes the deadline", d)
+		}
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (f *fakeClient) retryAfter(v string) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(n) * time.Second, true
+	}
+	if f.secondsOnly {
+		return 0, false
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return time.Until(t), true
+}
+
+func (f *fakeClient) attempt(ctx context.Context, c Call, n int) (int, string, error) {
+	if t := f.policy.AttemptTimeout; t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, c.Method, c.URL, strings.NewReader(c.Body))
+	if err != nil {
+		return 0, "", err
+	}
+	if key := c.Key; key != "" {
+		if f.newKeyPerAttempt && n > 1 {
+			key = uuid.NewString()
+		}
+		req.Header.Set(c.KeyHeader, key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			err = fmt.Errorf("attempt %d timed out: %w", n, errors.New("timeout"))
+		}
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, resp.Header.Get("Retry-After"), nil
+}

@@ -1,0 +1,62 @@
+package clients
+
+import (
+	"fmt"
+	"strings"
+)
+
+// judgeReport (CL-09): a call reports success exactly when its last attempt
+// was answered 2xx. A call the harness cut reported nothing and is left to
+// the deadline checks.
+func judgeReport(j *judging) Verdict {
+	const want = "success reported exactly when an attempt succeeded"
+	judged := 0
+	for _, r := range j.ran() {
+		if r.Cut {
+			continue
+		}
+		judged++
+		if ok := r.succeeded(); ok != (r.Err == nil) {
+			return fail(want, fmt.Sprintf("%s: %s after %s", r.Scenario.ID, outcome(r), answers(r.Attempts)), r.Attempts...)
+		}
+	}
+	if judged == 0 {
+		return inconclusive("every call was cut by the harness: nothing was reported")
+	}
+	return pass(want, fmt.Sprintf("%d calls reported what the server did", judged))
+}
+
+// judgeSameKey (CL-04): every attempt of a keyed operation carries the key
+// the operation was given.
+func judgeSameKey(j *judging) Verdict {
+	h := j.policy.keyHeader()
+	want := fmt.Sprintf("every attempt of a keyed operation carries the same %s", h)
+	var ok, once []string
+	sent := false
+	for _, r := range j.ran() {
+		if r.Call.Key == "" || len(r.Attempts) == 0 {
+			continue
+		}
+		if r.Attempts[0].Header(h) != "" {
+			sent = true
+		}
+		if len(r.Attempts) < 2 {
+			once = append(once, r.Scenario.ID)
+			continue
+		}
+		first := r.Attempts[0].Header(h)
+		for i, e := range r.Attempts {
+			if v := e.Header(h); v != first || v == "" {
+				return fail(want, fmt.Sprintf("%s: attempt 1 sent %q, attempt %d %q", r.Scenario.ID, first, i+1, v), r.Attempts...)
+			}
+		}
+		ok = append(ok, fmt.Sprintf("%s (%d attempts)", r.Scenario.ID, len(r.Attempts)))
+	}
+	switch {
+	case !sent && len(ok) == 0:
+		return notApplicable("the client sent no %s", h)
+	case len(ok) == 0:
+		return inconclusive("the client never retried a keyed operation (%s): no key reuse to judge", strings.Join(once, ", "))
+	}
+	return pass(want, strings.Join(ok, ", "))
+}

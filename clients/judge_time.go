@@ -1,0 +1,144 @@
+package clients
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// judgeRetryAfter (CL-02, CL-02a, CL-02f, CL-02r): an attempt that follows
+// an answer carrying Retry-After in form comes no earlier than the instant
+// it names, less the early slack.
+func judgeRetryAfter(form string) func(j *judging) Verdict {
+	return func(j *judging) Verdict {
+		want := fmt.Sprintf("no attempt earlier than a Retry-After %s allows, less %s", form, j.tol.Early)
+		sent, judged := 0, 0
+		var least time.Duration = -1
+		for _, r := range j.ran() {
+			for i, e := range r.Attempts {
+				due, f, ok := retryAfterDue(e.ResponseHeader("Retry-After"), e.Finished)
+				if !ok || f != form {
+					continue
+				}
+				sent++
+				if i+1 == len(r.Attempts) {
+					continue
+				}
+				next := r.Attempts[i+1]
+				judged++
+				early := due.Sub(next.Received)
+				if early > j.tol.Early {
+					return fail(want, fmt.Sprintf("%s: attempt %d came %s before Retry-After: %s allowed", r.Scenario.ID, i+2, early.Round(time.Millisecond), e.ResponseHeader("Retry-After")), e, next)
+				}
+				if margin := -early; least < 0 || margin < least {
+					least = margin
+				}
+			}
+		}
+		switch {
+		case sent == 0:
+			return notApplicable("no answer carried Retry-After as %s", form)
+		case judged == 0:
+			return inconclusive("the client never retried after a Retry-After %s (%d sent): nothing to judge", form, sent)
+		}
+		return pass(want, fmt.Sprintf("%d retries after Retry-After %s, the earliest %s after it allowed", judged, form, max(least, 0).Round(time.Millisecond)))
+	}
+}
+
+// judgeHugeRetryAfter (CL-03): an operation answered with a Retry-After
+// beyond the client's deadline still ends by the deadline.
+func judgeHugeRetryAfter(j *judging) Verdict {
+	want := fmt.Sprintf("done within the deadline %s (+%s) despite a longer Retry-After", j.policy.Deadline, j.tol.Late)
+	var ok []string
+	for _, r := range j.ran() {
+		huge := false
+		for _, e := range r.Attempts {
+			if due, _, found := retryAfterDue(e.ResponseHeader("Retry-After"), e.Finished); found && due.Sub(r.Start) > j.policy.Deadline {
+				huge = true
+			}
+		}
+		if !huge {
+			continue
+		}
+		if r.Cut || r.Took() > j.policy.Deadline+j.tol.Late {
+			return fail(want, fmt.Sprintf("%s: %s after %s", r.Scenario.ID, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
+		}
+		ok = append(ok, fmt.Sprintf("%s in %s", r.Scenario.ID, r.Took().Round(time.Millisecond)))
+	}
+	if len(ok) == 0 {
+		return notApplicable("no answer carried a Retry-After beyond the deadline %s", j.policy.Deadline)
+	}
+	return pass(want, strings.Join(ok, ", "))
+}
+
+// judgeDeadline (CL-08): every operation ends by the declared deadline.
+func judgeDeadline(j *judging) Verdict {
+	want := fmt.Sprintf("every operation done within %s (+%s)", j.policy.Deadline, j.tol.Late)
+	var longest *ScenarioRun
+	for _, r := range j.ran() {
+		if r.Cut || r.Took() > j.policy.Deadline+j.tol.Late {
+			return fail(want, fmt.Sprintf("%s: %s after %s", r.Scenario.ID, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
+		}
+		if longest == nil || r.Took() > longest.Took() {
+			longest = r
+		}
+	}
+	if longest == nil {
+		return inconclusive("no scenario ran")
+	}
+	return pass(want, fmt.Sprintf("the longest, %s, took %s", longest.Scenario.ID, longest.Took().Round(time.Millisecond)))
+}
+
+// judgeBackoff (CL-07): in a run of failures without Retry-After, the
+// waits grow: a later wait exceeds the first by more than the slack.
+func judgeBackoff(j *judging) Verdict {
+	if p := j.policy.MaxAttempts; p > 0 && p < 3 {
+		return notApplicable("the client declares %d attempts: fewer than two waits to compare", p)
+	}
+	want := fmt.Sprintf("a later wait longer than the first by more than %s", j.tol.Early)
+	judged := 0
+	for _, r := range j.ran() {
+		waits, ev := backoffWaits(r.Attempts)
+		if len(waits) < 2 {
+			continue
+		}
+		judged++
+		if slicesMax(waits[1:]) <= waits[0]+j.tol.Early {
+			return fail(want, fmt.Sprintf("%s: waits %s", r.Scenario.ID, durations(waits)), ev...)
+		}
+		return pass(want, fmt.Sprintf("%s: waits %s", r.Scenario.ID, durations(waits)), ev...)
+	}
+	return inconclusive("no operation made three attempts answered with failures without Retry-After: no waits to compare")
+}
+
+// backoffWaits returns the waits between consecutive attempts answered
+// with a retryable status and no Retry-After, from the first such attempt.
+func backoffWaits(as []faults.Entry) ([]time.Duration, []faults.Entry) {
+	var waits []time.Duration
+	for i := 0; i+1 < len(as); i++ {
+		e := as[i]
+		if e.Status < 500 || e.ResponseHeader("Retry-After") != "" {
+			break
+		}
+		waits = append(waits, as[i+1].Received.Sub(e.Finished))
+	}
+	return waits, as[:min(len(as), len(waits)+1)]
+}
+
+func slicesMax(ds []time.Duration) time.Duration {
+	m := ds[0]
+	for _, d := range ds[1:] {
+		m = max(m, d)
+	}
+	return m
+}
+
+func durations(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.Round(time.Millisecond).String()
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,188 @@
+package clients
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// Options tune a run; zero values mean the defaults.
+type Options struct {
+	// Scenarios replaces the built-in scenarios (Scenarios()); append to
+	// them to extend the suite.
+	Scenarios []Scenario
+	// Checks selects checks by ID; empty = all.
+	Checks []string
+	// Seed seeds the server's random choices; 0 = 1.
+	Seed uint64
+	// Tolerance is the slack of the time bounds.
+	Tolerance Tolerance
+	// Journal receives the server's entries; nil = a journal of its own.
+	Journal *faults.Journal
+}
+
+// Tolerance is the slack of the one-sided time bounds.
+type Tolerance struct {
+	// Early: no attempt earlier than a bound minus this (default 50 ms).
+	Early time.Duration
+	// Late: an operation ends no later than its deadline plus this (default
+	// 500 ms), which absorbs starting a client process.
+	Late time.Duration
+}
+
+func (t Tolerance) withDefaults() Tolerance {
+	if t.Early <= 0 {
+		t.Early = 50 * time.Millisecond
+	}
+	if t.Late <= 0 {
+		t.Late = 500 * time.Millisecond
+	}
+	return t
+}
+
+// Limit bounds a call the client declares no deadline for; a call with a
+// deadline is cut at the deadline plus Grace. A cut call is a failure of
+// the deadline checks and tells nothing else.
+const (
+	Limit = 20 * time.Second
+	Grace = 5 * time.Second
+)
+
+// ErrNoTraffic means no scenario's call reached the server: the client is
+// misconfigured (a wrong URL in its command), and no check could judge it.
+var ErrNoTraffic = errors.New("clients: the client never called the harness")
+
+// ScenarioRun is one scenario's call and what the server saw of it.
+type ScenarioRun struct {
+	Scenario Scenario
+	Expect   Outcome // what the client's policy makes of Scenario.Expect
+	Call     Call
+	Start    time.Time
+	End      time.Time
+	Err      error  // what the client reported; nil = success
+	Cut      bool   // the harness ended the call at its limit
+	Skipped  string // why the scenario did not run; empty = it ran
+	// Attempts are the server's journal entries for the call, by arrival.
+	Attempts []faults.Entry
+}
+
+// Took is how long the call lasted.
+func (r *ScenarioRun) Took() time.Duration { return r.End.Sub(r.Start) }
+
+// succeeded says whether the last attempt was answered 2xx.
+func (r *ScenarioRun) succeeded() bool {
+	if len(r.Attempts) == 0 {
+		return false
+	}
+	last := r.Attempts[len(r.Attempts)-1]
+	return last.Status >= 200 && last.Status < 300 && last.ClientGone.IsZero()
+}
+
+// Result is a finished run of the client suite.
+type Result struct {
+	Policy     Policy
+	Runs       []*ScenarioRun
+	Checks     []reports.Check
+	Tolerances []reports.Tolerance
+	Journal    *faults.Journal
+}
+
+// Failed returns the checks that failed.
+func (r *Result) Failed() []reports.Check {
+	return slices.DeleteFunc(slices.Clone(r.Checks), func(c reports.Check) bool { return c.Status != reports.StatusFail })
+}
+
+// Run certifies c: it serves every scenario at its own path, calls c once
+// per scenario, all at once, and judges the runs with the client suite's
+// checks against p.
+func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	checks, err := Select(opts.Checks...)
+	if err != nil {
+		return nil, err
+	}
+	scenarios := opts.Scenarios
+	if scenarios == nil {
+		scenarios = Scenarios()
+	}
+	if err := ValidateScenarios(scenarios); err != nil {
+		return nil, err
+	}
+	srv, err := NewServer(opts.Journal, p.keyHeader(), cmp.Or(opts.Seed, 1))
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	runs := make([]*ScenarioRun, len(scenarios))
+	var wg sync.WaitGroup
+	for i, sc := range scenarios {
+		runs[i] = &ScenarioRun{Scenario: sc, Expect: sc.expected(p)}
+		if sc.stalls() && p.AttemptTimeout == 0 {
+			runs[i].Skipped = "the client declares no attempt timeout, so a stalled attempt would hold it to its deadline"
+			continue
+		}
+		wg.Go(func() { runs[i].do(ctx, srv, c, p) })
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("clients: interrupted: %w", err)
+	}
+	if !slices.ContainsFunc(runs, func(r *ScenarioRun) bool { return len(r.Attempts) > 0 }) {
+		return nil, fmt.Errorf("%w: %s", ErrNoTraffic, firstError(runs))
+	}
+	tol := opts.Tolerance.withDefaults()
+	res := &Result{Policy: p, Runs: runs, Journal: srv.Journal(), Tolerances: tolerances(p, tol)}
+	j := &judging{policy: p, tol: tol, runs: runs}
+	for _, ch := range checks {
+		res.Checks = append(res.Checks, ch.judge(j))
+	}
+	return res, nil
+}
+
+func firstError(runs []*ScenarioRun) string {
+	for _, r := range runs {
+		if r.Err != nil {
+			return fmt.Sprintf("scenario %s: %v", r.Scenario.ID, r.Err)
+		}
+	}
+	return "no call reported an error either"
+}
+
+// do calls the client for the run's scenario and collects its attempts.
+func (r *ScenarioRun) do(ctx context.Context, srv *Server, c Client, p Policy) {
+	url, err := srv.Add(r.Scenario)
+	if err != nil {
+		r.Skipped, r.Err = err.Error(), err
+		return
+	}
+	r.Call = Call{Scenario: r.Scenario.ID, URL: url, Method: r.Scenario.method(), KeyHeader: p.keyHeader()}
+	if r.Scenario.Key {
+		r.Call.Key = uuid.NewString()
+	}
+	if r.Scenario.method() != "GET" && r.Scenario.method() != "HEAD" {
+		r.Call.Body = fmt.Sprintf(`{"scenario":%q,"amount":100}`, r.Scenario.ID)
+	}
+	limit := Limit
+	if p.Deadline > 0 {
+		limit = p.Deadline + Grace
+	}
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	r.Start = time.Now()
+	r.Err = c.Do(cctx, r.Call)
+	r.End = time.Now()
+	r.Cut = cctx.Err() != nil && ctx.Err() == nil
+	r.Attempts = srv.Remove(ctx, r.Scenario.ID)
+	slices.SortFunc(r.Attempts, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
+}

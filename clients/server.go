@@ -1,0 +1,95 @@
+package clients
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// Side names the server's entries in the journal.
+const Side = "client-server"
+
+// Server is what the client under test calls: a stand-in fault proxy on
+// loopback that answers each scenario's attempts from its script, at the
+// scenario's own path, and journals every attempt.
+type Server struct {
+	proxy   *faults.Proxy
+	journal *faults.Journal
+}
+
+// NewServer starts a server on a free loopback port, journaling into j
+// (nil = a journal of its own) the key header and the default headers.
+func NewServer(j *faults.Journal, keyHeader string, seed uint64) (*Server, error) {
+	if j == nil {
+		j = faults.NewJournal()
+	}
+	p, err := faults.NewProxy(faults.WithJournal(j), faults.WithSide(Side), faults.WithSeed(seed),
+		faults.WithHeaders(append(faults.DefaultRequestHeaders(), keyHeader)...))
+	if err != nil {
+		return nil, fmt.Errorf("clients: server: %w", err)
+	}
+	if _, err := p.Start("127.0.0.1:0"); err != nil {
+		return nil, fmt.Errorf("clients: server: %w", err)
+	}
+	return &Server{proxy: p, journal: j}, nil
+}
+
+// Journal returns the journal the server records into.
+func (s *Server) Journal() *faults.Journal { return s.journal }
+
+// Close stops the server, releasing stalled attempts.
+func (s *Server) Close() error { return s.proxy.Close() }
+
+func scenarioPath(id string) string { return "/scenarios/" + id }
+
+// rulePrefix names a scenario's rules: ID#1, ID#2… for the scripted
+// attempts and ID#then for the rest.
+func rulePrefix(id string) string { return id + "#" }
+
+// Add installs sc's script and returns the URL its operation calls. The
+// n-th attempt at that URL gets sc's n-th step: one rule per step, each
+// taking one request, and a last rule for every attempt after them.
+func (s *Server) Add(sc Scenario) (string, error) {
+	path := scenarioPath(sc.ID)
+	for i, st := range sc.Attempts {
+		r := faults.Rule{Name: fmt.Sprintf("%s%d", rulePrefix(sc.ID), i+1), Match: faults.Match{Path: path, Limit: 1}, Fault: st}
+		if err := s.proxy.Rules().Add(r); err != nil {
+			return "", fmt.Errorf("clients: scenario %s: %w", sc.ID, err)
+		}
+	}
+	r := faults.Rule{Name: rulePrefix(sc.ID) + "then", Match: faults.Match{Path: path}, Fault: sc.Then}
+	if err := s.proxy.Rules().Add(r); err != nil {
+		return "", fmt.Errorf("clients: scenario %s: %w", sc.ID, err)
+	}
+	return s.proxy.URL() + path, nil
+}
+
+// taken counts the attempts sc's rules have taken so far.
+func (s *Server) taken(id string) int {
+	n := 0
+	for _, st := range s.proxy.Rules().Stats() {
+		if strings.HasPrefix(st.Name, rulePrefix(id)) {
+			n += int(st.Injected)
+		}
+	}
+	return n
+}
+
+// Remove lifts sc's rules, releasing an attempt still stalled, and returns
+// its attempts, oldest first, once each has been journaled (at most a
+// second after it ended).
+func (s *Server) Remove(ctx context.Context, id string) []faults.Entry {
+	n := s.taken(id)
+	for _, r := range s.proxy.Rules().List() {
+		if strings.HasPrefix(r.Name, rulePrefix(id)) {
+			s.proxy.Rules().Remove(r.Name)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	got, _ := s.journal.Await(ctx, n, faults.BySide(Side), faults.ByPath(scenarioPath(id)))
+	return got
+}

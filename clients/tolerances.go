@@ -1,0 +1,21 @@
+package clients
+
+import (
+	"fmt"
+
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// tolerances lists the thresholds the client suite judges by.
+func tolerances(p Policy, t Tolerance) []reports.Tolerance {
+	return []reports.Tolerance{
+		{Name: "early slack", Value: t.Early.String(),
+			Why: "CL-02, CL-07: no attempt earlier than a Retry-After bound, and growth beyond the first wait, less or more than this"},
+		{Name: "late slack", Value: t.Late.String(),
+			Why: "CL-03, CL-08: an operation ends by the declared deadline plus this, which absorbs starting a client process"},
+		{Name: "client policy", Value: p.String(),
+			Why: "CL-01, CL-03, CL-08 and the expected outcome of each scenario come from what the client declares"},
+		{Name: "harness limit per call", Value: fmt.Sprintf("deadline + %s, or %s without one", Grace, Limit),
+			Why: "a call still running then is cut: a deadline failure, and no report to judge"},
+	}
+}
