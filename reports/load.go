@@ -34,16 +34,19 @@ type LoadPoint struct {
 func (p LoadPoint) Sent() int { return p.OK + p.Refused + p.Failed }
 
 // Load series geometry: a check is load-driven when it made at least
-// loadMinExchanges exchanges, and its series has at most loadMaxBuckets
-// buckets of a 1-2-5 width.
+// loadMinExchanges exchanges over loadMinSpan or more, and its series has
+// at most loadMaxBuckets buckets of a 1-2-5 width.
 const (
 	loadMinExchanges = 100
+	loadMinSpan      = time.Second
 	loadMaxBuckets   = 40
 )
 
 // NewLoad buckets ev by the time each exchange was received, per side in
 // the order client, front, dependency. It returns nil for fewer than 100
-// exchanges: a check that sent so few is not load-driven.
+// exchanges or a span under a second: such a check is not load-driven (a
+// burst of set-up requests, say), and a rate over a few milliseconds
+// would mislead.
 func NewLoad(ev []Exchange) *Load {
 	if len(ev) < loadMinExchanges {
 		return nil
@@ -52,8 +55,8 @@ func NewLoad(ev []Exchange) *Load {
 	for _, e := range ev {
 		start, end = min(start, e.At), max(end, e.At)
 	}
-	if end-start < 0 {
-		return nil // offsets so far apart their span overflows: not a run's
+	if end-start < Duration(loadMinSpan) {
+		return nil // too short, or offsets so far apart their span overflows: not a run's
 	}
 	bucket := loadBucket(time.Duration(end - start))
 	n := int(time.Duration(end-start)/bucket) + 1

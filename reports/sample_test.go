@@ -76,6 +76,9 @@ func TestNewLoad(t *testing.T) {
 	if NewLoad(exchanges(loadMinExchanges-1)) != nil {
 		t.Errorf("NewLoad of %d exchanges is not nil", loadMinExchanges-1)
 	}
+	if burst := exchanges(300); NewLoad(burst[:100]) != nil || NewLoad(burst[:101]) == nil {
+		t.Errorf("NewLoad of 100 exchanges over 990 ms is not nil, or of 101 over 1 s is")
+	}
 	ev := exchanges(200) // 10 ms apart: 2 s
 	for i := 100; i < 150; i++ {
 		ev[i].Status, ev[i].Took = 429, ms(1)
