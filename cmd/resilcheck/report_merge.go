@@ -92,6 +92,6 @@ func (o *mergeOpts) run(cmd *cobra.Command, files []string) error {
 			return fmt.Errorf("report merge: --output: %w", err)
 		}
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "merged %d files, %d results\n", len(files), m.Requests)
+	fmt.Fprintf(cmd.OutOrStdout(), "merged %d %s, %d results\n", len(files), pluralize(len(files), "file", "files"), m.Requests)
 	return vegeta.NewTextReporter(&m).Report(cmd.OutOrStdout())
 }
