@@ -22,6 +22,7 @@ func WriteConsole(w io.Writer, r *Report) error {
 	if r.Interrupted != "" {
 		wrap(bw, "INTERRUPTED: ", "  ", oneLine(r.Interrupted)+" (partial report)", consoleWidth)
 	}
+	consoleAborted(bw, r)
 	checks := failuresFirst(r.Checks)
 	rank := -1
 	for _, c := range checks {
@@ -32,14 +33,15 @@ func WriteConsole(w io.Writer, r *Report) error {
 			rank = k // a blank line before each failure, and before each other group
 			fmt.Fprintln(bw)
 		}
-		consoleCheck(bw, c)
+		consoleCheck(bw, c, r.Gate)
 	}
 	consolePasses(bw, checks)
 	fmt.Fprintln(bw)
 	if r.Reproduce != "" {
 		fmt.Fprintf(bw, "reproduce: %s\n", r.Reproduce) // unwrapped, to copy
 	}
-	fmt.Fprintf(bw, "verdict %s: %s (%s)\n", verdictWord(r.Verdict), counts(r.Totals()), short(r.Duration))
+	consoleGate(bw, r)
+	fmt.Fprintf(bw, "verdict %s: %s%s (%s)\n", verdictWord(r.Verdict), counts(r.Totals()), excusedWords(r), short(r.Duration))
 	return bw.Flush()
 }
 
@@ -49,13 +51,15 @@ const consoleLabel = "             "
 // consoleCheck writes one check that did not pass: a line with its status
 // word, ID and title, then its details (all of them for a failure, the
 // reason otherwise).
-func consoleCheck(w io.Writer, c Check) {
+func consoleCheck(w io.Writer, c Check, g *Gate) {
 	wrap(w, c.Status.Word()+"  "+c.ID+"  ", "    ", oneLine(c.Title), consoleWidth)
 	field := func(name, v string) {
 		if v != "" {
 			wrap(w, fmt.Sprintf("  %-11s", name), consoleLabel, v, consoleWidth)
 		}
 	}
+	field("gate", gateNote(c, g))
+	field("baseline", string(c.Change))
 	if c.Status != StatusFail {
 		field("reason", c.Reason)
 		return

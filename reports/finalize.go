@@ -85,7 +85,8 @@ func (r *Report) Totals() SuiteSummary {
 	return t
 }
 
-// verdict applies the precedence interrupted > fail > inconclusive > pass.
+// verdict applies the precedence interrupted > fail > inconclusive > pass
+// to the checks the gate counts (all of them without a gate).
 // A check with a status outside the four known ones counts as inconclusive,
 // so an unknown result can never read as a pass.
 func (r *Report) verdict() Verdict {
@@ -93,7 +94,13 @@ func (r *Report) verdict() Verdict {
 		return VerdictInterrupted
 	}
 	v := VerdictPass
+	if r.Aborted != "" {
+		v = VerdictInconclusive
+	}
 	for _, c := range r.Checks {
+		if !c.counts() {
+			continue
+		}
 		switch c.Status {
 		case StatusFail:
 			return VerdictFail

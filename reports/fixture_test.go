@@ -128,3 +128,41 @@ func loadCheck() Check {
 		Level: LevelShould, Status: StatusPass, Expected: "60 per 1s window", Observed: "admitted 60/100 60/100",
 		Evidence: SampleEvidence(ev, 8), EvidenceTotal: len(ev), Load: NewLoad(ev), Duration: ms(2100)}
 }
+
+// gatedFixture is fixture compared with a baseline that failed IK-07 and
+// HS-08, then gated at SHOULD on new failures only, with an applied, an
+// expired and an unused waiver.
+func gatedFixture() *Report {
+	r := fixture()
+	base := fixture()
+	for i := range base.Checks {
+		switch base.Checks[i].ID {
+		case "IK-07", "HS-08":
+			base.Checks[i].Status = StatusFail
+		default:
+			base.Checks[i].Status = StatusPass
+		}
+	}
+	r.CompareBaseline(base, "previous/report.json")
+	r.ApplyGate(Gate{FailOn: LevelShould, Source: "spec", NewOnly: true, Waivers: []Waiver{
+		{Check: "IK-PROP", Reason: "fixed in PAY-42, rolling out", Expires: "2026-03-31"},
+		{Check: "IK-10", Reason: "known since January", Expires: "2026-02-28"},
+		{Check: "HS-08", Reason: "flaky upstream", Expires: "2026-12-31"},
+	}}, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	return r
+}
+
+// abortedFixture is a run whose target never became healthy.
+func abortedFixture() *Report {
+	r := &Report{
+		Seed: 7, Reproduce: "resilcheck certify -f target.yaml --seed 7",
+		Target:       Target{Name: "orders", Kind: "process"},
+		Tool:         Tool{Name: "resilcheck", Version: "v0.1.0", Go: "go1.26.0"},
+		Started:      time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+		Duration:     ms(30_000),
+		Aborted:      "the target is not healthy: GET http://127.0.0.1:8080/healthz not healthy after 60 attempts in 30s; last status: 503",
+		TargetOutput: "\tlistening on :8080\n\tpanic: database is locked",
+	}
+	r.ApplyGate(Gate{FailOn: DefaultFailOn, Source: "default"}, r.Started)
+	return r
+}

@@ -57,7 +57,8 @@ func TestWriters_Golden(t *testing.T) {
 	fixtures := []struct {
 		name string
 		rep  *Report
-	}{{"full", fixture()}, {"interrupted", interruptedFixture()}}
+	}{{"full", fixture()}, {"interrupted", interruptedFixture()},
+		{"gated", gatedFixture()}, {"aborted", abortedFixture()}}
 	for _, format := range Writers() {
 		for _, f := range fixtures {
 			t.Run(format+"/"+f.name, func(t *testing.T) {

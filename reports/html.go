@@ -58,6 +58,9 @@ type htmlView struct {
 	Passing    []htmlCheck
 	Script     template.JS
 	ScriptHash string
+	Gate       string   // the gate the verdict follows; "" for a report without one
+	Waivers    []string // each waiver and what it did
+	Baseline   []string // the comparison with the baseline, a summary line then the lists
 }
 
 // htmlStatus is one checkbox of the filter.
@@ -76,6 +79,7 @@ type htmlCheck struct {
 	Sampled  string // says how the evidence was sampled, "" when it is whole
 	Timeline *timeline
 	Load     *loadChart
+	GateNote string // why the gate did not count this check, "" when it did
 }
 
 type htmlExchange struct {
@@ -98,13 +102,24 @@ func newHTMLView(r *Report) htmlView {
 	for _, s := range r.Suites {
 		v.Suites = append(v.Suites, s.Name)
 	}
+	if r.Gate != nil {
+		v.Gate = gateWords(r.Gate)
+		for _, w := range r.Gate.Waivers {
+			v.Waivers = append(v.Waivers, waiverWords(w))
+		}
+	}
+	if b := r.Baseline; b != nil {
+		v.Baseline = append([]string{b.File + ": " + baselineWords(b)}, baselineLists(b)...)
+	}
 	levels := map[string]bool{}
 	for i, c := range failuresFirst(r.Checks) {
 		levels[string(c.Level)] = true
 		if c.Status == StatusPass {
 			v.Passing = append(v.Passing, newHTMLCheck(c, i))
 		} else {
-			v.Attention = append(v.Attention, newHTMLCheck(c, i))
+			hc := newHTMLCheck(c, i)
+			hc.GateNote = gateNote(c, r.Gate)
+			v.Attention = append(v.Attention, hc)
 		}
 	}
 	for _, l := range Levels() {

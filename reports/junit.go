@@ -34,7 +34,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	}
 	took := map[string]Duration{}
 	for _, c := range r.Checks {
-		suiteFor(c.Suite).AddTestcase(junitCase(c))
+		suiteFor(c.Suite).AddTestcase(junitCase(c, r.Gate))
 		took[c.Suite] += c.Duration
 	}
 	if r.Interrupted != "" {
@@ -62,13 +62,19 @@ func newJUnitSuite(name string, id int, r *Report) junit.Testsuite {
 	return s
 }
 
-func junitCase(c Check) junit.Testcase {
+// junitCase renders one check; a failure the gate does not count keeps its
+// <failure>, its message starting with why (waived, below the gate), so a
+// JUnit view shows it without hiding it.
+func junitCase(c Check, g *Gate) junit.Testcase {
 	tc := junit.Testcase{Name: c.ID + " " + oneLine(c.Title), Classname: c.Suite, Time: seconds(c.Duration)}
 	switch c.Status {
 	case StatusFail:
 		msg := oneLine(c.Observed)
 		if msg == "" {
 			msg = oneLine(c.Title)
+		}
+		if note := gateNote(c, g); note != "" {
+			msg = "[" + note + "] " + msg
 		}
 		tc.Failure = &junit.Result{Message: msg, Type: string(c.Level), Data: xmlSafe(checkDetails(c))}
 	case StatusNotApplicable:

@@ -29,8 +29,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 func mdRender(w io.Writer, r *Report, trim mdTrim) {
 	fmt.Fprintf(w, "## %s resilcheck: %s\n\n", verdictEmoji[r.Verdict], mdText(string(r.Verdict)))
-	fmt.Fprintf(w, "Target %s (%s), seed %s, %s, took %s.\n\n",
-		mdCode(r.Target.Name), mdText(r.Target.Kind), mdCode(fmt.Sprint(r.Seed)), counts(r.Totals()), short(r.Duration))
+	fmt.Fprintf(w, "Target %s (%s), seed %s, %s%s, took %s.\n\n",
+		mdCode(r.Target.Name), mdText(r.Target.Kind), mdCode(fmt.Sprint(r.Seed)), counts(r.Totals()), mdText(excusedWords(r)), short(r.Duration))
 	if trim > mdWhole {
 		fmt.Fprintf(w, "> **Trimmed** to fit GitHub's %d KiB step summary: %s are left out here; report.html and report.json have them.\n\n",
 			StepSummaryLimit>>10, mdTrimNotes[trim])
@@ -38,6 +38,8 @@ func mdRender(w io.Writer, r *Report, trim mdTrim) {
 	if r.Interrupted != "" {
 		fmt.Fprintf(w, "> **Interrupted:** %s. This is a partial report.\n\n", mdText(oneLine(r.Interrupted)))
 	}
+	mdAborted(w, r)
+	mdGate(w, r)
 	if r.Reproduce != "" {
 		fmt.Fprintf(w, "Reproduce: %s\n\n", mdCode(r.Reproduce))
 	}
@@ -50,12 +52,12 @@ func mdRender(w io.Writer, r *Report, trim mdTrim) {
 		}
 	}
 	if len(attention) > 0 {
-		mdTable(w, attention)
+		mdTable(w, attention, r.Gate)
 	}
 	if trim < mdNoDetails {
 		for _, c := range attention {
 			if c.Status == StatusFail {
-				mdFailure(w, c, trim < mdNoEvidence)
+				mdFailure(w, c, r.Gate, trim < mdNoEvidence)
 			}
 		}
 	}
@@ -65,7 +67,7 @@ func mdRender(w io.Writer, r *Report, trim mdTrim) {
 		fmt.Fprintf(w, "\n%d checks passed.\n", len(passing))
 	default:
 		fmt.Fprintf(w, "\n<details><summary>%d passing checks</summary>\n\n", len(passing))
-		mdTable(w, passing)
+		mdTable(w, passing, r.Gate)
 		fmt.Fprintln(w, "\n</details>")
 	}
 	mdRun(w, r)
@@ -73,7 +75,7 @@ func mdRender(w io.Writer, r *Report, trim mdTrim) {
 
 // mdTable writes checks as a table: status, ID, suite, title, level, and
 // what was observed (for a failure) or why (otherwise).
-func mdTable(w io.Writer, checks []Check) {
+func mdTable(w io.Writer, checks []Check, g *Gate) {
 	fmt.Fprintln(w, "| Status | ID | Suite | Check | Level | Detail |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	for _, c := range checks {
@@ -81,18 +83,26 @@ func mdTable(w io.Writer, checks []Check) {
 		if c.Status == StatusFail {
 			detail = c.Observed
 		}
+		if note := gateNote(c, g); note != "" {
+			detail = "(" + note + ") " + detail
+		}
+		if c.Change != "" {
+			detail = "[" + string(c.Change) + "] " + detail
+		}
 		fmt.Fprintf(w, "| %s %s | %s | %s | %s | %s | %s |\n", statusEmoji[c.Status], mdText(c.Status.Word()), mdText(c.ID), mdText(c.Suite),
 			mdText(c.Title), mdText(string(c.Level)), mdText(detail))
 	}
 }
 
-func mdFailure(w io.Writer, c Check, evidence bool) {
+func mdFailure(w io.Writer, c Check, g *Gate, evidence bool) {
 	fmt.Fprintf(w, "\n<details open><summary><b>%s</b> %s</summary>\n\n", html.EscapeString(c.ID), html.EscapeString(oneLine(c.Title)))
 	item := func(name, v string) {
 		if v != "" {
 			fmt.Fprintf(w, "- **%s:** %s\n", name, mdText(v))
 		}
 	}
+	item("Gate", gateNote(c, g))
+	item("Baseline", string(c.Change))
 	item("Source", c.Source)
 	item("Level", string(c.Level))
 	item("Expected", c.Expected)

@@ -38,19 +38,25 @@ const statusSkipped Status = "skipped"
 // safe for concurrent mutation, and writers only read it. Call Finalize after
 // adding checks and before writing.
 type Report struct {
-	Schema      string         `json:"schema"`
-	Verdict     Verdict        `json:"verdict"`
-	Seed        uint64         `json:"seed"`
-	Reproduce   string         `json:"reproduce"` // command line that replays the whole run
-	Target      Target         `json:"target"`
-	Tool        Tool           `json:"tool"`
-	Started     time.Time      `json:"started"`
-	Duration    Duration       `json:"duration"`
-	Interrupted string         `json:"interrupted,omitempty"` // why the run stopped early; non-empty means verdict interrupted
-	Tolerances  []Tolerance    `json:"tolerances"`
-	Suites      []SuiteSummary `json:"suites"`
-	Checks      []Check        `json:"checks"`
-	Journal     string         `json:"journal,omitempty"` // path of the saved journal (JSON lines), relative to the report
+	Schema      string    `json:"schema"`
+	Verdict     Verdict   `json:"verdict"`
+	Seed        uint64    `json:"seed"`
+	Reproduce   string    `json:"reproduce"` // command line that replays the whole run
+	Target      Target    `json:"target"`
+	Tool        Tool      `json:"tool"`
+	Started     time.Time `json:"started"`
+	Duration    Duration  `json:"duration"`
+	Interrupted string    `json:"interrupted,omitempty"` // why the run stopped early; non-empty means verdict interrupted
+	// Aborted says why no check could run (the target never became healthy
+	// or could not be reached); non-empty means verdict inconclusive.
+	Aborted      string         `json:"aborted,omitempty"`
+	TargetOutput string         `json:"target_output,omitempty"` // the target's last output lines or logs, kept when it aborted the run
+	Gate         *Gate          `json:"gate,omitempty"`          // the gate the verdict follows; nil = every failure counts
+	Baseline     *Baseline      `json:"baseline,omitempty"`      // the comparison with an earlier report, when one was given
+	Tolerances   []Tolerance    `json:"tolerances"`
+	Suites       []SuiteSummary `json:"suites"`
+	Checks       []Check        `json:"checks"`
+	Journal      string         `json:"journal,omitempty"` // path of the saved journal (JSON lines), relative to the report
 }
 
 // Target describes what was certified. Kind is "reference", "running" or
@@ -91,21 +97,23 @@ func (s SuiteSummary) Total() int { return s.Pass + s.Fail + s.Inconclusive + s.
 // Check is the result of one assertion. ID is the check's ID such as
 // "IK-07", Source its public citation, Level how strongly the source states it.
 type Check struct {
-	ID             string     `json:"id"`
-	Suite          string     `json:"suite"`
-	Title          string     `json:"title"`
-	Source         string     `json:"source,omitempty"`
-	Level          Level      `json:"level,omitempty"`
-	Status         Status     `json:"status"`
-	Expected       string     `json:"expected,omitempty"`
-	Observed       string     `json:"observed,omitempty"`
-	Reason         string     `json:"reason,omitempty"` // why not applicable or inconclusive
-	Evidence       []Exchange `json:"evidence,omitempty"`
-	EvidenceTotal  int        `json:"evidence_total,omitempty"` // exchanges observed when Evidence is a sample of them (see SampleEvidence)
-	Load           *Load      `json:"load,omitempty"`           // rate and latency over time, for a load-driven check
-	Reproduce      string     `json:"reproduce,omitempty"`      // command line replaying this case
-	Counterexample []string   `json:"counterexample,omitempty"` // shrunk steps of a failed property, one per entry
-	Duration       Duration   `json:"duration"`
+	ID             string      `json:"id"`
+	Suite          string      `json:"suite"`
+	Title          string      `json:"title"`
+	Source         string      `json:"source,omitempty"`
+	Level          Level       `json:"level,omitempty"`
+	Status         Status      `json:"status"`
+	Expected       string      `json:"expected,omitempty"`
+	Observed       string      `json:"observed,omitempty"`
+	Reason         string      `json:"reason,omitempty"` // why not applicable or inconclusive
+	Evidence       []Exchange  `json:"evidence,omitempty"`
+	EvidenceTotal  int         `json:"evidence_total,omitempty"` // exchanges observed when Evidence is a sample of them (see SampleEvidence)
+	Load           *Load       `json:"load,omitempty"`           // rate and latency over time, for a load-driven check
+	Reproduce      string      `json:"reproduce,omitempty"`      // command line replaying this case
+	Counterexample []string    `json:"counterexample,omitempty"` // shrunk steps of a failed property, one per entry
+	Duration       Duration    `json:"duration"`
+	Gate           GateOutcome `json:"gate,omitempty"`   // how the gate treated a failed or inconclusive check
+	Change         Change      `json:"change,omitempty"` // how a failure compares with the baseline
 }
 
 // Exchange is one journal entry kept as evidence. Side is "client", "front"
