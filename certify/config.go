@@ -1,9 +1,11 @@
 package certify
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 
+	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -31,4 +33,37 @@ type Config struct {
 	Progress func(Event)
 	// Logger receives the proxies' diagnostics; nil discards them.
 	Logger *slog.Logger
+	// FailOn overrides the spec's gate.fail_on: the weakest level whose
+	// failures fail the run; empty = the spec's, else reports.DefaultFailOn.
+	FailOn reports.Level
+	// Baseline is an earlier report to compare the run with (new, fixed and
+	// unchanged failures); BaselineFile names it in the report.
+	Baseline     *reports.Report
+	BaselineFile string
+	// NewOnly makes the gate count only failures Baseline did not have; it
+	// needs Baseline.
+	NewOnly bool
+}
+
+// gate combines the spec's gate section with the overrides of cfg.
+func (cfg Config) gate() (reports.Gate, error) {
+	spec := cfg.Target.Gate
+	g := reports.Gate{FailOn: reports.DefaultFailOn, Source: "default", NewOnly: cfg.NewOnly}
+	switch {
+	case cfg.FailOn != "":
+		g.FailOn, g.Source = cfg.FailOn, "--fail-on"
+	case spec.FailOn != "":
+		l, err := reports.ParseFailOn(spec.FailOn)
+		if err != nil {
+			return g, fmt.Errorf("%w: gate.fail_on: %w", ErrConfig, err)
+		}
+		g.FailOn, g.Source = l, "spec"
+	}
+	if cfg.NewOnly && cfg.Baseline == nil {
+		return g, fmt.Errorf("%w: counting new failures only needs a baseline report", ErrConfig)
+	}
+	for _, w := range spec.Waivers {
+		g.Waivers = append(g.Waivers, reports.Waiver{Check: w.Check, Reason: w.Reason, Expires: w.Expires})
+	}
+	return g, nil
 }

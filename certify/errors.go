@@ -22,9 +22,14 @@ var (
 	ErrInterrupted  = errors.New("certify: interrupted")                // stopped before every check ran
 )
 
-// Err returns the report's verdict as an error: nil when every check
-// passed, else an error wrapping ErrFailed, ErrInconclusive or ErrInterrupted.
+// Err returns the report's verdict as an error: nil when the gate passed,
+// else an error wrapping ErrFailed, ErrInconclusive or ErrInterrupted; for
+// a run that aborted before its checks, the cause (wrapping ErrUnhealthy,
+// or ErrInterrupted when a signal stopped the launch).
 func (r *Result) Err() error {
+	if r.cause != nil {
+		return r.cause
+	}
 	switch r.Report.Verdict {
 	case reports.VerdictPass:
 		return nil

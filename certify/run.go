@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,21 +26,27 @@ import (
 type Result struct {
 	Report  *reports.Report
 	Journal *faults.Journal
+
+	cause error // why no check ran, when the run aborted; Err returns it
 }
 
 // JournalFile is the journal's file name inside the report directory.
 const JournalFile = "journal.jsonl"
 
-// Run certifies the target described by cfg. It returns a Result whenever
-// checks could run, including when ctx ends mid-run (the report is then
-// marked interrupted); errors wrap ErrConfig or ErrUnhealthy when the run
-// could not start for those reasons.
+// Run certifies the target described by cfg. It returns a Result in every
+// outcome but a configuration error (wrapping ErrConfig): a target that never
+// became healthy, or a run stopped before the target was ready, still yields a
+// report saying so, and Result.Err carries the cause.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	t := cfg.Target
 	if t == nil {
 		return nil, fmt.Errorf("%w: no target spec", ErrConfig)
 	}
 	checks, err := selectChecks(cfg.Suites, cfg.Checks)
+	if err != nil {
+		return nil, err
+	}
+	gate, err := cfg.gate()
 	if err != nil {
 		return nil, err
 	}
@@ -71,42 +78,49 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			cfg.Progress(Event{Phase: p, Total: len(checks)})
 		}
 	}
+	rep := &reports.Report{
+		Schema:    reports.Schema,
+		Seed:      seed,
+		Reproduce: h.Reproduce,
+		Target:    reports.Target{Name: t.Name, Kind: string(t.Kind)},
+		Tool:      reports.Tool{Name: "resilcheck", Version: or(cfg.Version, "dev"), Go: runtime.Version()},
+		Started:   started.UTC(),
+		Journal:   JournalFile,
+	}
+	res := &Result{Report: rep, Journal: journal}
 	phase(PhaseStarting)
 	env, err := placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
+	if err == nil {
+		defer env.close()
+		rep.Target = env.target
+		phase(PhaseHealth)
+		err = waitHealthy(ctx, healthURL(env.front.URL(), env.health))
+	}
 	if err != nil {
-		return nil, err
+		if errors.Is(err, ErrConfig) {
+			return nil, err
+		}
+		res.abort(ctx, err)
+	} else {
+		h.TargetURL, h.Front, h.Dependency = env.front.URL(), env.front, env.dep
+		probe, closeProbe := specProbe(t, env.target.URLs["service"])
+		defer closeProbe()
+		h.Probe = probe
+		// A failed measure leaves the noise zero: the default slacks apply, and
+		// the report says the noise was not measured.
+		h.Noise, _ = suites.MeasureNoise(ctx, noiseSamples)
+		rep.Checks = suites.Run(ctx, h, checks, progressFunc(cfg.Progress, len(checks)))
+		rep.Tolerances = h.Tolerances()
+		if ctx.Err() != nil {
+			rep.Interrupted = fmt.Sprintf("stopped by a signal after %d of %d checks", len(rep.Checks), len(checks))
+		}
 	}
-	defer env.close()
-	phase(PhaseHealth)
-	if err := waitHealthy(ctx, healthURL(env.front.URL(), env.health)); err != nil {
-		return nil, err
+	rep.Duration = reports.Duration(time.Since(started))
+	if cfg.Baseline != nil {
+		rep.CompareBaseline(cfg.Baseline, cfg.BaselineFile)
 	}
-	h.TargetURL, h.Front, h.Dependency = env.front.URL(), env.front, env.dep
-	probe, closeProbe := specProbe(t, env.target.URLs["service"])
-	defer closeProbe()
-	h.Probe = probe
-	// A failed measure leaves the noise zero: the default slacks apply, and
-	// the report says the noise was not measured.
-	h.Noise, _ = suites.MeasureNoise(ctx, noiseSamples)
-	results := suites.Run(ctx, h, checks, progressFunc(cfg.Progress, len(checks)))
-
-	rep := &reports.Report{
-		Schema:     reports.Schema,
-		Seed:       seed,
-		Reproduce:  h.Reproduce,
-		Target:     env.target,
-		Tool:       reports.Tool{Name: "resilcheck", Version: or(cfg.Version, "dev"), Go: runtime.Version()},
-		Started:    started.UTC(),
-		Duration:   reports.Duration(time.Since(started)),
-		Tolerances: h.Tolerances(),
-		Checks:     results,
-		Journal:    JournalFile,
-	}
-	if ctx.Err() != nil {
-		rep.Interrupted = fmt.Sprintf("stopped by a signal after %d of %d checks", len(results), len(checks))
-	}
-	rep.Finalize()
-	return &Result{Report: rep, Journal: journal}, nil
+	rep.ApplyGate(gate, started) // finalizes the report
+	return res, nil
 }
 
 // noiseSamples is how many loopback round trips and 1 ms sleeps measure

@@ -153,3 +153,20 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// TargetOutput returns the last lines the process wrote, "" when none.
+func (e *UnhealthyError) TargetOutput() string { return e.Output }
+
+// TargetOutput returns the last lines the process wrote.
+func (e *ExitedError) TargetOutput() string { return e.Output }
+
+// LastOutput returns what the target last wrote (a process's output, a
+// stack's logs) as carried by err or any error it wraps that has a
+// TargetOutput() string method; "" when none does.
+func LastOutput(err error) string {
+	var o interface{ TargetOutput() string }
+	if errors.As(err, &o) {
+		return o.TargetOutput()
+	}
+	return ""
+}

@@ -31,6 +31,7 @@ type Target struct {
 	Tenancy      Tenancy      `yaml:"tenancy"`      // what scopes keys and quotas
 	Conventions  Conventions  `yaml:"conventions"`  // protocol dialects the service speaks
 	Policy       Policy       `yaml:"policy"`       // what the service declares about its retries, deadlines and limits
+	Gate         Gate         `yaml:"gate"`         // which failed checks fail the run, and waivers
 
 	// Dir is the directory relative paths in the spec resolve against: the
 	// spec file's directory (set by Parse and Load; empty = the working directory).

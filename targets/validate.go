@@ -35,6 +35,7 @@ func (t *Target) Validate() error {
 	v.checkTenancy()
 	v.checkConventions()
 	v.checkPolicy()
+	v.checkGate()
 	if len(v.probs) == 0 {
 		return nil
 	}

@@ -27,6 +27,7 @@ type certifyOpts struct {
 	formats   string
 	seed      uint64
 	quiet     bool
+	gate      gateOpts
 }
 
 func newCertifyCmd() *cobra.Command {
@@ -63,6 +64,7 @@ report is written and says so), 5 internal error.`,
 	f.StringVar(&o.formats, "format", "console,json,junit,md,html", "report formats: console (stdout), json, junit, md, html")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (0: draw one; the report prints it)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr (a live line on a terminal, else a line per check)")
+	o.gate.addFlags(f)
 	_ = cmd.MarkFlagDirname(reportDirFlag)
 	_ = cmd.RegisterFlagCompletionFunc("defect", completeDefects)
 	_ = cmd.RegisterFlagCompletionFunc("suite", completeSuites)
@@ -86,6 +88,9 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 		Target: spec, TargetLog: o.targetLog(cmd),
 		Suites: o.suites, Checks: o.checks, Seed: o.seed,
 		Version: buildVersion(), Reproduce: o.reproduce(),
+	}
+	if err := o.gate.apply(&cfg); err != nil {
+		return err
 	}
 	if verbose(cmd) {
 		cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
