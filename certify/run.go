@@ -102,18 +102,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		res.abort(ctx, err)
 	} else {
-		h.TargetURL, h.Front, h.Dependency = env.front.URL(), env.front, env.dep
-		probe, closeProbe := specProbe(t, env.target.URLs["service"])
-		defer closeProbe()
-		h.Probe = probe
-		// A failed measure leaves the noise zero: the default slacks apply, and
-		// the report says the noise was not measured.
-		h.Noise, _ = suites.MeasureNoise(ctx, noiseSamples)
-		rep.Checks = suites.Run(ctx, h, checks, progressFunc(cfg.Progress, len(checks)))
-		rep.Tolerances = h.Tolerances()
-		if ctx.Err() != nil {
-			rep.Interrupted = fmt.Sprintf("stopped by a signal after %d of %d checks", len(rep.Checks), len(checks))
-		}
+		runChecks(ctx, h, env, checks, cfg, rep)
 	}
 	rep.Duration = reports.Duration(time.Since(started))
 	if cfg.Baseline != nil {
@@ -121,6 +110,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rep.ApplyGate(gate, started) // finalizes the report
 	return res, nil
+}
+
+// runChecks runs checks against the healthy target in env and records
+// their results in rep, marking it interrupted when ctx ended first.
+func runChecks(ctx context.Context, h *suites.Harness, env *environment, checks []suites.Check, cfg Config, rep *reports.Report) {
+	h.TargetURL, h.Front, h.Dependency = env.front.URL(), env.front, env.dep
+	probe, closeProbe := specProbe(cfg.Target, env.target.URLs["service"])
+	defer closeProbe()
+	h.Probe = probe
+	// A failed measure leaves the noise zero: the default slacks apply, and
+	// the report says the noise was not measured.
+	h.Noise, _ = suites.MeasureNoise(ctx, noiseSamples)
+	rep.Checks = suites.Run(ctx, h, checks, progressFunc(cfg.Progress, len(checks)))
+	rep.Tolerances = h.Tolerances()
+	if ctx.Err() != nil {
+		rep.Interrupted = fmt.Sprintf("stopped by a signal after %d of %d checks", len(rep.Checks), len(checks))
+	}
 }
 
 // noiseSamples is how many loopback round trips and 1 ms sleeps measure
