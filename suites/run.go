@@ -116,6 +116,11 @@ func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 	if ctx.Err() != nil && parent.Err() == nil {
 		return inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", CheckTimeout, res.Observed, res.Reason)
 	}
+	if res.Status == reports.StatusPass {
+		if why := cs.degenerate(); why != "" {
+			return inconclusive("%s; the check would have passed: %s", why, res.Observed)
+		}
+	}
 	return res
 }
 
