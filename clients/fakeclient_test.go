@@ -29,6 +29,7 @@ type fakeClient struct {
 	alwaysSuccess     bool // report success whatever happened
 	waitPastDeadline  bool // wait out any Retry-After, deadline or not
 	noConnectionRetry bool // give up on a reset or timeout
+	final429          bool // take 429 as final, as a client retrying 5xx only does
 }
 
 func (f *fakeClient) Do(ctx context.Context, c Call) error {
@@ -58,6 +59,8 @@ func (f *fakeClient) do(ctx context.Context, c Call) error {
 			return fmt.Errorf("status %d", status)
 		case c.Method == http.MethodPost && c.Key == "" && !f.retryUnkeyedPost:
 			return fmt.Errorf("status %d, not retried: a POST without a key", status)
+		case f.final429 && status == http.StatusTooManyRequests:
+			return fmt.Errorf("status %d", status)
 		case !f.noCap && attempt >= p.MaxAttempts:
 			return fmt.Errorf("gave up after %d attempts: status %d, %v", attempt, status, err)
 		}

@@ -92,12 +92,14 @@ func judgeDeadline(j *judging) Verdict {
 }
 
 // judgeBackoff (CL-07): in a run of failures without Retry-After, the
-// waits grow: a later wait exceeds the first by more than the slack.
+// waits grow: the longest later wait is at least growth times the first.
+// A ratio, not a difference, so a busy runner's delays, which lengthen
+// every wait alike, do not pass a constant backoff or fail a doubling one.
 func judgeBackoff(j *judging) Verdict {
 	if p := j.policy.MaxAttempts; p > 0 && p < 3 {
 		return notApplicable("the client declares %d attempts: fewer than two waits to compare", p)
 	}
-	want := fmt.Sprintf("a later wait longer than the first by more than %s", j.tol.Early)
+	want := fmt.Sprintf("a later wait at least %.1f times the first", backoffGrowth)
 	judged := 0
 	for _, r := range j.ran() {
 		waits, ev := backoffWaits(r.Attempts)
@@ -105,13 +107,17 @@ func judgeBackoff(j *judging) Verdict {
 			continue
 		}
 		judged++
-		if slicesMax(waits[1:]) <= waits[0]+j.tol.Early {
+		if float64(slicesMax(waits[1:])) < backoffGrowth*float64(waits[0]) {
 			return fail(want, fmt.Sprintf("%s: waits %s", r.Scenario.ID, durations(waits)), ev...)
 		}
 		return pass(want, fmt.Sprintf("%s: waits %s", r.Scenario.ID, durations(waits)), ev...)
 	}
 	return inconclusive("no operation made three attempts answered with failures without Retry-After: no waits to compare")
 }
+
+// backoffGrowth is how much longer than the first a later wait must be:
+// halfway between a constant backoff (1) and a doubling one (2 per step).
+const backoffGrowth = 1.5
 
 // backoffWaits returns the waits between consecutive attempts answered
 // with a retryable status and no Retry-After, from the first such attempt.

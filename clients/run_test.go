@@ -11,7 +11,7 @@ import (
 )
 
 // testPolicy is what fakeClient declares in the tests.
-var testPolicy = Policy{MaxAttempts: 3, Deadline: 4 * time.Second, AttemptTimeout: 500 * time.Millisecond}
+var testPolicy = Policy{MaxAttempts: 4, Deadline: 5 * time.Second, AttemptTimeout: 500 * time.Millisecond}
 
 // TestRun_catchesBrokenClients certifies the correct fake client (every
 // check passes or does not apply) and each broken one (exactly its checks fail).
@@ -23,18 +23,21 @@ func TestRun_catchesBrokenClients(t *testing.T) {
 		name   string
 		broken func(f *fakeClient)
 		fail   []string
+		// inconclusive lists the checks the variant leaves nothing to judge.
+		inconclusive []string
 	}{
-		{"correct", func(*fakeClient) {}, nil},
-		{"ignore-retry-after", func(f *fakeClient) { f.ignoreRetryAfter = true }, []string{"CL-02", "CL-02a", "CL-02f", "CL-02r"}},
-		{"seconds-only", func(f *fakeClient) { f.secondsOnly = true }, []string{"CL-02a", "CL-02f", "CL-02r"}},
-		{"new-key-per-attempt", func(f *fakeClient) { f.newKeyPerAttempt = true }, []string{"CL-04"}},
-		{"retry-unkeyed-post", func(f *fakeClient) { f.retryUnkeyedPost = true }, []string{"CL-05"}},
-		{"retry-4xx", func(f *fakeClient) { f.retry4xx = true }, []string{"CL-06"}},
-		{"constant-backoff", func(f *fakeClient) { f.constantBackoff = true }, []string{"CL-07"}},
-		{"no-cap", func(f *fakeClient) { f.noCap = true }, []string{"CL-01"}},
-		{"always-success", func(f *fakeClient) { f.alwaysSuccess = true }, []string{"CL-09"}},
-		{"wait-past-deadline", func(f *fakeClient) { f.waitPastDeadline = true }, []string{"CL-03", "CL-08"}},
-		{"no-connection-retry", func(f *fakeClient) { f.noConnectionRetry = true }, []string{"CL-11"}},
+		{"correct", func(*fakeClient) {}, nil, nil},
+		{"ignore-retry-after", func(f *fakeClient) { f.ignoreRetryAfter = true }, []string{"CL-02", "CL-02a", "CL-02f", "CL-02r"}, nil},
+		{"seconds-only", func(f *fakeClient) { f.secondsOnly = true }, []string{"CL-02a", "CL-02f", "CL-02r"}, nil},
+		{"new-key-per-attempt", func(f *fakeClient) { f.newKeyPerAttempt = true }, []string{"CL-04"}, nil},
+		{"retry-unkeyed-post", func(f *fakeClient) { f.retryUnkeyedPost = true }, []string{"CL-05"}, nil},
+		{"retry-4xx", func(f *fakeClient) { f.retry4xx = true }, []string{"CL-06"}, nil},
+		{"constant-backoff", func(f *fakeClient) { f.constantBackoff = true }, []string{"CL-07"}, nil},
+		{"no-cap", func(f *fakeClient) { f.noCap = true }, []string{"CL-01"}, nil},
+		{"always-success", func(f *fakeClient) { f.alwaysSuccess = true }, []string{"CL-09"}, nil},
+		{"wait-past-deadline", func(f *fakeClient) { f.waitPastDeadline = true }, []string{"CL-03", "CL-08"}, nil},
+		{"no-connection-retry", func(f *fakeClient) { f.noConnectionRetry = true }, []string{"CL-11"}, nil},
+		{"final-429", func(f *fakeClient) { f.final429 = true }, []string{"CL-10"}, []string{"CL-02f"}},
 	}
 	// The variants run at once, not as parallel subtests: -parallel is
 	// GOMAXPROCS, and they spend their time waiting, not computing.
@@ -43,7 +46,7 @@ func TestRun_catchesBrokenClients(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, tc := range cases {
 		wg.Go(func() {
-			f := &fakeClient{policy: testPolicy, base: 200 * time.Millisecond}
+			f := &fakeClient{policy: testPolicy, base: 300 * time.Millisecond}
 			tc.broken(f)
 			results[i], errs[i] = Run(context.Background(), f, testPolicy, Options{})
 		})
@@ -55,20 +58,20 @@ func TestRun_catchesBrokenClients(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var failed []string
+			var failed, inconclusive []string
 			for _, c := range res.Checks {
-				switch {
-				case c.Status == reports.StatusFail:
+				switch c.Status {
+				case reports.StatusFail:
 					failed = append(failed, c.ID)
-				case c.Status != reports.StatusPass && c.Status != reports.StatusNotApplicable:
-					t.Errorf("%s %s: %s", c.ID, c.Status, c.Reason)
+				case reports.StatusInconclusive:
+					inconclusive = append(inconclusive, c.ID)
 				}
 			}
-			if !slices.Equal(failed, tc.fail) {
+			if !slices.Equal(failed, tc.fail) || !slices.Equal(inconclusive, tc.inconclusive) {
 				for _, c := range res.Checks {
 					t.Logf("%-6s %-14s want %s; saw %s %s", c.ID, c.Status, c.Expected, c.Observed, c.Reason)
 				}
-				t.Errorf("failed %v, want %v", failed, tc.fail)
+				t.Errorf("failed %v, inconclusive %v; want %v and %v", failed, inconclusive, tc.fail, tc.inconclusive)
 			}
 		})
 	}

@@ -9,14 +9,14 @@ import (
 )
 
 var (
-	needMaxAttempts = Need{Name: "max attempts", Doc: "the client declares how many attempts an operation makes at most",
+	needMaxAttempts = Need{Name: "client max attempts", Doc: "the client declares how many attempts an operation makes at most",
 		Unmet: func(p Policy) string {
 			if p.MaxAttempts == 0 {
 				return "the client declares no attempt cap"
 			}
 			return ""
 		}}
-	needDeadline = Need{Name: "deadline", Doc: "the client declares how long an operation, retries included, may take",
+	needDeadline = Need{Name: "client deadline", Doc: "the client declares how long an operation, retries included, may take",
 		Unmet: func(p Policy) string {
 			if p.Deadline == 0 {
 				return "the client declares no deadline"

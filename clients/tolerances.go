@@ -10,7 +10,9 @@ import (
 func tolerances(p Policy, t Tolerance) []reports.Tolerance {
 	return []reports.Tolerance{
 		{Name: "early slack", Value: t.Early.String(),
-			Why: "CL-02, CL-07: no attempt earlier than a Retry-After bound, and growth beyond the first wait, less or more than this"},
+			Why: "CL-02: no attempt earlier than a Retry-After bound less this"},
+		{Name: "backoff growth", Value: fmt.Sprintf("×%.1f", backoffGrowth),
+			Why: "CL-07: the longest later wait without Retry-After is at least this times the first"},
 		{Name: "late slack", Value: t.Late.String(),
 			Why: "CL-03, CL-08: an operation ends by the declared deadline plus this, which absorbs starting a client process"},
 		{Name: "client policy", Value: p.String(),

@@ -27,7 +27,7 @@ type Entry struct {
 }
 
 // Catalogue returns every registered check, suites in reporting order and
-// checks by ID within a suite, as reports list them.
+// checks by ID within a suite, as reports list them, then the client suite.
 func Catalogue() []Entry {
 	var out []Entry
 	for _, s := range registry {
@@ -41,7 +41,7 @@ func Catalogue() []Entry {
 			out = append(out, e)
 		}
 	}
-	return out
+	return append(out, clientEntries()...)
 }
 
 // catalogueNeeds returns every need some check declares, by name.
@@ -53,6 +53,9 @@ func catalogueNeeds() []Need {
 				seen[n.Name] = n
 			}
 		}
+	}
+	for _, n := range clientNeeds() {
+		seen[n.Name] = n
 	}
 	out := make([]Need, 0, len(seen))
 	for _, n := range seen {

@@ -80,6 +80,19 @@ func TestPrivateFile(t *testing.T) {
 	}
 }
 
+// TestCatalogue_uniqueIDs holds the client suite's IDs apart from the
+// service suites' ones: reports and --check name a check by ID alone.
+func TestCatalogue_uniqueIDs(t *testing.T) {
+	t.Parallel()
+	seen := map[string]string{}
+	for _, e := range Catalogue() {
+		if prev, ok := seen[e.ID]; ok {
+			t.Errorf("check ID %s is in suites %s and %s", e.ID, prev, e.Suite)
+		}
+		seen[e.ID] = e.Suite
+	}
+}
+
 func TestRegistry_publicSources(t *testing.T) {
 	t.Parallel()
 	for _, e := range Catalogue() {
