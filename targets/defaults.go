@@ -40,6 +40,8 @@ func (t *Target) Defaults() {
 			t.Kind = KindProcess
 		case !isZero(t.Reference):
 			t.Kind = KindReference
+		case !isZero(t.Compose):
+			t.Kind = KindCompose
 		}
 	}
 	if p, ok := plugin(t.Kind); ok && p.Defaults != nil {

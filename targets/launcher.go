@@ -58,6 +58,11 @@ type Running struct {
 	// StopFunc tears the target down; nil means there is nothing to stop.
 	// Launchers outside this package (e.g. the reference) set it.
 	StopFunc func(ctx context.Context) error
+	// LogsFunc returns the output of each part of the target so far (a
+	// compose stack's containers), for a report that needs it: a failed
+	// check is read next to the target's own account. Called before Stop;
+	// nil means the target keeps no logs of its own.
+	LogsFunc func(ctx context.Context) ([]Log, error)
 
 	once sync.Once
 	err  error

@@ -60,7 +60,8 @@ func TestParse_pluginKindProblems(t *testing.T) {
 		{"its own check, positioned", "kind: stub-stack\nname: forbidden\n", "2:7: name: this stack refuses the name"},
 		{"its spec is checked like a user's", "kind: stub-stack\neffects: {ledger: {dependency: nope}}\n", `no dependency is named "nope"`},
 		{"reference left out of the build", "kind: reference\n", "1:7: kind: kind reference needs the built-in reference stack"},
-		{"unknown kind lists the registered", "kind: compose\n", "expected process, running, stub-stack"},
+		{"compose left out of the build", "kind: compose\n", "1:7: kind: kind compose needs the compose launcher"},
+		{"unknown kind lists the registered", "kind: swarm\n", "expected process, running, stub-stack"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ const (
 	KindRunning   Kind = "running"   // already listening at service.url; resilcheck only checks health
 	KindProcess   Kind = "process"   // resilcheck starts process.command and stops it afterwards
 	KindReference Kind = "reference" // the built-in reference stack, optionally with defects
+	KindCompose   Kind = "compose"   // a docker-compose project resilcheck brings up and tears down
 )
 
 // Version is the only spec version this package reads.
@@ -25,6 +26,7 @@ type Target struct {
 	Service      Service      `yaml:"service"`      // where the service listens and how its health is read
 	Process      Process      `yaml:"process"`      // kind process only
 	Reference    Reference    `yaml:"reference"`    // kind reference only
+	Compose      Compose      `yaml:"compose"`      // kind compose only
 	Operations   []Operation  `yaml:"operations"`   // at least one, except kind reference (defaults to the reference's)
 	Dependencies []Dependency `yaml:"dependencies"` // the calls the service makes that the dependency proxy intercepts
 	Effects      Effects      `yaml:"effects"`      // how side effects are counted; at least one way
@@ -82,6 +84,26 @@ type Reference struct {
 	// Store is "sqlite" (embedded, in a temp dir), "sqlite:PATH" or a
 	// postgres:// or postgresql:// URL; empty = "sqlite".
 	Store string `yaml:"store"`
+}
+
+// Compose describes a kind-compose target: a docker-compose project that
+// resilcheck brings up, certifies one service of at service.url, and tears
+// down with its volumes. Env values are text/template templates over
+// ComposeValues.
+type Compose struct {
+	Files   []string `yaml:"files"`   // compose files, relative to the spec file; required
+	Service string   `yaml:"service"` // the compose service certified (service.url reaches it); required
+	// Project is the compose project name; empty = resilcheck- and a random
+	// suffix, so two runs never share containers.
+	Project string `yaml:"project"`
+	// Env holds the variables the compose files interpolate, such as the URL
+	// a service calls its dependency at: "{{.Dependencies.NAME}}".
+	Env map[string]string `yaml:"env"`
+	// DependencyHost is the host in .Dependencies URLs: how containers reach
+	// resilcheck's dependency proxies. Empty = host.docker.internal (map it
+	// with extra_hosts: ["host.docker.internal:host-gateway"]); 127.0.0.1 for
+	// services in network_mode: host.
+	DependencyHost string `yaml:"dependency_host"`
 }
 
 // Operation is one effectful request the harness exercises. Path, Body,

@@ -26,6 +26,14 @@ type ProcessValues struct {
 	Dependencies map[string]string // dependency name → its proxy's base URL, e.g. http://127.0.0.1:9091
 }
 
+// ComposeValues are the values kind-compose env templates see.
+type ComposeValues struct {
+	Project string // the compose project name
+	// Dependencies maps a dependency name to its proxy's base URL as
+	// containers reach it, e.g. http://host.docker.internal:9091.
+	Dependencies map[string]string
+}
+
 // Render expands the text/template text with data. Missing map keys (such
 // as a dependency without a proxy URL) are errors.
 func Render(text string, data any) (string, error) {

@@ -25,6 +25,7 @@ func (t *Target) Validate() error {
 	v.deps = v.checkDependencies()
 	v.checkService()
 	v.checkProcess()
+	v.checkCompose()
 	if registered && kind.Validate != nil {
 		for _, p := range kind.Validate(t) {
 			v.errf(p.Path, "%s", p.Msg)
@@ -93,17 +94,22 @@ func (v *validator) checkKind() Kind {
 	if t.Version != 0 && t.Version != Version {
 		v.errf("version", "unsupported version %d; this resilcheck reads version %d", t.Version, Version)
 	}
-	hasProc, hasRef := !isZero(t.Process), !isZero(t.Reference)
+	hasProc, hasRef, hasCompose := !isZero(t.Process), !isZero(t.Reference), !isZero(t.Compose)
 	kind := t.Kind
 	if kind == "" {
 		switch {
 		case hasProc && hasRef:
 			v.keyErrf("reference", "both process and reference sections are set; set kind to the one you mean")
 			return ""
+		case hasCompose && (hasProc || hasRef):
+			v.keyErrf("compose", "the compose section is set with a process or reference section; set kind to the one you mean")
+			return ""
 		case hasProc:
 			kind = KindProcess
 		case hasRef:
 			kind = KindReference
+		case hasCompose:
+			kind = KindCompose
 		default:
 			kind = KindRunning
 		}
@@ -112,6 +118,9 @@ func (v *validator) checkKind() Kind {
 	case registered:
 	case kind == KindReference:
 		v.errf("kind", "kind reference needs the built-in reference stack, which this build of resilcheck leaves out")
+		return ""
+	case kind == KindCompose:
+		v.errf("kind", "kind compose needs the compose launcher (package compose), which this build of resilcheck leaves out")
 		return ""
 	default:
 		v.errf("kind", "unknown kind %q; expected %s", t.Kind, strings.Join(kindNames(), ", "))
@@ -122,6 +131,9 @@ func (v *validator) checkKind() Kind {
 	}
 	if hasRef && kind != KindReference {
 		v.keyErrf("reference", "the reference section is only for kind reference (kind is %s)", kind)
+	}
+	if hasCompose && kind != KindCompose {
+		v.keyErrf("compose", "the compose section is only for kind compose (kind is %s)", kind)
 	}
 	return kind
 }

@@ -8,8 +8,8 @@ import (
 func (v *validator) checkService() {
 	s := v.t.Service
 	switch v.kind {
-	case KindRunning:
-		if v.plain("service.url", s.URL, "kind running has no chosen port") {
+	case KindRunning, KindCompose:
+		if v.plain("service.url", s.URL, "kind "+string(v.kind)+" has no chosen port") {
 			if msg := urlProblem(s.URL); msg != "" {
 				v.errf("service.url", "%s", msg)
 			}

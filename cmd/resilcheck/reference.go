@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -81,7 +82,7 @@ Each component can also run alone, to split the stack across processes:
 func (o *referenceOpts) flags(cmd *cobra.Command, addr string, all bool) {
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", addr, "listen address (loopback by default)")
-	f.StringArrayVar(&o.defects, "defect", nil, "switch a defect on (repeatable; see 'resilcheck reference defects')")
+	f.StringArrayVar(&o.defects, "defect", nil, "switch a defect on (repeatable; see 'resilcheck reference defects'); default $"+defectEnv+", comma-separated")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (ids, jitter); default random. Never reuse a seed on a store that outlives the process")
 	_ = cmd.RegisterFlagCompletionFunc("defect", completeDefects)
 	if all {
@@ -90,8 +91,16 @@ func (o *referenceOpts) flags(cmd *cobra.Command, addr string, all bool) {
 	}
 }
 
+// defectEnv switches defects on when no --defect is given (comma-separated):
+// how a compose file or container platform configures a component.
+const defectEnv = "RESILCHECK_DEFECT"
+
 func (o *referenceOpts) parse() (defect.Set, float64, int, error) {
-	set, err := defect.Parse(o.defects...)
+	names := o.defects
+	if env := os.Getenv(defectEnv); len(names) == 0 && env != "" {
+		names = strings.Split(env, ",")
+	}
+	set, err := defect.Parse(names...)
 	if err != nil {
 		return nil, 0, 0, err
 	}

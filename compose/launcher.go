@@ -1,0 +1,137 @@
+package compose
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// Launcher brings a kind-compose target up through the helper. Its dependency
+// proxies are placed before Launch, so their URLs go into the compose
+// variables (compose.env); the spec's dependencies name where the real
+// ones listen (upstream), a container of the project or not.
+type Launcher struct {
+	Target *targets.Target // validated and defaulted
+	helper string          // the helper's path
+}
+
+var _ targets.Launcher = (*Launcher)(nil)
+
+func newLauncher(t *targets.Target) (targets.Launcher, error) {
+	path, err := findHelper()
+	if err != nil {
+		return nil, err
+	}
+	return &Launcher{Target: t, helper: path}, nil
+}
+
+// teardownTime bounds tearing a project down after a failed launch.
+const teardownTime = 30 * time.Second
+
+// Launch brings the project up and blocks until service.url's health
+// answers 2xx. A project that does not come up, or whose service stays
+// unhealthy, is torn down and yields a *targets.LogsError carrying every
+// container's log and matching targets.ErrUnhealthy.
+func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.Running, error) {
+	t := l.Target
+	project := t.Compose.Project
+	if project == "" {
+		project = "resilcheck-" + randomSuffix()
+	}
+	vars, err := l.vars(project, env.Dependencies)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"serve", "--project", project, "--service", t.Compose.Service}
+	for _, f := range t.Compose.Files {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(t.Dir, f)
+		}
+		args = append(args, "--file", f)
+	}
+	h, err := startHelper(l.helper, args, t.Dir, vars, env.Log)
+	if err != nil {
+		return nil, err
+	}
+	upCtx, cancel := context.WithTimeout(ctx, t.Service.StartupTimeout)
+	defer cancel()
+	ev, err := h.next(upCtx)
+	switch {
+	case err != nil:
+		return nil, h.interrupt(ctx, fmt.Errorf("%w: compose project %s did not come up: %w", targets.ErrUnhealthy, project, err))
+	case ev.Event == EventError:
+		return nil, &targets.LogsError{Err: fmt.Errorf("%w: compose project %s did not come up: %s", targets.ErrUnhealthy, project, ev.Error), Logs: ev.Logs}
+	case ev.Event != EventUp:
+		return nil, l.abandon(ctx, h, fmt.Errorf("compose: %s answered %q, want %q", HelperName, ev.Event, EventUp))
+	}
+	health := t.Service.Health
+	if strings.HasPrefix(health, "/") {
+		health = strings.TrimSuffix(t.Service.URL, "/") + health
+	}
+	if err := targets.WaitHealthy(ctx, health, t.Service.StartupTimeout); err != nil {
+		return nil, l.abandon(ctx, h, err)
+	}
+	return &targets.Running{
+		URL:      t.Service.URL,
+		URLs:     map[string]string{"compose:" + project: strings.Join(ev.Services, ",")},
+		StopFunc: h.down,
+		LogsFunc: func(ctx context.Context) ([]targets.Log, error) {
+			ev, err := h.request(ctx, OpLogs)
+			return ev.Logs, err
+		},
+	}, nil
+}
+
+// abandon takes the project's logs, tears it down and returns cause with
+// the logs attached.
+func (l *Launcher) abandon(ctx context.Context, h *helper, cause error) error {
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTime)
+	defer cancel()
+	ev, logErr := h.request(c, OpLogs)
+	if err := h.down(c); err != nil {
+		cause = fmt.Errorf("%w; and tearing it down: %w", cause, err)
+	}
+	if logErr != nil {
+		return fmt.Errorf("%w; no logs: %w", cause, logErr)
+	}
+	return &targets.LogsError{Err: cause, Logs: ev.Logs}
+}
+
+// vars renders compose.env into NAME=VALUE pairs, with .Dependencies as
+// containers reach the proxies.
+func (l *Launcher) vars(project string, proxies map[string]string) ([]string, error) {
+	c := l.Target.Compose
+	deps := map[string]string{}
+	for name, u := range proxies {
+		cu, err := containerURL(u, c.DependencyHost)
+		if err != nil {
+			return nil, fmt.Errorf("compose: dependency %s: %w", name, err)
+		}
+		deps[name] = cu
+	}
+	values := targets.ComposeValues{Project: project, Dependencies: deps}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		v, err := targets.Render(c.Env[k], values)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("compose: env %s", k), err)
+		}
+		out = append(out, k+"="+v)
+	}
+	return out, nil
+}
+
+func randomSuffix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

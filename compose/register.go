@@ -1,0 +1,7 @@
+package compose
+
+import "github.com/resilcheck/resilcheck/targets"
+
+func init() {
+	targets.RegisterKind(targets.KindCompose, targets.Plugin{Launcher: newLauncher, Defaults: Defaults})
+}
