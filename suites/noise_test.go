@@ -81,3 +81,49 @@ func TestMeasureNoise(t *testing.T) {
 	}
 	t.Logf("%s", n)
 }
+
+// TestHarness_noisyFailure: a timed check's failure while the runner's
+// timers overshot past the slack is inconclusive; a pass, a quiet runner
+// or too few samples leave the verdict alone.
+func TestHarness_noisyFailure(t *testing.T) {
+	t.Parallel()
+	h := &Harness{}
+	failed := fail("within 50ms", "late by 120ms")
+	tests := []struct {
+		name      string
+		res       Result
+		overshoot time.Duration
+		samples   int
+		want      reports.Status
+	}{
+		{"failure on a stalled runner", failed, 80 * time.Millisecond, 100, reports.StatusInconclusive},
+		{"failure on a quiet runner", failed, 3 * time.Millisecond, 100, reports.StatusFail},
+		{"too few samples", failed, 80 * time.Millisecond, 5, reports.StatusFail},
+		{"pass on a stalled runner", pass("within 50ms", "on time"), 80 * time.Millisecond, 100, reports.StatusPass},
+	}
+	for _, tt := range tests {
+		got := h.noisyFailure(tt.res, tt.overshoot, tt.samples)
+		if got.Status != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got.Status, tt.want)
+		}
+		if got.Status == reports.StatusInconclusive && (!strings.Contains(got.Reason, "noisy runner") || got.Expected != tt.res.Expected) {
+			t.Errorf("%s: reason %q, expected %q", tt.name, got.Reason, got.Expected)
+		}
+	}
+}
+
+// TestNoiseWatch: a watch samples about every 5 ms and reports a
+// non-negative overshoot.
+func TestNoiseWatch(t *testing.T) {
+	t.Parallel()
+	w := startNoiseWatch()
+	time.Sleep(300 * time.Millisecond)
+	over, n := w.end()
+	if n < 10 {
+		t.Errorf("%d samples in 300 ms, want at least 10", n)
+	}
+	if over < 0 {
+		t.Errorf("overshoot %v < 0", over)
+	}
+	t.Logf("p99 overshoot %v over %d samples", over, n)
+}
