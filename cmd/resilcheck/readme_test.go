@@ -324,8 +324,9 @@ func runScript(t *testing.T, dir, bin, script string) {
 	}
 }
 
-// maskVarying masks what differs between runs: numbers and hex strings.
-var maskVarying = regexp.MustCompile(`[0-9a-f]{8,}|[0-9]+(\.[0-9]+)?`)
+// maskVarying masks what differs between runs: hex strings, and numbers
+// with their unit when they are durations (1.4s and 838.4ms alike).
+var maskVarying = regexp.MustCompile(`[0-9a-f]{8,}|[0-9]+(\.[0-9]+)?(ns|µs|ms|s|m)?`)
 
 // checkExcerpt runs the output block's command and checks that its lines
 // appear in the output, in order, consecutively between "..." lines.
