@@ -70,13 +70,13 @@ func setAttr(f reflect.Value, raw any) error {
 	case f.Kind() == reflect.String:
 		s, ok := raw.(string)
 		if !ok {
-			return fmt.Errorf("want a string, got %T", raw)
+			return fmt.Errorf("want a string, got %s", kindOf(raw))
 		}
 		f.SetString(s)
 	case f.Kind() == reflect.Bool:
 		b, ok := raw.(bool)
 		if !ok {
-			return fmt.Errorf("want true or false, got %T", raw)
+			return fmt.Errorf("want true or false, got %s", kindOf(raw))
 		}
 		f.SetBool(b)
 	case f.CanInt():
@@ -110,7 +110,7 @@ func setAttr(f reflect.Value, raw any) error {
 func setStringMap(f reflect.Value, raw any) error {
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return fmt.Errorf("want a mapping, got %T", raw)
+		return fmt.Errorf("want a mapping, got %s", kindOf(raw))
 	}
 	out := reflect.MakeMapWithSize(f.Type(), len(m))
 	for k, v := range m {
@@ -130,7 +130,7 @@ func setStringSlice(f reflect.Value, raw any) error {
 		if s, ok := raw.(string); ok {
 			list = []any{s}
 		} else {
-			return fmt.Errorf("want a list, got %T", raw)
+			return fmt.Errorf("want a list, got %s", kindOf(raw))
 		}
 	}
 	out := reflect.MakeSlice(f.Type(), len(list), len(list))
@@ -156,7 +156,7 @@ func scalarString(v any) (string, error) {
 	case int, int64, uint64, float64, bool:
 		return fmt.Sprint(v), nil
 	}
-	return "", fmt.Errorf("want a string, got %T", v)
+	return "", fmt.Errorf("want a string, got %s", kindOf(v))
 }
 
 func toFloat(raw any) (float64, error) {
@@ -172,7 +172,7 @@ func toFloat(raw any) (float64, error) {
 	case json.Number:
 		return v.Float64()
 	}
-	return 0, fmt.Errorf("want a number, got %T", raw)
+	return 0, fmt.Errorf("want a number, got %s", kindOf(raw))
 }
 
 // toDuration reads "250ms"-style strings; a bare number is milliseconds.
@@ -212,4 +212,24 @@ func encodeAttrs(src any) map[string]any {
 		}
 	}
 	return out
+}
+
+// kindOf names a decoded YAML or JSON value's kind in the rules' terms, so
+// an error never shows a Go type to someone who wrote YAML.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "true or false"
+	case int, int64, uint64, float64, json.Number:
+		return "a number"
+	}
+	return "a value of another kind"
 }

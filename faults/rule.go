@@ -81,7 +81,7 @@ func ruleFromMap(m map[string]any) (Rule, error) {
 	if raw, ok := m["match"]; ok && raw != nil {
 		mm, ok := raw.(map[string]any)
 		if !ok {
-			return r, &AttrError{Path: []string{"match"}, Err: fmt.Errorf("want a mapping, got %T", raw)}
+			return r, &AttrError{Path: []string{"match"}, Err: fmt.Errorf("want a mapping, got %s", kindOf(raw))}
 		}
 		if err := decodeMatch(&r.Match, mm); err != nil {
 			return r, within("match", err)
@@ -114,7 +114,7 @@ func decodeMatch(dst *Match, m map[string]any) error {
 func faultFromMap(raw any) (Fault, error) {
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("want a mapping with a type, got %T", raw)
+		return nil, fmt.Errorf("want a mapping with a type, got %s", kindOf(raw))
 	}
 	typ, ok := m["type"].(string)
 	if !ok {

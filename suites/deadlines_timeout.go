@@ -47,7 +47,7 @@ func dlAnswersWithoutBudget(ctx context.Context, cs *Case) Result {
 	// Without a caller's budget the target may also give up on its hung
 	// dependency before its own maximum, answering 503: what matters is that
 	// it answers by the maximum.
-	return c.judgeTimeout(r, front, found, limit, fmt.Sprintf("no budget (the target's maximum is %s, Conventions.MaxBudget)", dlMs(limit)),
+	return c.judgeTimeout(r, front, found, limit, fmt.Sprintf("no budget (the target's maximum is %s, conventions.max_budget)", dlMs(limit)),
 		http.StatusServiceUnavailable)
 }
 
