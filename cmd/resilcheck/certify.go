@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -99,6 +100,7 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 	if !o.quiet { // --verbose logs would tear a live line: plain lines then
 		view = newProgressView(cmd.ErrOrStderr(), !verbose(cmd))
 		cfg.Progress = view.Event
+		defer context.AfterFunc(cmd.Context(), view.Stopping)()
 	}
 	res, err := certify.Run(cmd.Context(), cfg)
 	view.Close()

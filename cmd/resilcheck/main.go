@@ -27,10 +27,10 @@ func main() {
 		// partial report); a second means stop now: whatever report the run has is
 		// still written whole, but nothing else is waited for long.
 		<-sig
-		fmt.Fprintln(os.Stderr, notice)
+		fmt.Fprintln(os.Stderr, freshLine(os.Stderr)+notice)
 		cancel()
 		<-sig
-		fmt.Fprintln(os.Stderr, "resilcheck: stopping now")
+		fmt.Fprintln(os.Stderr, freshLine(os.Stderr)+"resilcheck: stopping now")
 		stopNow(done)
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

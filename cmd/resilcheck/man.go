@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -24,6 +26,11 @@ func newManCmd() *cobra.Command {
 				return usagef("man: %w", err)
 			}
 			hdr := &doc.GenManHeader{Title: "RESILCHECK", Section: "1", Source: "resilcheck " + buildVersion(), Manual: "resilcheck manual"}
+			if epoch, err := strconv.ParseInt(os.Getenv("SOURCE_DATE_EPOCH"), 10, 64); err == nil {
+				// Reproducible builds date their artefacts so; the default is today.
+				date := time.Unix(epoch, 0).UTC()
+				hdr.Date = &date
+			}
 			if err := doc.GenManTree(root, hdr, args[0]); err != nil {
 				return fmt.Errorf("man: %w", err)
 			}

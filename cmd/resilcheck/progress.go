@@ -101,6 +101,17 @@ func (v *progressView) Event(ev certify.Event) {
 	}
 }
 
+// Stopping says the run is winding down after a signal, in place of the
+// check it interrupted.
+func (v *progressView) Stopping() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.st.id, v.st.phase = "", "stopping: writing the partial report"
+	if v.live {
+		v.draw(v.now())
+	}
+}
+
 // Close stops the clock and removes the live line, before the report is
 // printed where it stood. A nil view (--quiet) does nothing.
 func (v *progressView) Close() {
@@ -142,6 +153,15 @@ func (v *progressView) clear() {
 		fmt.Fprint(v.out, "\r"+ansi.EraseLineRight)
 		v.drawn = false
 	}
+}
+
+// freshLine is what starts a notice on f at the beginning of a clean line:
+// on a terminal the live line may stand there, unfinished.
+func freshLine(f *os.File) string {
+	if term.IsTerminal(int(f.Fd())) {
+		return "\r" + ansi.EraseLineRight
+	}
+	return ""
 }
 
 // plainPhase is a phase as a line of its own: "[ 0/55] starting the target".

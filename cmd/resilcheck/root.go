@@ -31,6 +31,9 @@ drives it with requests, load and properties, and certifies five contracts:
 no duplicate side effects under retries, bounded retry amplification, truthful
 and respected Retry-After, deadlines kept and propagated, honest rate-limit headers.
 
+Progress goes to stderr: a live line on a terminal, a line per check
+otherwise; NO_COLOR turns colour off.
+
 Exit codes: 0 pass, 1 a check failed (or a load threshold missed),
 2 usage or configuration error, 3 inconclusive, 4 interrupted (partial
 report written), 5 internal error.`,
