@@ -48,7 +48,7 @@ writes every result in vegeta's format (--encoding gob, json or csv), for
 		Example: `  # against "resilcheck reference" (its gateway allows 50 requests/s per tenant)
   resilcheck load --url http://127.0.0.1:8080/v1/payments --method POST \
       --body '{"amount":100,"currency":"EUR"}' --header Content-Type:application/json \
-      --rate 40 --duration 10s --threshold 'p99<250ms' --output node-1.gob
+      --rate 40 --duration 10s --threshold 'p99<1s' --output node-1.gob
   resilcheck load --url http://127.0.0.1:8080/v1/payments --pace linear --rate 10 --slope 5 --duration 20s
   resilcheck load --url http://127.0.0.1:8080/v1/payments --pace sine --rate 40 --amp 20 --period 10s --duration 30s`,
 		Args:        cobra.NoArgs,
