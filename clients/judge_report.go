@@ -31,10 +31,14 @@ func judgeReport(j *judging) Verdict {
 func judgeSameKey(j *judging) Verdict {
 	h := j.policy.keyHeader()
 	want := fmt.Sprintf("every attempt of a keyed operation carries the same %s", h)
-	var ok, once []string
+	var ok, once, unretried []string
 	sent := false
 	for _, r := range j.ran() {
 		if r.Call.Key == "" || len(r.Attempts) == 0 {
+			continue
+		}
+		if !j.policy.retries(r.Call.Method) {
+			unretried = append(unretried, r.Call.Method)
 			continue
 		}
 		if r.Attempts[0].Header(h) != "" {
@@ -53,6 +57,8 @@ func judgeSameKey(j *judging) Verdict {
 		ok = append(ok, fmt.Sprintf("%s (%d attempts)", r.Scenario.ID, len(r.Attempts)))
 	}
 	switch {
+	case len(ok) == 0 && len(once) == 0 && len(unretried) > 0:
+		return notApplicable("the client declares it does not retry %s, the method of every keyed scenario", strings.Join(unretried, ", "))
 	case !sent && len(ok) == 0:
 		return notApplicable("the client sent no %s", h)
 	case len(ok) == 0:

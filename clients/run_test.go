@@ -16,6 +16,7 @@ var testPolicy = Policy{MaxAttempts: 4, Deadline: 5 * time.Second, AttemptTimeou
 // TestRun_catchesBrokenClients certifies the correct fake client (every
 // check passes or does not apply) and each broken one (exactly its checks fail).
 func TestRun_catchesBrokenClients(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("each variant waits out Retry-After: 1 several times (about 9 s at once)")
 	}

@@ -39,7 +39,7 @@ func TestParseScenarios_rejects(t *testing.T) {
 }
 
 // TestStep_retryAfterValue renders each form and reads it back: a date
-// names the whole second after now+RetryAfter.
+// names a whole second at least half a second past now+RetryAfter.
 func TestStep_retryAfterValue(t *testing.T) {
 	now := time.Date(2026, 11, 23, 22, 48, 1, 700e6, time.UTC)
 	for _, form := range forms {
@@ -50,7 +50,7 @@ func TestStep_retryAfterValue(t *testing.T) {
 			t.Errorf("%s: %q read back as %q, %v", form, v, got, ok)
 			continue
 		}
-		want := time.Date(2026, 11, 23, 22, 48, 3, 0, time.UTC)
+		want := time.Date(2026, 11, 23, 22, 48, 4, 0, time.UTC) // 01.7 + 1 s + 1.5 s, truncated
 		if form == FormSeconds {
 			want = now.Add(time.Second)
 		}

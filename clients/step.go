@@ -111,11 +111,13 @@ func (s Step) Inject(ex *faults.Exchange) error {
 	return ex.Respond(st, h, fmt.Appendf(nil, `{"status":%d}`, st))
 }
 
-// retryAfterValue renders Retry-After at now. A date names the whole
-// second after now+RetryAfter, so the wait it asks for is in (RetryAfter,
-// RetryAfter+1s] whatever the sub-second part of now.
+// retryAfterValue renders Retry-After at now. A date names a whole second
+// at least half a second past now+RetryAfter, so the wait it asks for is
+// in (RetryAfter+0.5s, RetryAfter+1.5s]: a client that cannot read the date
+// and falls back to waiting RetryAfter is early by half a second at least,
+// well beyond the slack, whatever the sub-second part of now.
 func (s Step) retryAfterValue(now time.Time) string {
-	at := now.UTC().Truncate(time.Second).Add(s.RetryAfter + time.Second)
+	at := now.UTC().Add(s.RetryAfter + 1500*time.Millisecond).Truncate(time.Second)
 	switch s.Form {
 	case FormIMFFixdate:
 		return at.Format(http.TimeFormat)

@@ -1,0 +1,87 @@
+// Package clients_test certifies retrying clients nobody here wrote, with
+// the harness as their server, and compares every verdict with the
+// expectations file beside each client, decided from its docs and code.
+package clients_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/clients"
+	"github.com/resilcheck/resilcheck/examples/expect"
+)
+
+// clientIDs lists the client suite's checks.
+func clientIDs() []string {
+	var ids []string
+	for _, c := range clients.Checks() {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// expectations loads dir's expectations file, whose one variant is the
+// client as configured here.
+func expectations(t *testing.T, dir string) expect.Variant {
+	t.Helper()
+	f, err := expect.Load(filepath.Join(dir, expect.FileName), clientIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Variants) != 1 {
+		t.Fatalf("%s: %d variants, want the one the test certifies", f.Path, len(f.Variants))
+	}
+	return f.Variants[0]
+}
+
+// certifyAgainst runs the client suite against c and holds every check to
+// dir's expectations: no check may end otherwise (no false positive, no miss).
+func certifyAgainst(t *testing.T, dir string, c clients.Client, p clients.Policy) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("certifies a real client: waits out Retry-After and backoffs, up to 20 s")
+	}
+	v := expectations(t, dir)
+	res, err := clients.Run(context.Background(), c, p, clients.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range res.Checks {
+		allowed := v.Allowed(ch.ID)
+		if slices.Contains(allowed, ch.Status) {
+			t.Logf("%-6s %-14s %s%s", ch.ID, ch.Status, ch.Observed, ch.Reason)
+			continue
+		}
+		t.Errorf("%s %s, want %v (%s): expected %s; observed %s%s", ch.ID, ch.Status, allowed, or(v.WhyOf(ch.ID), "must pass"), ch.Expected, ch.Observed, ch.Reason)
+		for _, e := range ch.Evidence {
+			t.Logf("    %s %s %s → %d %s", e.Case, e.Method, e.At, e.Status, e.Note)
+		}
+	}
+	var took time.Duration
+	for _, r := range res.Runs {
+		took = max(took, r.Took())
+	}
+	t.Logf("longest scenario: %s", took.Round(time.Millisecond))
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// TestExpectations_consistent holds every client's expectations file to
+// the client suite's IDs.
+func TestExpectations_consistent(t *testing.T) {
+	paths, _ := filepath.Glob("*/" + expect.FileName)
+	if len(paths) < 4 {
+		t.Fatalf("%d expectations files", len(paths))
+	}
+	for _, p := range paths {
+		expectations(t, filepath.Dir(p))
+	}
+}
