@@ -1,11 +1,9 @@
-# The resilcheck image: the static binaries on an empty base.
+# The resilcheck image: the static binary on an empty base.
 #
-# It copies binaries built on the host, so it needs no base image from a
-# registry (build them first, CGO_ENABLED=0 makes them static; the SQLite
-# driver is pure Go):
+# It copies a binary built on the host, so it needs no base image from a
+# registry (CGO_ENABLED=0 makes it static; the SQLite driver is pure Go):
 #
-#   CGO_ENABLED=0 go build -o bin/resilcheck ./cmd/resilcheck
-#   CGO_ENABLED=0 go -C compose/engine build -o ../../bin/resilcheck-compose ./cmd/resilcheck-compose
+#   CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o bin/resilcheck ./cmd/resilcheck
 #   docker build -t resilcheck .
 #
 # The same image runs the reference stack's components (examples/compose).
@@ -14,6 +12,6 @@ FROM scratch
 # temporary directories there. WORKDIR creates it (and /work, for mounts).
 WORKDIR /tmp
 WORKDIR /work
-COPY bin/resilcheck bin/resilcheck-compose /usr/local/bin/
+COPY bin/resilcheck /usr/local/bin/resilcheck
 ENTRYPOINT ["/usr/local/bin/resilcheck"]
 CMD ["--help"]

@@ -28,6 +28,10 @@ type Result struct {
 	Journal *faults.Journal
 
 	cause error // why no check ran, when the run aborted; Err returns it
+
+	// Logs are the target's own logs (a compose stack's containers), kept
+	// when a check failed or the run aborted; Write saves them in LogsDir.
+	Logs []targets.Log
 }
 
 // JournalFile is the journal's file name inside the report directory.
@@ -101,8 +105,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		res.abort(ctx, err)
+		res.attachLogs(abortLogs(err))
 	} else {
 		runChecks(ctx, h, env, checks, cfg, rep)
+		res.attachLogs(env.failedLogs(ctx, rep))
 	}
 	rep.Duration = reports.Duration(time.Since(started))
 	if cfg.Baseline != nil {
@@ -141,7 +147,7 @@ func (r *Result) Write(dir string, formats []string) error {
 	if err := reports.WriteFileAtomic(filepath.Join(dir, JournalFile), func(w io.Writer) error { return r.Journal.WriteJSONLines(w) }); err != nil {
 		return fmt.Errorf("certify: journal: %w", err)
 	}
-	return nil
+	return r.writeLogs(dir)
 }
 
 func selectChecks(suiteNames, ids []string) ([]suites.Check, error) {

@@ -29,6 +29,7 @@ type environment struct {
 	log      *slog.Logger
 	mu       sync.Mutex      // guards what PlaceDependency adds
 	launched map[string]bool // dependencies the launcher starts; true once placed
+	running  *targets.Running
 }
 
 func (e *environment) close() {
@@ -81,6 +82,7 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 	case err != nil:
 		return nil, fmt.Errorf("%w: %w", ErrUnhealthy, err)
 	}
+	env.running = running
 	env.closers = append(env.closers, func() {
 		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

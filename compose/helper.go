@@ -24,7 +24,7 @@ const (
 )
 
 // installHint says how to get the helper, for the error that misses it.
-const installHint = "build it from a clone of resilcheck with `go -C compose/engine build -o $(go env GOPATH)/bin/resilcheck-compose ./cmd/resilcheck-compose`, or use the resilcheck image, which has it"
+const installHint = "build it in a clone of resilcheck with `go -C compose/engine build -o $(go env GOPATH)/bin/resilcheck-compose ./cmd/resilcheck-compose`"
 
 // findHelper returns the helper's path: $RESILCHECK_COMPOSE, else the
 // program next to the running resilcheck, else the one on PATH.
@@ -159,7 +159,7 @@ func (h *helper) interrupt(ctx context.Context, cause error) error {
 	ev, err := h.next(c)
 	_ = h.stdin.Close()
 	if err != nil || ev.Event != EventError {
-		return cause
+		return fmt.Errorf("%w: %w", targets.ErrUnhealthy, cause)
 	}
 	return &targets.LogsError{Err: cause, Logs: ev.Logs}
 }

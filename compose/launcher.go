@@ -51,14 +51,18 @@ func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.
 	if err != nil {
 		return nil, err
 	}
+	dir, err := filepath.Abs(t.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("compose: %w", err)
+	}
 	args := []string{"serve", "--project", project, "--service", t.Compose.Service}
 	for _, f := range t.Compose.Files {
 		if !filepath.IsAbs(f) {
-			f = filepath.Join(t.Dir, f)
+			f = filepath.Join(dir, f)
 		}
 		args = append(args, "--file", f)
 	}
-	h, err := startHelper(l.helper, args, t.Dir, vars, env.Log)
+	h, err := startHelper(l.helper, args, dir, vars, env.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -67,9 +71,9 @@ func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.
 	ev, err := h.next(upCtx)
 	switch {
 	case err != nil:
-		return nil, h.interrupt(ctx, fmt.Errorf("%w: compose project %s did not come up: %w", targets.ErrUnhealthy, project, err))
+		return nil, h.interrupt(ctx, fmt.Errorf("compose project %s did not come up: %w", project, err))
 	case ev.Event == EventError:
-		return nil, &targets.LogsError{Err: fmt.Errorf("%w: compose project %s did not come up: %s", targets.ErrUnhealthy, project, ev.Error), Logs: ev.Logs}
+		return nil, &targets.LogsError{Err: fmt.Errorf("compose project %s did not come up: %s", project, ev.Error), Logs: ev.Logs}
 	case ev.Event != EventUp:
 		return nil, l.abandon(ctx, h, fmt.Errorf("compose: %s answered %q, want %q", HelperName, ev.Event, EventUp))
 	}
@@ -101,7 +105,7 @@ func (l *Launcher) abandon(ctx context.Context, h *helper, cause error) error {
 		cause = fmt.Errorf("%w; and tearing it down: %w", cause, err)
 	}
 	if logErr != nil {
-		return fmt.Errorf("%w; no logs: %w", cause, logErr)
+		return fmt.Errorf("%w: %w; no logs: %w", targets.ErrUnhealthy, cause, logErr)
 	}
 	return &targets.LogsError{Err: cause, Logs: ev.Logs}
 }

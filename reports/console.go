@@ -40,6 +40,7 @@ func WriteConsole(w io.Writer, r *Report) error {
 	if r.Reproduce != "" {
 		fmt.Fprintf(bw, "reproduce: %s\n", r.Reproduce) // unwrapped, to copy
 	}
+	consoleLogs(bw, r)
 	consoleGate(bw, r)
 	fmt.Fprintf(bw, "verdict %s: %s%s (%s)\n", verdictWord(r.Verdict), counts(r.Totals()), excusedWords(r), short(r.Duration))
 	return bw.Flush()

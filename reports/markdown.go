@@ -39,6 +39,7 @@ func mdRender(w io.Writer, r *Report, trim mdTrim) {
 		fmt.Fprintf(w, "> **Interrupted:** %s. This is a partial report.\n\n", mdText(oneLine(r.Interrupted)))
 	}
 	mdAborted(w, r)
+	mdLogs(w, r)
 	mdGate(w, r)
 	if r.Reproduce != "" {
 		fmt.Fprintf(w, "Reproduce: %s\n\n", mdCode(r.Reproduce))

@@ -57,6 +57,10 @@ type Report struct {
 	Suites       []SuiteSummary `json:"suites"`
 	Checks       []Check        `json:"checks"`
 	Journal      string         `json:"journal,omitempty"` // path of the saved journal (JSON lines), relative to the report
+	// Logs are the target's own logs (each container of a compose stack),
+	// kept as files in the report directory when a check failed or the run
+	// aborted, so a failure is read next to the target's account of it.
+	Logs []LogFile `json:"logs,omitempty"`
 }
 
 // Target describes what was certified. Kind is "reference", "running" or
@@ -66,6 +70,12 @@ type Target struct {
 	Kind    string            `json:"kind"`
 	URLs    map[string]string `json:"urls,omitempty"`
 	Defects []string          `json:"defects,omitempty"` // reference defects switched on
+}
+
+// LogFile is one part of the target's log, saved beside the report.
+type LogFile struct {
+	Name string `json:"name"` // the part, e.g. gateway-1
+	File string `json:"file"` // relative to the report, e.g. logs/gateway-1.log
 }
 
 // Tool identifies the resilcheck build that produced the report.

@@ -1,6 +1,8 @@
 package targets
 
-import "fmt"
+import (
+	"strings"
+)
 
 // MaxLogBytes bounds one part's log: its last bytes are kept, since the end
 // of a log tells why a run went wrong.
@@ -15,21 +17,40 @@ type Log struct {
 
 // LogsError is a launch failure that comes with the target's logs, so a
 // target that did not come up can be diagnosed from its own output. It
-// matches whatever Err matches (errors.Is(err, ErrUnhealthy) for a stack
-// that did not become healthy).
+// matches ErrUnhealthy, and whatever Err matches.
 type LogsError struct {
 	Err  error
 	Logs []Log
 }
 
-// Error is Err's message and the names of the logs kept.
+// logTailLines is how many lines of each log an error message shows.
+const logTailLines = 15
+
+// Error is Err's message, then the last lines of each log.
 func (e *LogsError) Error() string {
-	names := make([]string, len(e.Logs))
-	for i, l := range e.Logs {
-		names[i] = l.Name
+	out := e.TargetOutput()
+	if out == "" {
+		return e.Err.Error()
 	}
-	return fmt.Sprintf("%v (logs of %v kept)", e.Err, names)
+	return e.Err.Error() + "; last output:\n" + out
 }
+
+// TargetOutput returns the last lines of each log, under its name.
+func (e *LogsError) TargetOutput() string {
+	var b strings.Builder
+	for _, l := range e.Logs {
+		lines := strings.Split(strings.TrimRight(l.Output, "\n"), "\n")
+		lines = lines[max(0, len(lines)-logTailLines):]
+		b.WriteString("\t== " + l.Name + " ==\n")
+		for _, line := range lines {
+			b.WriteString("\t" + line + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Is makes errors.Is(err, ErrUnhealthy) true.
+func (e *LogsError) Is(target error) bool { return target == ErrUnhealthy }
 
 // Unwrap returns Err.
 func (e *LogsError) Unwrap() error { return e.Err }
