@@ -44,9 +44,10 @@ A run narrowed by --check or --suite leaves a full run's report alone: unless
 --report-dir is given, it writes to resilcheck-report/check-ID (the IDs joined
 by "+") or resilcheck-report/suite-NAME.
 
-Exit codes: 0 every check passed, 1 a check failed, 2 usage error,
-3 inconclusive (target unhealthy or unreachable), 4 interrupted (the partial
-report is written and says so), 5 internal error.`,
+Exit codes: 0 every check passed, 1 a check failed, 2 usage or configuration
+error (a target command that cannot start included), 3 inconclusive (target
+unhealthy or unreachable), 4 interrupted (the partial report is written and
+says so), 5 internal error.`,
 		Example: `  resilcheck certify --reference
   resilcheck certify --reference --defect racy-idempotency
   resilcheck certify -f target.yaml --suite idempotency --seed 42`,
