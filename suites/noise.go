@@ -7,8 +7,6 @@ import (
 	"net"
 	"slices"
 	"time"
-
-	"github.com/resilcheck/resilcheck/reports"
 )
 
 // RunnerNoise is how much the machine the harness runs on delays what it
@@ -116,56 +114,4 @@ func (h *Harness) tooNoisy(c Check) string {
 			h.Noise, s.Round(time.Millisecond), noiseFactor, maxNoiseSlack)
 	}
 	return ""
-}
-
-// noiseWatch samples the runner's timer overshoot while a timed check runs,
-// so a failure on a runner that was busy at that moment can be told from
-// the target's: the measure before the run says how noisy the machine was
-// then, not during a check minutes later.
-type noiseWatch struct {
-	stop chan struct{}
-	done chan []time.Duration
-}
-
-// watchPeriod is the watch's sleep: 200 wake-ups a second cost nothing
-// measurable and see any stall longer than a few milliseconds.
-const watchPeriod = 5 * time.Millisecond
-
-func startNoiseWatch() *noiseWatch {
-	w := &noiseWatch{stop: make(chan struct{}), done: make(chan []time.Duration, 1)}
-	go func() {
-		var over []time.Duration
-		t := time.NewTimer(watchPeriod)
-		defer t.Stop()
-		for start := time.Now(); ; start = time.Now() {
-			select {
-			case <-w.stop:
-				w.done <- over
-				return
-			case <-t.C:
-				over = append(over, time.Since(start)-watchPeriod)
-				t.Reset(watchPeriod)
-			}
-		}
-	}()
-	return w
-}
-
-// end stops the watch and returns the p99 overshoot and the sample count.
-func (w *noiseWatch) end() (time.Duration, int) {
-	close(w.stop)
-	over := <-w.done
-	return p99(over), len(over)
-}
-
-// noisyFailure turns a timed check's failure into inconclusive when the
-// runner stalled during it by more than the slack its time bounds allow.
-func (h *Harness) noisyFailure(res Result, overshoot time.Duration, samples int) Result {
-	if res.Status != reports.StatusFail || samples < 20 || overshoot <= h.tolerance() {
-		return res
-	}
-	res.Status = reports.StatusInconclusive
-	res.Reason = fmt.Sprintf("noisy runner during the check: its timers overshot by %s (p99 of %d samples), more than the %s slack its time bounds allow, so the failure may be the runner's: %s",
-		overshoot.Round(time.Millisecond), samples, h.tolerance(), res.Observed)
-	return res
 }

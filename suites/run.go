@@ -112,15 +112,7 @@ func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 	defer cancel()
 	cs := h.newCase(ctx, c.ID)
 	defer cs.done(ctx)
-	var watch *noiseWatch
-	if timed(c) {
-		watch = startNoiseWatch()
-	}
 	res = c.Run(ctx, cs)
-	if watch != nil {
-		over, n := watch.end()
-		res = h.noisyFailure(res, over, n)
-	}
 	if ctx.Err() != nil && parent.Err() == nil {
 		return inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", CheckTimeout, res.Observed, res.Reason)
 	}
