@@ -102,7 +102,7 @@ func TestLauncher_Launch(t *testing.T) {
 	}
 	out := logs[0].Output
 	for _, want := range []string{
-		"PROCESSOR_URL=http://host.docker.internal:41234/v1", // the proxy as containers reach it
+		"PROCESSOR_URL=http://host.docker.internal:41234/v1",           // the proxy as containers reach it
 		"serve --project resilcheck-", "--service gateway", "--file /", // an absolute compose file
 	} {
 		if !strings.Contains(out, want) {
