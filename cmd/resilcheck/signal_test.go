@@ -85,6 +85,32 @@ func TestMain_signals(t *testing.T) {
 		}
 		checkReportDir(t, c.name, dir)
 	}
+	// Commands that write no report stop on SIGTERM without promising one.
+	for _, args := range [][]string{
+		{"proxy", "--listen", "127.0.0.1:0"},
+		{"reference", "--addr", "127.0.0.1:0"},
+	} {
+		cmd := exec.Command(bin, args...)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil { // it listens
+			t.Fatalf("%s: %v", args[0], err)
+		}
+		go func() { _, _ = io.Copy(io.Discard, stdout) }()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		if msg := stderr.String(); !strings.Contains(msg, "resilcheck: stopping") || strings.Contains(msg, "report") {
+			t.Errorf("%s on SIGTERM said %q; want a stop notice that promises no report", args[0], msg)
+		}
+	}
 }
 
 // checkReportDir fails t unless dir holds exactly the default formats'
