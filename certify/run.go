@@ -46,6 +46,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: no target spec", ErrConfig)
 	}
+	if t.Kind == targets.KindClient {
+		return runClient(ctx, cfg)
+	}
 	checks, err := selectChecks(cfg.Suites, cfg.Checks)
 	if err != nil {
 		return nil, err

@@ -42,6 +42,8 @@ func (t *Target) Defaults() {
 			t.Kind = KindReference
 		case !isZero(t.Compose):
 			t.Kind = KindCompose
+		case !isZero(t.Client):
+			t.Kind = KindClient
 		}
 	}
 	if p, ok := plugin(t.Kind); ok && p.Defaults != nil {
@@ -50,9 +52,14 @@ func (t *Target) Defaults() {
 	if t.Name == "" {
 		t.Name = defaultTargetName
 	}
-	t.defaultService()
+	if t.Kind != KindClient {
+		t.defaultService()
+	}
 	if t.Kind == KindProcess {
 		t.defaultProcess()
+	}
+	if t.Kind == KindClient {
+		t.defaultClient()
 	}
 	for i := range t.Operations {
 		t.Operations[i].defaults()

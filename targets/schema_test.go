@@ -94,7 +94,7 @@ func TestSchema_enums(t *testing.T) {
 		name      string
 		got, want []string
 	}{
-		{"kind", p.Kind.Enum, []string{string(KindRunning), string(KindProcess), string(KindReference), string(KindCompose)}},
+		{"kind", p.Kind.Enum, []string{string(KindRunning), string(KindProcess), string(KindReference), string(KindCompose), string(KindClient)}},
 		{"profile", p.Conventions.Properties.Profile.Enum, []string{string(ProfileIETF), string(ProfileStripe)}},
 		{"key_format", p.Conventions.Properties.KeyFormat.Enum, []string{string(KeyToken), string(KeySFString)}},
 	}

@@ -27,6 +27,7 @@ type Target struct {
 	Process      Process      `yaml:"process"`      // kind process only
 	Reference    Reference    `yaml:"reference"`    // kind reference only
 	Compose      Compose      `yaml:"compose"`      // kind compose only
+	Client       Client       `yaml:"client"`       // kind client only
 	Operations   []Operation  `yaml:"operations"`   // at least one, except kind reference (defaults to the reference's)
 	Dependencies []Dependency `yaml:"dependencies"` // the calls the service makes that the dependency proxy intercepts
 	Effects      Effects      `yaml:"effects"`      // how side effects are counted; at least one way

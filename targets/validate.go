@@ -22,20 +22,27 @@ func (t *Target) Validate() error {
 		kind.Defaults(&c)
 		v.t = &c
 	}
-	v.deps = v.checkDependencies()
-	v.checkService()
-	v.checkProcess()
-	v.checkCompose()
+	if v.kind == KindClient {
+		// resilcheck is the client's server: there is no service to reach.
+		v.checkClient()
+	} else {
+		v.deps = v.checkDependencies()
+		v.checkService()
+		v.checkProcess()
+		v.checkCompose()
+	}
 	if registered && kind.Validate != nil {
 		for _, p := range kind.Validate(t) {
 			v.errf(p.Path, "%s", p.Msg)
 		}
 	}
-	v.checkOperations()
-	v.checkEffects()
-	v.checkTenancy()
-	v.checkConventions()
-	v.checkPolicy()
+	if v.kind != KindClient {
+		v.checkOperations()
+		v.checkEffects()
+		v.checkTenancy()
+		v.checkConventions()
+		v.checkPolicy()
+	}
 	v.checkGate()
 	if len(v.probs) == 0 {
 		return nil
@@ -94,7 +101,7 @@ func (v *validator) checkKind() Kind {
 	if t.Version != 0 && t.Version != Version {
 		v.errf("version", "unsupported version %d; this resilcheck reads version %d", t.Version, Version)
 	}
-	hasProc, hasRef, hasCompose := !isZero(t.Process), !isZero(t.Reference), !isZero(t.Compose)
+	hasProc, hasRef, hasCompose, hasClient := !isZero(t.Process), !isZero(t.Reference), !isZero(t.Compose), !isZero(t.Client)
 	kind := t.Kind
 	if kind == "" {
 		switch {
@@ -104,6 +111,11 @@ func (v *validator) checkKind() Kind {
 		case hasCompose && (hasProc || hasRef):
 			v.keyErrf("compose", "the compose section is set with a process or reference section; set kind to the one you mean")
 			return ""
+		case hasClient && (hasProc || hasRef || hasCompose):
+			v.keyErrf("client", "the client section is set with a process, reference or compose section; set kind to the one you mean")
+			return ""
+		case hasClient:
+			kind = KindClient
 		case hasProc:
 			kind = KindProcess
 		case hasRef:
@@ -122,6 +134,9 @@ func (v *validator) checkKind() Kind {
 	case kind == KindCompose:
 		v.errf("kind", "kind compose needs the compose launcher (package compose), which this build of resilcheck leaves out")
 		return ""
+	case kind == KindClient:
+		v.errf("kind", "kind client needs the client suite (package clients), which this build of resilcheck leaves out")
+		return ""
 	default:
 		v.errf("kind", "unknown kind %q; expected %s", t.Kind, strings.Join(kindNames(), ", "))
 		return ""
@@ -134,6 +149,9 @@ func (v *validator) checkKind() Kind {
 	}
 	if hasCompose && kind != KindCompose {
 		v.keyErrf("compose", "the compose section is only for kind compose (kind is %s)", kind)
+	}
+	if hasClient && kind != KindClient {
+		v.keyErrf("client", "the client section is only for kind client (kind is %s)", kind)
 	}
 	return kind
 }

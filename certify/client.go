@@ -1,0 +1,73 @@
+package certify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/resilcheck/resilcheck/clients"
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// PhaseClient is reported while the client suite runs its scenarios, all at once.
+const PhaseClient = "running the client's scenarios"
+
+// runClient certifies a kind-client target: resilcheck plays the server,
+// runs the client once per scenario of the client suite and judges it.
+func runClient(ctx context.Context, cfg Config) (*Result, error) {
+	t := cfg.Target
+	if slices.ContainsFunc(cfg.Suites, func(s string) bool { return s != clients.SuiteName }) {
+		return nil, fmt.Errorf("%w: a client target runs the %s suite only, not %v", ErrConfig, clients.SuiteName, cfg.Suites)
+	}
+	if _, err := clients.Select(cfg.Checks...); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	client, policy, scenarios, err := clients.FromSpec(t)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	gate, err := cfg.gate()
+	if err != nil {
+		return nil, err
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = drawSeed()
+	}
+	started := time.Now()
+	journal := faults.NewJournal(faults.WithCapacity(1 << 16))
+	rep := &reports.Report{
+		Schema:    reports.Schema,
+		Seed:      seed,
+		Reproduce: reproduceLine(cfg.Reproduce, seed),
+		Target:    reports.Target{Name: t.Name, Kind: string(t.Kind)},
+		Tool:      reports.Tool{Name: "resilcheck", Version: or(cfg.Version, "dev"), Go: runtime.Version()},
+		Started:   started.UTC(),
+		Journal:   JournalFile,
+	}
+	res := &Result{Report: rep, Journal: journal}
+	if cfg.Progress != nil {
+		cfg.Progress(Event{Phase: PhaseClient, Total: len(clients.Checks())})
+	}
+	out, err := clients.Run(ctx, client, policy, clients.Options{Scenarios: scenarios, Checks: cfg.Checks, Seed: seed, Journal: journal})
+	switch {
+	case err == nil:
+		rep.Checks, rep.Tolerances = out.Checks, out.Tolerances
+	case errors.Is(err, clients.ErrNoTraffic):
+		res.abort(ctx, fmt.Errorf("%w: %w", ErrUnhealthy, err))
+	case ctx.Err() != nil:
+		rep.Interrupted = "stopped by a signal while the client's scenarios ran"
+	default:
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	rep.Duration = reports.Duration(time.Since(started))
+	if cfg.Baseline != nil {
+		rep.CompareBaseline(cfg.Baseline, cfg.BaselineFile)
+	}
+	rep.ApplyGate(gate, started)
+	return res, nil
+}

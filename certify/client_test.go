@@ -1,0 +1,28 @@
+package certify
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// TestRun_clientNeverCalls: a client command that never reaches the
+// harness leaves nothing to judge: the run is inconclusive, not a pass.
+func TestRun_clientNeverCalls(t *testing.T) {
+	spec, err := targets.Parse("c.yaml", []byte("client: {command: ['true'], policy: {max_attempts: 3}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), Config{Target: spec, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Verdict != reports.VerdictInconclusive || !errors.Is(res.Err(), ErrUnhealthy) {
+		t.Errorf("verdict %s, err %v; want inconclusive and ErrUnhealthy", res.Report.Verdict, res.Err())
+	}
+	if _, err := Run(t.Context(), Config{Target: spec, Suites: []string{"idempotency"}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("a service suite for a client: %v, want ErrConfig", err)
+	}
+}
