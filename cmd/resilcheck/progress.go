@@ -34,6 +34,7 @@ type progressView struct {
 	start time.Time
 	st    progressState
 	drawn bool // the live line is on screen
+	shut  bool // Close was called: the console owns the terminal now
 	stop  chan struct{}
 	done  chan struct{}
 }
@@ -58,17 +59,22 @@ func newProgressView(w io.Writer, allowLive bool) *progressView {
 	}
 	v.start = v.now()
 	if f, ok := w.(*os.File); ok && allowLive && term.IsTerminal(int(f.Fd())) {
-		v.live = true
-		v.width = func() int {
+		v.goLive(func() int {
 			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 				return cols
 			}
 			return 80
-		}
-		v.stop, v.done = make(chan struct{}), make(chan struct{})
-		go v.tick()
+		})
 	}
 	return v
+}
+
+// goLive switches v to the live line, width telling the terminal's columns,
+// and starts its clock.
+func (v *progressView) goLive(width func() int) {
+	v.live, v.width = true, width
+	v.stop, v.done = make(chan struct{}), make(chan struct{})
+	go v.tick()
 }
 
 // Event takes one event of the run; it is certify.Config.Progress.
@@ -123,6 +129,7 @@ func (v *progressView) Close() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.clear()
+	v.shut = true
 }
 
 func (v *progressView) tick() {
@@ -143,6 +150,9 @@ func (v *progressView) tick() {
 
 // draw rewrites the live line in place; the caller holds mu.
 func (v *progressView) draw(now time.Time) {
+	if v.shut {
+		return
+	}
 	fmt.Fprint(v.out, "\r"+liveLine(v.st, now.Sub(v.start), now.Sub(v.st.checkStart), v.width()-1)+ansi.EraseLineRight)
 	v.drawn = true
 }

@@ -109,3 +109,40 @@ func TestClock(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressView_live drives the live line as a terminal sees it: redrawn
+// in place, a failure printed on a line of its own above it, and nothing
+// drawn once Close hands the terminal to the console.
+func TestProgressView_live(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	v := newProgressView(&buf, true)
+	v.out = &buf // as on a terminal: colorprofile keeps the control sequences
+	at := time.Unix(0, 0)
+	v.start, v.now = at, func() time.Time { return at } // clocks a busy machine cannot move
+	v.goLive(func() int { return 60 })
+	check := suites.Check{ID: "RB-01", Title: "retries capped"}
+	v.Event(certify.Event{Phase: certify.PhaseStarting, Total: 2})
+	v.Event(certify.Event{Total: 2, Check: check})
+	v.Event(certify.Event{Total: 2, Done: 1, Check: check, Finished: true, Result: reports.Check{Status: reports.StatusPass}})
+	v.Event(certify.Event{Total: 2, Check: check})
+	v.Event(certify.Event{Total: 2, Done: 2, Check: check, Finished: true, Result: reports.Check{Status: reports.StatusFail}})
+	v.Close()
+	v.Stopping() // a signal after the run: the console owns the terminal
+	out := ansi.Strip(buf.String())
+	for _, want := range []string{
+		"\r[0/2] 0.0s no verdict yet · starting the target",
+		"\r[0/2] 0.0s no verdict yet · RB-01 0.0s retries capped",
+		"\r[1/2] 0.0s PASS so far (1 pass)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("live output lacks %q:\n%q", want, out)
+		}
+	}
+	if got := strings.Count(out, "\n"); got != 1 || !strings.Contains(out, "\r[2/2] fail           RB-01   retries capped (0s)\n") {
+		t.Errorf("live output has %d lines, want only the failure's: %q", got, out)
+	}
+	if !strings.HasSuffix(buf.String(), "\r"+ansi.EraseLineRight) {
+		t.Errorf("the live line is not erased at the end: %q", buf.String())
+	}
+}
