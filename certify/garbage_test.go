@@ -54,7 +54,13 @@ func TestRun_garbageTarget(t *testing.T) {
 			}
 			res, err := Run(context.Background(), Config{Target: tg, Suites: []string{"idempotency"}, Seed: 9})
 			if c.unhealthy {
-				assertUnhealthy(t, err, c.url)
+				if err != nil {
+					t.Fatalf("Run: %v; want a report of the aborted run", err)
+				}
+				if res.Report.Aborted == "" || len(res.Report.Checks) != 0 {
+					t.Errorf("report: aborted %q with %d checks; want an aborted run and no checks", res.Report.Aborted, len(res.Report.Checks))
+				}
+				assertUnhealthy(t, res.Err(), c.url)
 				return
 			}
 			if err != nil {
