@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/resilcheck/resilcheck/headers"
 )
 
 // fakeClient is a retrying Go client written for the tests: correct by
@@ -30,6 +32,7 @@ type fakeClient struct {
 	waitPastDeadline  bool // wait out any Retry-After, deadline or not
 	noConnectionRetry bool // give up on a reset or timeout
 	final429          bool // take 429 as final, as a client retrying 5xx only does
+	freshBudget       bool // send the whole deadline as the budget on every attempt
 }
 
 func (f *fakeClient) Do(ctx context.Context, c Call) error {
@@ -100,6 +103,7 @@ func (f *fakeClient) retryAfter(v string) (time.Duration, bool) {
 }
 
 func (f *fakeClient) attempt(ctx context.Context, c Call, n int) (int, string, error) {
+	opDeadline, hasDeadline := ctx.Deadline()
 	if t := f.policy.AttemptTimeout; t > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t)
@@ -108,6 +112,13 @@ func (f *fakeClient) attempt(ctx context.Context, c Call, n int) (int, string, e
 	req, err := http.NewRequestWithContext(ctx, c.Method, c.URL, strings.NewReader(c.Body))
 	if err != nil {
 		return 0, "", err
+	}
+	if hasDeadline && f.policy.Deadline > 0 {
+		left := time.Until(opDeadline)
+		if f.freshBudget {
+			left = f.policy.Deadline
+		}
+		headers.SetTimeout(req.Header, headers.RequestTimeoutMs, left)
 	}
 	if key := c.Key; key != "" {
 		if f.newKeyPerAttempt && n > 1 {

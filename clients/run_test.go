@@ -11,7 +11,7 @@ import (
 )
 
 // testPolicy is what fakeClient declares in the tests.
-var testPolicy = Policy{MaxAttempts: 4, Deadline: 5 * time.Second, AttemptTimeout: 500 * time.Millisecond}
+var testPolicy = Policy{MaxAttempts: 4, Deadline: 5 * time.Second, AttemptTimeout: 1500 * time.Millisecond}
 
 // TestRun_catchesBrokenClients certifies the correct fake client (every
 // check passes or does not apply) and each broken one (exactly its checks fail).
@@ -38,6 +38,7 @@ func TestRun_catchesBrokenClients(t *testing.T) {
 		{"always-success", func(f *fakeClient) { f.alwaysSuccess = true }, []string{"CL-09"}, nil},
 		{"wait-past-deadline", func(f *fakeClient) { f.waitPastDeadline = true }, []string{"CL-03", "CL-08"}, nil},
 		{"no-connection-retry", func(f *fakeClient) { f.noConnectionRetry = true }, []string{"CL-11"}, nil},
+		{"fresh-budget", func(f *fakeClient) { f.freshBudget = true }, []string{"CL-12"}, nil},
 		{"final-429", func(f *fakeClient) { f.final429 = true }, []string{"CL-10"}, []string{"CL-02f"}},
 	}
 	// The variants run at once, not as parallel subtests: -parallel is

@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
 )
 
 // Step is the server's answer to one attempt: a status (with Retry-After in
@@ -28,7 +30,7 @@ type Step struct {
 }
 
 // The Retry-After forms (RFC 9110 §10.2.3 delay-seconds, and the three
-// HTTP-date formats of §5.6.7).
+// HTTP-date formats of §5.6.7), as package headers names them, in lower case.
 const (
 	FormSeconds    = "delay-seconds"
 	FormIMFFixdate = "imf-fixdate"
@@ -41,10 +43,6 @@ const (
 	FaultReset = "reset"
 	FaultStall = "stall"
 )
-
-// layoutRFC850 is RFC 850's date with the literal GMT that RFC 9110 §5.6.7
-// requires (time.RFC850 would print UTC).
-const layoutRFC850 = "Monday, 02-Jan-06 15:04:05 GMT"
 
 var (
 	forms      = []string{FormSeconds, FormIMFFixdate, FormRFC850, FormAsctime}
@@ -120,11 +118,11 @@ func (s Step) retryAfterValue(now time.Time) string {
 	at := now.UTC().Add(s.RetryAfter + 1500*time.Millisecond).Truncate(time.Second)
 	switch s.Form {
 	case FormIMFFixdate:
-		return at.Format(http.TimeFormat)
+		return at.Format(headers.IMFFixdate)
 	case FormRFC850:
-		return at.Format(layoutRFC850)
+		return at.Format(headers.RFC850Date)
 	case FormAsctime:
-		return at.Format(time.ANSIC)
+		return at.Format(headers.ASCTimeDate)
 	}
 	return strconv.FormatInt(int64(s.RetryAfter/time.Second), 10)
 }
@@ -133,15 +131,9 @@ func (s Step) retryAfterValue(now time.Time) string {
 // after a response with Retry-After value v that finished at sent, and the
 // form v is written in; ok is false when v is none of them.
 func retryAfterDue(v string, sent time.Time) (due time.Time, form string, ok bool) {
-	if n, err := strconv.ParseUint(v, 10, 63); err == nil {
-		return sent.Add(time.Duration(min(n, 1<<32)) * time.Second), FormSeconds, true
+	ra, err := headers.ParseRetryAfter(v, sent)
+	if err != nil {
+		return time.Time{}, "", false
 	}
-	for _, f := range []struct{ layout, form string }{
-		{http.TimeFormat, FormIMFFixdate}, {layoutRFC850, FormRFC850}, {time.ANSIC, FormAsctime},
-	} {
-		if t, err := time.Parse(f.layout, v); err == nil {
-			return t, f.form, true
-		}
-	}
-	return time.Time{}, "", false
+	return sent.Add(ra.Delay), strings.ToLower(ra.Form), true
 }

@@ -25,6 +25,7 @@ var unproven = map[string]string{
 	"CL-08": "clients test: a fake client waiting past its deadline",
 	"CL-09": "clients test: a fake client always reporting success",
 	"CL-10": "clients test: a fake client taking 429 as final",
+	"CL-12": "clients test: a fake client sending its whole deadline on every attempt",
 }
 
 // examplesDir holds the example targets whose expectations.yaml files
