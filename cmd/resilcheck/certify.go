@@ -168,10 +168,13 @@ func (o *certifyOpts) reproduce() string {
 	if o.reference {
 		parts = append(parts, "--reference")
 	} else {
-		parts = append(parts, "-f", o.file)
+		parts = append(parts, "-f", shellWord(o.file))
 	}
 	for _, d := range o.defects {
-		parts = append(parts, "--defect", d)
+		parts = append(parts, "--defect", shellWord(d))
+	}
+	if o.store != "" {
+		parts = append(parts, "--store", shellWord(redactStore(o.store)))
 	}
 
 	for _, s := range o.suites {

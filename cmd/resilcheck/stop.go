@@ -18,14 +18,27 @@ var hardStopWait = 5 * time.Second // a variable for the test of its expiry
 var reportWrite sync.Mutex
 
 // stopNow ends the process with exit 4 unless done (the run returning, its
-// partial report written) closes within hardStopWait.
-func stopNow(done <-chan struct{}) {
+// partial report written) closes within hardStopWait; a report file being
+// written is finished first. Another signal on again exits at once, even in
+// the middle of a write (its temporary file is left behind): the user's
+// third Ctrl-C outranks a write that hangs.
+func stopNow(done <-chan struct{}, again <-chan os.Signal) {
 	select {
 	case <-done:
 		return
+	case <-again:
+		os.Exit(exitInterrupted)
 	case <-time.After(hardStopWait):
 	}
-	reportWrite.Lock()
+	written := make(chan struct{})
+	go func() {
+		reportWrite.Lock()
+		close(written)
+	}()
+	select {
+	case <-written:
+	case <-again:
+	}
 	os.Exit(exitInterrupted)
 }
 

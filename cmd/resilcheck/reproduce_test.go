@@ -1,0 +1,26 @@
+package main
+
+import "testing"
+
+func TestCertifyOpts_reproduce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		o    certifyOpts
+		want string
+	}{
+		{"reference", certifyOpts{reference: true}, "resilcheck certify --reference"},
+		{"store path", certifyOpts{reference: true, store: "sqlite:/tmp/pay.db"}, "resilcheck certify --reference --store sqlite:/tmp/pay.db"},
+		{"postgres URL", certifyOpts{reference: true, store: "postgres://pay:s3cret@127.0.0.1:5432/pay?sslmode=disable"},
+			"resilcheck certify --reference --store 'postgres://pay:xxxxx@127.0.0.1:5432/pay?sslmode=disable'"},
+		{"key=value DSN", certifyOpts{reference: true, store: "host=127.0.0.1 user=pay password=s3cret dbname=pay"},
+			"resilcheck certify --reference --store 'host=127.0.0.1 user=pay password=xxxxx dbname=pay'"},
+		{"spec with a space", certifyOpts{file: "my specs/target.yaml", suites: []string{"deadlines"}},
+			"resilcheck certify -f 'my specs/target.yaml' --suite deadlines"},
+	}
+	for _, tt := range tests {
+		if got := tt.o.reproduce(); got != tt.want {
+			t.Errorf("%s: %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
