@@ -46,6 +46,8 @@ func requireDocker(t *testing.T) {
 // the tag and the helper's path.
 func image(t *testing.T) (tag, helper string) {
 	t.Helper()
+	start := time.Now()
+	defer func() { t.Logf("built the image and the helper in %s", time.Since(start).Round(time.Millisecond)) }()
 	ctxDir := t.TempDir()
 	root, err := filepath.Abs("../..")
 	if err != nil {
