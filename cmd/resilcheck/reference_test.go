@@ -30,3 +30,33 @@ func TestReferenceCmd(t *testing.T) {
 		})
 	}
 }
+
+// TestReferenceOpts_parse_defectEnv: a component in a container takes its
+// defects from $RESILCHECK_DEFECT (examples/compose/compose.defect.yaml);
+// --defect wins over it.
+func TestReferenceOpts_parse_defectEnv(t *testing.T) {
+	cases := []struct {
+		name, env string
+		flags     []string
+		want      string // the set's names, comma-separated; "error" for a refusal
+	}{
+		{"env alone", "no-jitter,racy-idempotency", nil, "no-jitter,racy-idempotency"},
+		{"the flag wins", "no-jitter", []string{"no-downstream-key"}, "no-downstream-key"},
+		{"neither", "", nil, ""},
+		{"an unknown name is refused", "typo", nil, "error"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(defectEnv, c.env)
+			o := &referenceOpts{defects: c.flags}
+			set, _, _, err := o.parse()
+			got := strings.Join(set.Names(), ",")
+			if err != nil {
+				got = "error"
+			}
+			if got != c.want {
+				t.Errorf("parse() = %q (%v); want %q", got, err, c.want)
+			}
+		})
+	}
+}
