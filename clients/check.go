@@ -102,7 +102,7 @@ func (c Check) judge(j *judging) reports.Check {
 // exchange converts a server entry into report evidence; Case is the scenario.
 func exchange(e faults.Entry) reports.Exchange {
 	x := reports.Exchange{
-		ID: e.Seq, Side: e.Side, Case: strings.TrimPrefix(e.Path, "/scenarios/"), Method: e.Method, Path: e.Path,
+		ID: e.Seq, Side: e.Side, Case: caseOf(e.Path), Method: e.Method, Path: e.Path,
 		Headers: e.Headers, Status: e.Status, Fault: e.Fault, At: reports.Duration(max(e.Offset(e.Received), 0)),
 	}
 	if !e.Finished.IsZero() {
@@ -120,4 +120,10 @@ func exchange(e faults.Entry) reports.Exchange {
 	}
 	x.Note = strings.Join(notes, "; ")
 	return x
+}
+
+// caseOf returns the run a scenario path belongs to.
+func caseOf(path string) string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(path, "/scenarios/"), "/")
+	return id
 }

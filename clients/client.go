@@ -5,8 +5,9 @@ import "context"
 // Call is one operation the client under test performs: the request it
 // sends, with its retries, to URL.
 type Call struct {
-	Scenario  string // the scenario's ID
-	URL       string // absolute; the scenario's own path on the harness
+	Scenario  string // the scenario's ID (with -N for its N-th instance)
+	URL       string // absolute: Base + "/call"
+	Base      string // absolute: every path under it reaches the scenario (for a client that appends its own)
 	Method    string
 	Key       string // the idempotency key to send on every attempt; empty = none
 	KeyHeader string // the header to send Key in

@@ -15,7 +15,7 @@ func judgeCap(j *judging) Verdict {
 	for _, r := range j.ran() {
 		n := len(r.Attempts)
 		if n > j.policy.MaxAttempts {
-			return fail(want, fmt.Sprintf("%s: %d attempts", r.Scenario.ID, n), r.Attempts...)
+			return fail(want, fmt.Sprintf("%s: %d attempts", r.id, n), r.Attempts...)
 		}
 		most, retried = max(most, n), retried || n > 1
 	}
@@ -26,18 +26,27 @@ func judgeCap(j *judging) Verdict {
 }
 
 // judgeUnkeyedPost (CL-05): an operation with a non-idempotent method and
-// no key makes one attempt, whatever it is answered.
+// no key makes one attempt, whatever it is answered. A client that keys
+// the request itself (an SDK drawing its own key) knows it is safe to
+// repeat, as RFC 9110 §9.2.2 allows: CL-04 judges it instead.
 func judgeUnkeyedPost(j *judging) Verdict {
 	const want = "one attempt for a non-idempotent request without a key"
-	var seen []string
+	var seen, keyed []string
 	for _, r := range j.ran() {
 		if r.Scenario.idempotent() || r.Call.Key != "" || len(r.Attempts) == 0 {
 			continue
 		}
-		if len(r.Attempts) > 1 {
-			return fail(want, fmt.Sprintf("%s: %s retried %d times after %s", r.Scenario.ID, r.Call.Method, len(r.Attempts)-1, answer(r.Attempts[0])), r.Attempts...)
+		if r.Attempts[0].Header(j.policy.keyHeader()) != "" {
+			keyed = append(keyed, r.id)
+			continue
 		}
-		seen = append(seen, r.Scenario.ID)
+		if len(r.Attempts) > 1 {
+			return fail(want, fmt.Sprintf("%s: %s retried %d times after %s", r.id, r.Call.Method, len(r.Attempts)-1, answer(r.Attempts[0])), r.Attempts...)
+		}
+		seen = append(seen, r.id)
+	}
+	if len(seen) == 0 && len(keyed) > 0 {
+		return notApplicable("the client sent its own %s on every non-idempotent request (%s)", j.policy.keyHeader(), strings.Join(keyed, ", "))
 	}
 	if len(seen) == 0 {
 		return notApplicable("no scenario sent a non-idempotent request without a key")
@@ -61,9 +70,9 @@ func judgeClientError(j *judging) Verdict {
 				continue
 			}
 			if i+1 < len(r.Attempts) {
-				return fail(want, fmt.Sprintf("%s: attempt %d after %d", r.Scenario.ID, i+2, e.Status), r.Attempts[i:]...)
+				return fail(want, fmt.Sprintf("%s: attempt %d after %d", r.id, i+2, e.Status), r.Attempts[i:]...)
 			}
-			seen = append(seen, fmt.Sprintf("%s (%d)", r.Scenario.ID, e.Status))
+			seen = append(seen, fmt.Sprintf("%s (%d)", r.id, e.Status))
 		}
 	}
 	if len(seen) == 0 {
@@ -83,14 +92,14 @@ func judgeRetried(connection bool) func(j *judging) Verdict {
 			if r.Expect != ExpectSuccess || connectionFault(r.Scenario) != connection {
 				continue
 			}
-			want := fmt.Sprintf("%s: %d attempts, the last one succeeding, and a reported success", r.Scenario.ID, len(r.Scenario.Attempts)+1)
+			want := fmt.Sprintf("%s: %d attempts, the last one succeeding, and a reported success", r.id, len(r.Scenario.Attempts)+1)
 			switch n := len(r.Attempts); {
 			case n <= len(r.Scenario.Attempts):
 				return fail(want, fmt.Sprintf("%d of %d scripted answers consumed (%s), then %s", n, len(r.Scenario.Attempts), answers(r.Attempts), outcome(r)), r.Attempts...)
 			case r.Err != nil || r.Cut:
 				return fail(want, fmt.Sprintf("%s after %d attempts", outcome(r), n), r.Attempts...)
 			}
-			ok = append(ok, r.Scenario.ID)
+			ok = append(ok, r.id)
 		}
 		if len(ok) == 0 {
 			return notApplicable("no scenario of this kind is one the client's declared policy can see through: %s", j.policy)

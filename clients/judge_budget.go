@@ -26,7 +26,7 @@ func judgeBudget(j *judging) Verdict {
 			judged++
 			spent := b.Received.Sub(a.Received)
 			if vb > va-spent+j.tol.Late {
-				return fail(want, fmt.Sprintf("%s: attempt %d sent %s, attempt %d %s later sent %s", r.Scenario.ID, i+1, va, i+2, spent.Round(time.Millisecond), vb), a, b)
+				return fail(want, fmt.Sprintf("%s: attempt %d sent %s, attempt %d %s later sent %s", r.id, i+1, va, i+2, spent.Round(time.Millisecond), vb), a, b)
 			}
 		}
 	}

@@ -30,7 +30,7 @@ func judgeRetryAfter(form string) func(j *judging) Verdict {
 				judged++
 				early := due.Sub(next.Received)
 				if early > j.tol.Early {
-					return fail(want, fmt.Sprintf("%s: attempt %d came %s before Retry-After: %s allowed", r.Scenario.ID, i+2, early.Round(time.Millisecond), e.ResponseHeader("Retry-After")), e, next)
+					return fail(want, fmt.Sprintf("%s: attempt %d came %s before Retry-After: %s allowed", r.id, i+2, early.Round(time.Millisecond), e.ResponseHeader("Retry-After")), e, next)
 				}
 				if margin := -early; least < 0 || margin < least {
 					least = margin
@@ -63,9 +63,9 @@ func judgeHugeRetryAfter(j *judging) Verdict {
 			continue
 		}
 		if r.Cut || r.Took() > j.policy.Deadline+j.tol.Late {
-			return fail(want, fmt.Sprintf("%s: %s after %s", r.Scenario.ID, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
+			return fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
 		}
-		ok = append(ok, fmt.Sprintf("%s in %s", r.Scenario.ID, r.Took().Round(time.Millisecond)))
+		ok = append(ok, fmt.Sprintf("%s in %s", r.id, r.Took().Round(time.Millisecond)))
 	}
 	if len(ok) == 0 {
 		return notApplicable("no answer carried a Retry-After beyond the deadline %s", j.policy.Deadline)
@@ -79,7 +79,7 @@ func judgeDeadline(j *judging) Verdict {
 	var longest *ScenarioRun
 	for _, r := range j.ran() {
 		if r.Cut || r.Took() > j.policy.Deadline+j.tol.Late {
-			return fail(want, fmt.Sprintf("%s: %s after %s", r.Scenario.ID, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
+			return fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
 		}
 		if longest == nil || r.Took() > longest.Took() {
 			longest = r
@@ -93,26 +93,60 @@ func judgeDeadline(j *judging) Verdict {
 
 // judgeBackoff (CL-07): in a run of failures without Retry-After, the
 // waits grow: the longest later wait is at least growth times the first.
-// A ratio, not a difference, so a busy runner's delays, which lengthen
-// every wait alike, do not pass a constant backoff or fail a doubling one.
+// Waits are taken as their envelope over the scenario's concurrent
+// instances (the longest n-th wait of any instance), so a jittered backoff,
+// whose single waits may shrink, is judged by the bound it draws under. A
+// ratio, not a difference, so a busy runner's delays, which lengthen every
+// wait alike, do not pass a constant backoff or fail a doubling one.
 func judgeBackoff(j *judging) Verdict {
 	if p := j.policy.MaxAttempts; p > 0 && p < 3 {
 		return notApplicable("the client declares %d attempts: fewer than two waits to compare", p)
 	}
-	want := fmt.Sprintf("a later wait at least %.1f times the first", backoffGrowth)
-	judged := 0
+	want := fmt.Sprintf("the longest later wait at least %.1f times the longest first one", backoffGrowth)
+	seen := map[string]bool{}
 	for _, r := range j.ran() {
-		waits, ev := backoffWaits(r.Attempts)
-		if len(waits) < 2 {
+		id := r.Scenario.ID
+		if seen[id] {
 			continue
 		}
-		judged++
-		if float64(slicesMax(waits[1:])) < backoffGrowth*float64(waits[0]) {
-			return fail(want, fmt.Sprintf("%s: waits %s", r.Scenario.ID, durations(waits)), ev...)
+		seen[id] = true
+		var series [][]time.Duration
+		var ev []faults.Entry
+		for _, o := range j.ran() {
+			if o.Scenario.ID != id {
+				continue
+			}
+			if waits, e := backoffWaits(o.Attempts); len(waits) >= 2 {
+				series, ev = append(series, waits), append(ev, e...)
+			}
 		}
-		return pass(want, fmt.Sprintf("%s: waits %s", r.Scenario.ID, durations(waits)), ev...)
+		if len(series) == 0 {
+			continue
+		}
+		env := envelope(series)
+		observed := fmt.Sprintf("%s (%d instances): longest waits %s", id, len(series), durations(env))
+		if float64(slicesMax(env[1:])) < backoffGrowth*float64(env[0]) {
+			return fail(want, observed, ev...)
+		}
+		return pass(want, observed)
 	}
 	return inconclusive("no operation made three attempts answered with failures without Retry-After: no waits to compare")
+}
+
+// envelope returns the longest k-th wait over the series, for every k the
+// shortest series has.
+func envelope(series [][]time.Duration) []time.Duration {
+	n := len(series[0])
+	for _, s := range series {
+		n = min(n, len(s))
+	}
+	env := make([]time.Duration, n)
+	for _, s := range series {
+		for k := range n {
+			env[k] = max(env[k], s[k])
+		}
+	}
+	return env
 }
 
 // backoffGrowth is how much longer than the first a later wait must be:

@@ -71,6 +71,8 @@ type ScenarioRun struct {
 	Err      error  // what the client reported; nil = success
 	Cut      bool   // the harness ended the call at its limit
 	Skipped  string // why the scenario did not run; empty = it ran
+	Instance int    // which of the scenario's concurrent instances, from 1
+	id       string // the run's path segment: the scenario's ID, -N for an instance
 	// Attempts are the server's journal entries for the call, by arrival.
 	Attempts []faults.Entry
 }
@@ -124,15 +126,24 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 		return nil, err
 	}
 	defer srv.Close()
-	runs := make([]*ScenarioRun, len(scenarios))
-	var wg sync.WaitGroup
-	for i, sc := range scenarios {
-		runs[i] = &ScenarioRun{Scenario: sc, Expect: sc.expected(p)}
-		if sc.stalls() && p.AttemptTimeout == 0 {
-			runs[i].Skipped = "the client declares no attempt timeout, so a stalled attempt would hold it to its deadline"
-			continue
+	var runs []*ScenarioRun
+	for _, sc := range scenarios {
+		for k := range max(sc.Instances, 1) {
+			r := &ScenarioRun{Scenario: sc, Expect: sc.expected(p), Instance: k + 1, id: sc.ID}
+			if sc.Instances > 1 {
+				r.id = fmt.Sprintf("%s-%d", sc.ID, k+1)
+			}
+			if sc.stalls() && p.AttemptTimeout == 0 {
+				r.Skipped = "the client declares no attempt timeout, so a stalled attempt would hold it to its deadline"
+			}
+			runs = append(runs, r)
 		}
-		wg.Go(func() { runs[i].do(ctx, srv, c, p) })
+	}
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		if r.Skipped == "" {
+			wg.Go(func() { r.do(ctx, srv, c, p) })
+		}
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -153,7 +164,7 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 func firstError(runs []*ScenarioRun) string {
 	for _, r := range runs {
 		if r.Err != nil {
-			return fmt.Sprintf("scenario %s: %v", r.Scenario.ID, r.Err)
+			return fmt.Sprintf("scenario %s: %v", r.id, r.Err)
 		}
 	}
 	return "no call reported an error either"
@@ -161,12 +172,12 @@ func firstError(runs []*ScenarioRun) string {
 
 // do calls the client for the run's scenario and collects its attempts.
 func (r *ScenarioRun) do(ctx context.Context, srv *Server, c Client, p Policy) {
-	url, err := srv.Add(r.Scenario)
+	base, err := srv.Add(r.Scenario, r.id)
 	if err != nil {
 		r.Skipped, r.Err = err.Error(), err
 		return
 	}
-	r.Call = Call{Scenario: r.Scenario.ID, URL: url, Method: r.Scenario.method(), KeyHeader: p.keyHeader()}
+	r.Call = Call{Scenario: r.id, URL: base + callPath, Base: base, Method: r.Scenario.method(), KeyHeader: p.keyHeader()}
 	if r.Scenario.Key {
 		r.Call.Key = uuid.NewString()
 	}
@@ -183,6 +194,6 @@ func (r *ScenarioRun) do(ctx context.Context, srv *Server, c Client, p Policy) {
 	r.Err = c.Do(cctx, r.Call)
 	r.End = time.Now()
 	r.Cut = cctx.Err() != nil && ctx.Err() == nil
-	r.Attempts = srv.Remove(ctx, r.Scenario.ID)
+	r.Attempts = srv.Remove(ctx, r.id)
 	slices.SortFunc(r.Attempts, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
 }

@@ -36,6 +36,9 @@ type Scenario struct {
 	Attempts []Step  `yaml:"attempts"`
 	Then     Step    `yaml:"then"` // the answer after Attempts; zero = 200
 	Expect   Outcome `yaml:"expect"`
+	// Instances runs the scenario this many times at once, each at its own
+	// path, as concurrent clients would; 0 = 1.
+	Instances int `yaml:"instances"`
 }
 
 // ScenarioFile is the versioned file scenarios ship in.
@@ -76,6 +79,9 @@ func ParseScenarios(raw []byte) ([]Scenario, error) {
 	return f.Scenarios, nil
 }
 
+// maxInstances bounds how many copies of a scenario run at once.
+const maxInstances = 20
+
 var scenarioID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
 
 // ValidateScenarios returns every problem of a list of scenarios: IDs
@@ -104,6 +110,9 @@ func ValidateScenarios(ss []Scenario) error {
 			if err := st.Validate(); err != nil {
 				bad("step %d: %v", j+1, err)
 			}
+		}
+		if s.Instances < 0 || s.Instances > maxInstances {
+			bad("instances %d: want 1 to %d", s.Instances, maxInstances)
 		}
 		if s.Expect == ExpectSuccess && s.Then.status() >= 300 {
 			bad("expect success, but the answer after the script is %d", s.Then.status())

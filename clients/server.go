@@ -43,28 +43,37 @@ func (s *Server) Journal() *faults.Journal { return s.journal }
 // Close stops the server, releasing stalled attempts.
 func (s *Server) Close() error { return s.proxy.Close() }
 
-func scenarioPath(id string) string { return "/scenarios/" + id }
+// scenarioBase is the path under which every request belongs to one run of
+// a scenario: a client with a base URL (an SDK) appends its own path.
+func scenarioBase(id string) string { return "/scenarios/" + id }
+
+// scenarioPaths matches every path under a run's base.
+func scenarioPaths(id string) string { return scenarioBase(id) + "/*" }
+
+// callPath is the path a call with no path of its own is given.
+const callPath = "/call"
 
 // rulePrefix names a scenario's rules: ID#1, ID#2… for the scripted
 // attempts and ID#then for the rest.
 func rulePrefix(id string) string { return id + "#" }
 
-// Add installs sc's script and returns the URL its operation calls. The
-// n-th attempt at that URL gets sc's n-th step: one rule per step, each
-// taking one request, and a last rule for every attempt after them.
-func (s *Server) Add(sc Scenario) (string, error) {
-	path := scenarioPath(sc.ID)
+// Add installs sc's script for the run id (sc.ID, or an instance of it)
+// and returns the base URL every request of the run goes under. The n-th
+// attempt there gets sc's n-th step: one rule per step, each taking one
+// request, and a last rule for every attempt after them.
+func (s *Server) Add(sc Scenario, id string) (string, error) {
+	path := scenarioPaths(id)
 	for i, st := range sc.Attempts {
-		r := faults.Rule{Name: fmt.Sprintf("%s%d", rulePrefix(sc.ID), i+1), Match: faults.Match{Path: path, Limit: 1}, Fault: st}
+		r := faults.Rule{Name: fmt.Sprintf("%s%d", rulePrefix(id), i+1), Match: faults.Match{Path: path, Limit: 1}, Fault: st}
 		if err := s.proxy.Rules().Add(r); err != nil {
-			return "", fmt.Errorf("clients: scenario %s: %w", sc.ID, err)
+			return "", fmt.Errorf("clients: scenario %s: %w", id, err)
 		}
 	}
-	r := faults.Rule{Name: rulePrefix(sc.ID) + "then", Match: faults.Match{Path: path}, Fault: sc.Then}
+	r := faults.Rule{Name: rulePrefix(id) + "then", Match: faults.Match{Path: path}, Fault: sc.Then}
 	if err := s.proxy.Rules().Add(r); err != nil {
-		return "", fmt.Errorf("clients: scenario %s: %w", sc.ID, err)
+		return "", fmt.Errorf("clients: scenario %s: %w", id, err)
 	}
-	return s.proxy.URL() + path, nil
+	return s.proxy.URL() + scenarioBase(id), nil
 }
 
 // taken counts the attempts sc's rules have taken so far.
@@ -90,6 +99,6 @@ func (s *Server) Remove(ctx context.Context, id string) []faults.Entry {
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	got, _ := s.journal.Await(ctx, n, faults.BySide(Side), faults.ByPath(scenarioPath(id)))
+	got, _ := s.journal.Await(ctx, n, faults.BySide(Side), faults.ByPath(scenarioPaths(id)))
 	return got
 }
