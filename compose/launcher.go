@@ -77,6 +77,9 @@ func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.
 	case ev.Event != EventUp:
 		return nil, l.abandon(ctx, h, fmt.Errorf("compose: %s answered %q, want %q", HelperName, ev.Event, EventUp))
 	}
+	if env.Log != nil {
+		fmt.Fprintf(env.Log, "resilcheck: compose project %s is up: %s\n", project, strings.Join(ev.Services, ", "))
+	}
 	health := t.Service.Health
 	if strings.HasPrefix(health, "/") {
 		health = strings.TrimSuffix(t.Service.URL, "/") + health
@@ -86,7 +89,7 @@ func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.
 	}
 	return &targets.Running{
 		URL:      t.Service.URL,
-		URLs:     map[string]string{"compose:" + project: strings.Join(ev.Services, ",")},
+		URLs:     map[string]string{t.Compose.Service: t.Service.URL}, // the role the report knows it by
 		StopFunc: h.down,
 		LogsFunc: func(ctx context.Context) ([]targets.Log, error) {
 			ev, err := h.request(ctx, OpLogs)
