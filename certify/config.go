@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
@@ -23,6 +24,9 @@ type Config struct {
 	Checks []string
 	// Seed drives every random choice; 0 draws one, printed in the report.
 	Seed uint64
+	// Explore is the time each exploring property spends generating cases;
+	// 0 means the properties' small defaults.
+	Explore time.Duration
 	// Version is the tool version recorded in the report.
 	Version string
 	// Reproduce is the command line replaying this run; it is recorded in

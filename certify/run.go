@@ -78,6 +78,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Conventions:     specConventions(t),
 		Policy:          specPolicy(t),
 		Seed:            seed,
+		Explore:         cfg.Explore,
 		Reproduce:       reproduceLine(cfg.Reproduce, seed),
 	}
 	phase := func(p string) {

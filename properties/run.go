@@ -19,6 +19,13 @@ type Config struct {
 	Checks     int           // generated cases; 0 means 20
 	Steps      int           // average actions per state-machine case; 0 means 12
 	ShrinkTime time.Duration // time budget to minimise a failure; 0 means 10s
+	// Budget, when > 0, bounds the time spent generating cases: once spent,
+	// the remaining cases pass without running, and Checks is only a
+	// ceiling (0 means 1000). A failure is shrunk and replayed in full.
+	Budget time.Duration
+	// MinCases is how many meaningful cases a pass needs; fewer make the
+	// result Inconclusive. 0 means 1.
+	MinCases int
 }
 
 // Result is the outcome of one property run.
@@ -28,7 +35,15 @@ type Result struct {
 	Failed         bool
 	Message        string   // rapid's one-line failure, empty on success
 	Counterexample []string // the shrunk case: draws and logs of the minimal failing run
-	Logs           []string // everything rapid reported, in order
+	// Story is Counterexample without rapid's draw lines: what the property
+	// logged while replaying the minimal case, one step per entry.
+	Story []string
+	Logs  []string // everything rapid reported, in order
+	// Cases counts the cases run before the budget was spent, and
+	// Meaningful those the property judged meaningful.
+	Cases, Meaningful int
+	// Inconclusive says the run passed on fewer than MinCases meaningful cases.
+	Inconclusive bool
 }
 
 // rapid reads its settings from flag.CommandLine, so runs are serialised.
@@ -37,11 +52,24 @@ var (
 	initOnce sync.Once
 )
 
-// Run checks prop with rapid under cfg and returns what it found. It blocks
-// until rapid has finished, including shrinking; runs are serialised because
-// rapid's settings are process-wide.
+// Run checks prop with rapid under cfg and returns what it found; every
+// case counts as meaningful. See Explore.
 func Run(name string, cfg Config, prop func(*rapid.T)) Result {
+	return Explore(name, cfg, func(t *rapid.T) bool { prop(t); return true })
+}
+
+// Explore checks prop with rapid under cfg and returns what it found; prop
+// reports whether its case exercised what the property judges (a case the
+// target could not be driven into is not). It blocks until rapid has
+// finished, including shrinking; runs are serialised because rapid's
+// settings are process-wide. The same Seed draws the same cases in the same
+// order, so a failure found within the budget is found again on replay.
+func Explore(name string, cfg Config, prop func(*rapid.T) bool) Result {
+	budgeted := cfg.Budget > 0 && cfg.Checks <= 0
 	cfg = cfg.withDefaults()
+	if budgeted {
+		cfg.Checks = 1000
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	initOnce.Do(func() {
@@ -67,13 +95,50 @@ func Run(name string, cfg Config, prop func(*rapid.T)) Result {
 		}
 	}
 	tb := &recorder{name: name}
+	b := &budget{cfg: cfg, start: time.Now()}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rapid.Check(tb, prop)
+		rapid.Check(tb, b.wrap(prop))
 	}()
 	<-done
-	return tb.result(cfg.Seed)
+	res := tb.result(cfg.Seed)
+	res.Cases, res.Meaningful = b.cases, b.meaningful
+	res.Inconclusive = !res.Failed && b.meaningful < cfg.MinCases
+	return res
+}
+
+// budget cuts generation at cfg.Budget. rapid runs cases one at a time, so
+// its fields need no lock.
+type budget struct {
+	cfg               Config
+	start             time.Time
+	cases, meaningful int
+	// failing is set once a case failed: rapid then shrinks and replays,
+	// and those runs must not be cut, or the shrunk case would pass.
+	failing bool
+}
+
+func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
+	return func(t *rapid.T) {
+		if !b.failing && b.cfg.Budget > 0 && time.Since(b.start) > b.cfg.Budget {
+			return
+		}
+		defer func() {
+			if t.Failed() {
+				b.failing = true
+			}
+		}()
+		// One call site for prop: rapid compares the failure's traceback
+		// on replay.
+		exploring := !b.failing
+		if exploring {
+			b.cases++
+		}
+		if prop(t) && exploring {
+			b.meaningful++
+		}
+	}
 }
 
 func (c Config) withDefaults() Config {
@@ -88,6 +153,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ShrinkTime <= 0 {
 		c.ShrinkTime = 10 * time.Second
+	}
+	if c.MinCases <= 0 {
+		c.MinCases = 1
 	}
 	return c
 }
@@ -143,6 +211,9 @@ func (r *recorder) result(seed uint64) Result {
 		}
 		for _, c := range r.logs[i+1:] {
 			res.Counterexample = append(res.Counterexample, strings.TrimPrefix(c, "[rapid] "))
+			if !strings.HasPrefix(c, "[rapid] draw ") {
+				res.Story = append(res.Story, c)
+			}
 		}
 		return res
 	}

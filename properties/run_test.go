@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -60,5 +61,57 @@ func TestRun_stateMachine(t *testing.T) {
 	})
 	if !res.Failed || len(res.Counterexample) == 0 {
 		t.Fatalf("Run = %+v; want a shrunk failing action sequence", res)
+	}
+}
+
+func TestExplore_budget(t *testing.T) {
+	res := Explore("slow", Config{Seed: 5, Budget: 200 * time.Millisecond, MinCases: 3}, func(t *rapid.T) bool {
+		n := rapid.IntRange(0, 9).Draw(t, "n")
+		time.Sleep(50 * time.Millisecond)
+		return n%2 == 0
+	})
+	switch {
+	case res.Failed:
+		t.Fatalf("Explore = %+v; want a pass", res)
+	case res.Cases < 3 || res.Cases > 6:
+		t.Errorf("Cases = %d; want the ~4 cases of 50 ms a 200 ms budget holds", res.Cases)
+	case res.Meaningful > res.Cases:
+		t.Errorf("Meaningful = %d of %d cases", res.Meaningful, res.Cases)
+	case res.Inconclusive != (res.Meaningful < 3):
+		t.Errorf("Inconclusive = %v with %d meaningful cases, MinCases 3", res.Inconclusive, res.Meaningful)
+	}
+}
+
+func TestExplore_inconclusive(t *testing.T) {
+	res := Explore("vacuous", Config{Seed: 5, Checks: 10, MinCases: 2}, func(t *rapid.T) bool { return false })
+	if res.Failed || !res.Inconclusive || res.Cases != 10 || res.Meaningful != 0 {
+		t.Fatalf("Explore = %+v; want 10 cases, none meaningful, inconclusive", res)
+	}
+}
+
+// A failure found just before the budget runs out is still shrunk in full:
+// the shrinker's runs are not cut.
+func TestExplore_storyAfterBudget(t *testing.T) {
+	var runs int
+	prop := func(t *rapid.T) bool {
+		n := rapid.IntRange(0, 1000).Draw(t, "n")
+		t.Logf("sent %d requests", n)
+		if runs++; runs < 30 {
+			time.Sleep(5 * time.Millisecond) // exploring is slow; shrinking need not be
+		}
+		if n >= 10 {
+			t.Fatalf("%d requests overflowed the queue", n)
+		}
+		return true
+	}
+	first := Explore("story", Config{Seed: 9, Budget: 100 * time.Millisecond}, prop)
+	want := []string{"sent 10 requests", "10 requests overflowed the queue"}
+	if !first.Failed || !slices.Equal(first.Story, want) {
+		t.Fatalf("Story = %q (failed %v); want %q", first.Story, first.Failed, want)
+	}
+	runs = 0
+	again := Explore("story", Config{Seed: 9, Budget: 100 * time.Millisecond}, prop)
+	if !slices.Equal(again.Story, first.Story) {
+		t.Errorf("same seed told %q then %q", first.Story, again.Story)
 	}
 }

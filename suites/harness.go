@@ -52,6 +52,9 @@ type Harness struct {
 	// Reproduce is the command line that replays the whole run; checks append
 	// a filter to it.
 	Reproduce string
+	// Explore is the time each exploring property spends generating cases;
+	// 0 means each property's own small default, so a certification stays fast.
+	Explore time.Duration
 
 	// Per-suite settings; zero values mean each type's documented defaults.
 	Amplification AmplificationConfig

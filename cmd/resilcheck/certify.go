@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -27,6 +28,7 @@ type certifyOpts struct {
 	out       string
 	formats   string
 	seed      uint64
+	explore   time.Duration
 	quiet     bool
 	gate      gateOpts
 }
@@ -65,6 +67,7 @@ says so), 5 internal error.`,
 	addReportDir(f, &o.out, defaultReportDir, "o", "report directory (a run narrowed by --check or --suite: a directory inside it)")
 	f.StringVar(&o.formats, "format", "console,json,junit,md,html", "report formats: console (stdout), json, junit, md, html")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (0: draw one; the report prints it)")
+	f.DurationVar(&o.explore, "explore", 0, "time each property check spends exploring random cases, e.g. 2m before a release (0: a few seconds each)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr (a live line on a terminal, else a line per check)")
 	o.gate.addFlags(f)
 	_ = cmd.MarkFlagDirname(reportDirFlag)
@@ -88,7 +91,7 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 	}
 	cfg := certify.Config{
 		Target: spec, TargetLog: o.targetLog(cmd),
-		Suites: o.suites, Checks: o.checks, Seed: o.seed,
+		Suites: o.suites, Checks: o.checks, Seed: o.seed, Explore: o.explore,
 		Version: buildVersion(), Reproduce: o.reproduce(),
 	}
 	if err := o.gate.apply(&cfg); err != nil {
@@ -179,6 +182,9 @@ func (o *certifyOpts) reproduce() string {
 
 	for _, s := range o.suites {
 		parts = append(parts, "--suite", s)
+	}
+	if o.explore > 0 {
+		parts = append(parts, "--explore", o.explore.String()) // a replay explores as long, so it reaches the same case
 	}
 	return strings.Join(parts, " ")
 }

@@ -14,22 +14,23 @@ type Name string
 
 // The defects. Each constant's comment says what the broken component does.
 const (
-	NoIdempotency           Name = "no-idempotency"            // service: ignores Idempotency-Key, every request charges
-	RacyIdempotency         Name = "racy-idempotency"          // service: check-then-act without a claim, concurrent copies all charge
-	ReplayMismatch          Name = "replay-mismatch"           // service: same key, different payload replays the old response
-	NoDownstreamKey         Name = "no-downstream-key"         // service: calls the processor without its idempotency key
-	CrossTenantKeys         Name = "cross-tenant-keys"         // service: records scoped by key only, tenants share them
-	RetryEveryTier          Name = "retry-every-tier"          // gateway: retries POSTs to the service too
-	RetryNonRetryable       Name = "retry-non-retryable"       // service: retries 4xx answers from the processor
-	NoJitter                Name = "no-jitter"                 // service: exponential backoff without jitter
-	NoRetryBudget           Name = "no-retry-budget"           // service: no retry budget, no circuit breaker
-	IgnoreRetryAfter        Name = "ignore-retry-after"        // service: retries before the processor's Retry-After
-	NoRetryAfterHeader      Name = "no-retry-after-header"     // gateway: 429 and 503 carry no Retry-After
-	BadRetryAfter           Name = "bad-retry-after"           // gateway: emits "Retry-After: 1.5s"
-	NoDeadlinePropagation   Name = "no-deadline-propagation"   // gateway and service: forward no budget downstream
-	WorkAfterDeadline       Name = "work-after-deadline"       // service: keeps calling the processor after the budget ran out
-	NoRateLimitHeaders      Name = "no-ratelimit-headers"      // gateway: omits RateLimit and X-RateLimit-* fields
-	LyingRateLimitRemaining Name = "lying-ratelimit-remaining" // gateway: remaining says more than is left
+	NoIdempotency           Name = "no-idempotency"             // service: ignores Idempotency-Key, every request charges
+	RacyIdempotency         Name = "racy-idempotency"           // service: check-then-act without a claim, concurrent copies all charge
+	ReplayMismatch          Name = "replay-mismatch"            // service: same key, different payload replays the old response
+	NoDownstreamKey         Name = "no-downstream-key"          // service: calls the processor without its idempotency key
+	CrossTenantKeys         Name = "cross-tenant-keys"          // service: records scoped by key only, tenants share them
+	RetryEveryTier          Name = "retry-every-tier"           // gateway: retries POSTs to the service too
+	RetryNonRetryable       Name = "retry-non-retryable"        // service: retries 4xx answers from the processor
+	NoJitter                Name = "no-jitter"                  // service: exponential backoff without jitter
+	NoRetryBudget           Name = "no-retry-budget"            // service: no retry budget, no circuit breaker
+	RetryCapPerFailureKind  Name = "retry-cap-per-failure-kind" // service: the attempt cap restarts when the failure changes kind
+	IgnoreRetryAfter        Name = "ignore-retry-after"         // service: retries before the processor's Retry-After
+	NoRetryAfterHeader      Name = "no-retry-after-header"      // gateway: 429 and 503 carry no Retry-After
+	BadRetryAfter           Name = "bad-retry-after"            // gateway: emits "Retry-After: 1.5s"
+	NoDeadlinePropagation   Name = "no-deadline-propagation"    // gateway and service: forward no budget downstream
+	WorkAfterDeadline       Name = "work-after-deadline"        // service: keeps calling the processor after the budget ran out
+	NoRateLimitHeaders      Name = "no-ratelimit-headers"       // gateway: omits RateLimit and X-RateLimit-* fields
+	LyingRateLimitRemaining Name = "lying-ratelimit-remaining"  // gateway: remaining says more than is left
 )
 
 // Info describes a defect for listings and the defect matrix.
@@ -50,6 +51,7 @@ var catalog = []Info{
 	{RetryNonRetryable, "service", "retry-amplification", "retries 4xx answers such as 400 and 422"},
 	{NoJitter, "service", "retry-amplification", "backs off exponentially without jitter, so retries move in lockstep"},
 	{NoRetryBudget, "service", "retry-amplification", "has no retry budget and no circuit breaker, so an outage multiplies calls"},
+	{RetryCapPerFailureKind, "service", "retry-amplification", "caps attempts per kind of failure, so a reset followed by 429s retries past the cap"},
 	{IgnoreRetryAfter, "service", "retry-after", "retries before the dependency's Retry-After has passed"},
 	{NoRetryAfterHeader, "gateway", "retry-after", "sends 429 and 503 without Retry-After"},
 	{BadRetryAfter, "gateway", "retry-after", `sends "Retry-After: 1.5s", which is not valid RFC 9110 syntax`},

@@ -30,6 +30,9 @@ type caller struct {
 	rng    *lockedRand
 
 	noKey, noDeadline, noJitter, ignoreRetryAfter, retry4xx bool
+	// capPerKind counts attempts towards the cap only since the failure
+	// last changed kind (retry-cap-per-failure-kind).
+	capPerKind bool
 
 	policies []failsafe.Policy[*attempt]
 	breaker  circuitbreaker.CircuitBreaker[*attempt] // nil under no-retry-budget
@@ -88,12 +91,13 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 		noJitter:         c.defects.Has(defect.NoJitter),
 		ignoreRetryAfter: c.defects.Has(defect.IgnoreRetryAfter),
 		retry4xx:         c.defects.Has(defect.RetryNonRetryable),
+		capPerKind:       c.defects.Has(defect.RetryCapPerFailureKind),
 	}
 	rb := retrypolicy.NewBuilder[*attempt]().
 		HandleIf(func(a *attempt, err error) bool { return cl.retryable(a, err) }).
 		AbortIf(func(a *attempt, _ error) bool { return a != nil && a.stop }).
 		AbortOnErrors(circuitbreaker.ErrOpen).
-		WithMaxAttempts(cl.cfg.MaxAttempts).
+		WithMaxAttempts(cl.maxAttempts()).
 		WithDelayFunc(func(exec failsafe.ExecutionAttempt[*attempt]) time.Duration {
 			if a := exec.LastResult(); a != nil {
 				return a.next
@@ -120,6 +124,39 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 	// Retry outermost, breaker inside: every attempt asks the breaker.
 	cl.policies = []failsafe.Policy[*attempt]{rb.Build(), cl.breaker}
 	return cl, nil
+}
+
+// maxAttempts is the retry policy's cap: the configured one, or none under
+// retry-cap-per-failure-kind, whose cap charge enforces per kind.
+func (c *caller) maxAttempts() int {
+	if c.capPerKind {
+		return -1
+	}
+	return c.cfg.MaxAttempts
+}
+
+// kindStreak counts consecutive attempts that failed the same way, the
+// count retry-cap-per-failure-kind caps: a plausible "each kind of failure
+// gets its own retries" that lets mixed failures retry without end.
+type kindStreak struct {
+	kind string
+	n    int
+}
+
+// add counts a and returns the length of the streak it ends.
+func (s *kindStreak) add(a *attempt) int {
+	kind := "server"
+	switch {
+	case a.err != nil:
+		kind = "transport"
+	case a.status == http.StatusTooManyRequests:
+		kind = "throttled"
+	}
+	if kind != s.kind {
+		s.kind, s.n = kind, 0
+	}
+	s.n++
+	return s.n
 }
 
 // serverFailure reports a failure of the processor itself: transport errors,
@@ -154,11 +191,17 @@ func (c *caller) retryable(a *attempt, err error) bool {
 func (c *caller) charge(ctx context.Context, call chargeCall) outcome {
 	body, _ := json.Marshal(map[string]any{"amount": call.amount, "currency": call.currency, "reference": call.reference})
 	var attempts int
+	var streak kindStreak
 	a, err := failsafe.With(c.policies...).WithContext(ctx).
 		GetWithExecution(func(exec failsafe.Execution[*attempt]) (*attempt, error) {
 			attempts = exec.Attempts()
 			a := c.attempt(ctx, call, body)
-			if c.retryable(a, a.err) && attempts < c.cfg.MaxAttempts {
+			counted := attempts
+			if c.capPerKind && c.retryable(a, a.err) {
+				counted = streak.add(a)
+				a.stop = counted >= c.cfg.MaxAttempts // the policy itself has no cap
+			}
+			if c.retryable(a, a.err) && counted < c.cfg.MaxAttempts {
 				now := time.Now()
 				a.next = c.wait(attempts-1, a, now)
 				if call.enforce && !now.Add(a.next).Before(call.deadline) {

@@ -355,3 +355,40 @@ func TestCaller_Outage(t *testing.T) {
 		})
 	})
 }
+
+// TestCaller_CapPerFailureKind: under retry-cap-per-failure-kind one kind of
+// failure still stops at the cap, but 503, 503, 429 (the cap restarting at
+// the change of kind) goes on to a fourth attempt; the correct caller stops
+// at three whatever the mix.
+func TestCaller_CapPerFailureKind(t *testing.T) {
+	mixed := func(n int, w http.ResponseWriter, r *http.Request) {
+		switch n {
+		case 1, 2:
+			status(http.StatusServiceUnavailable)(n, w, r)
+		case 3:
+			status(http.StatusTooManyRequests)(n, w, r)
+		default:
+			status(http.StatusCreated)(n, w, r)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		fn      func(int, http.ResponseWriter, *http.Request)
+		defects []defect.Name
+		want    int
+	}{
+		{"correct, mixed", mixed, nil, 3},
+		{"defect, one kind", status(http.StatusServiceUnavailable), []defect.Name{defect.RetryCapPerFailureKind}, 3},
+		{"defect, mixed", mixed, []defect.Name{defect.RetryCapPerFailureKind}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{fn: tc.fn}
+				chargeWithin(newTestCaller(t, RetryConfig{}, s, tc.defects...), 10*time.Second)
+				if n := len(s.attempts()); n != tc.want {
+					t.Fatalf("%d attempts; want %d", n, tc.want)
+				}
+			})
+		})
+	}
+}

@@ -12,5 +12,8 @@ var amplificationMatrix = map[defect.Name]Expectation{
 	defect.RetryNonRetryable: {Must: []string{"RB-01b"}},
 	defect.NoJitter:          {Must: []string{"RB-15", "BO-01", "BO-08"}},
 	defect.NoRetryBudget:     {Must: []string{"RB-02", "RB-05"}},
-	defect.NoDownstreamKey:   {Must: []string{"HS-13"}},
+	// Fixed scenarios fail every call the same way; only the property
+	// mixes failure kinds within one request.
+	defect.RetryCapPerFailureKind: {Must: []string{"RB-01p"}},
+	defect.NoDownstreamKey:        {Must: []string{"HS-13"}},
 }
