@@ -9,31 +9,34 @@ import (
 	"github.com/resilcheck/resilcheck/headers"
 )
 
-// judgeBudget (CL-12): a client that sends its remaining budget (a
-// deadline header) sends less on each retry, by at least the time spent
-// since the previous attempt, less the late slack.
+// judgeBudget (CL-12): a client that sends a budget (a deadline header)
+// never sends more than what remains of its declared deadline since the
+// operation's first attempt, plus the late slack. A per-attempt budget
+// (Envoy's min(per-try, remaining)) keeps it as well as the whole rest.
 func judgeBudget(j *judging) Verdict {
-	want := fmt.Sprintf("each retry's budget ≤ the previous one minus the time since it, + %s", j.tol.Late)
+	want := fmt.Sprintf("every attempt's budget ≤ the deadline %s minus the time since the first attempt, + %s", j.policy.Deadline, j.tol.Late)
 	judged := 0
 	for _, r := range j.ran() {
-		for i := 0; i+1 < len(r.Attempts); i++ {
-			a, b := r.Attempts[i], r.Attempts[i+1]
-			va, okA := budget(a)
-			vb, okB := budget(b)
-			if !okA || !okB {
+		if len(r.Attempts) == 0 {
+			continue
+		}
+		first := r.Attempts[0].Received
+		for i, e := range r.Attempts {
+			v, ok := budget(e)
+			if !ok {
 				continue
 			}
 			judged++
-			spent := b.Received.Sub(a.Received)
-			if vb > va-spent+j.tol.Late {
-				return fail(want, fmt.Sprintf("%s: attempt %d sent %s, attempt %d %s later sent %s", r.id, i+1, va, i+2, spent.Round(time.Millisecond), vb), a, b)
+			left := j.policy.Deadline - e.Received.Sub(first)
+			if v > left+j.tol.Late {
+				return fail(want, fmt.Sprintf("%s: attempt %d, %s after the first, sent %s with %s left", r.id, i+1, e.Received.Sub(first).Round(time.Millisecond), v, left.Round(time.Millisecond)), r.Attempts[:i+1]...)
 			}
 		}
 	}
 	if judged == 0 {
-		return notApplicable("the client sent no deadline header (X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-rq-timeout-ms) on two attempts of an operation")
+		return notApplicable("the client sent no deadline header (X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-rq-timeout-ms)")
 	}
-	return pass(want, fmt.Sprintf("%d retries sent a budget shrunk by the time spent", judged))
+	return pass(want, fmt.Sprintf("%d attempts sent a budget within what remained", judged))
 }
 
 // budget reads the deadline header an attempt carried.

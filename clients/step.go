@@ -106,7 +106,12 @@ func (s Step) Inject(ex *faults.Exchange) error {
 		h["Retry-After"] = s.retryAfterValue(ex.Now())
 	}
 	st := s.status()
-	return ex.Respond(st, h, fmt.Appendf(nil, `{"status":%d}`, st))
+	body := []byte(`{}`) // decodes into whatever a client expects
+	if st >= 300 {
+		h["Content-Type"] = "application/problem+json"
+		body = fmt.Appendf(nil, `{"title":%q,"status":%d}`, http.StatusText(st), st)
+	}
+	return ex.Respond(st, h, body)
 }
 
 // retryAfterValue renders Retry-After at now. A date names a whole second

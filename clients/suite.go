@@ -64,9 +64,9 @@ func Checks() []Check {
 			Title: "503 and 429 answers are retried until an attempt succeeds: every scripted answer is consumed", Judge: judgeRetried(false)},
 		{ID: "CL-11", Level: reports.LevelRecommended, Source: "RFC 9110 §9.2.2 (idempotent requests can be repeated after a communication failure)",
 			Title: "a reset or stalled attempt of an idempotent request is retried until one succeeds", Judge: judgeRetried(true)},
-		{ID: "CL-12", Level: reports.LevelRecommended,
+		{ID: "CL-12", Level: reports.LevelRecommended, Needs: []Need{needDeadline},
 			Source: `Google SRE book ch. 22 "Addressing Cascading Failures" (Deadline propagation); grpc.io "Deadlines" (Deadline Propagation)`,
-			Title:  "a deadline header the client sends shrinks on each retry by the time spent", Judge: judgeBudget},
+			Title:  "a deadline header the client sends never exceeds what remains of its deadline", Judge: judgeBudget},
 	}
 }
 
