@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,7 +96,7 @@ func Explore(name string, cfg Config, prop func(*rapid.T) bool) Result {
 		}
 	}
 	tb := &recorder{name: name}
-	b := &budget{cfg: cfg, start: time.Now()}
+	b := &budget{cfg: cfg, start: time.Now(), rec: tb}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -114,9 +115,18 @@ type budget struct {
 	cfg               Config
 	start             time.Time
 	cases, meaningful int
-	// failing is set once a case failed: rapid then shrinks and replays,
-	// and those runs must not be cut, or the shrunk case would pass.
-	failing bool
+	// failing is set once a case failed, at failedAt: rapid then shrinks
+	// and replays, and those runs are not cut by Budget, or the shrunk case
+	// would pass. Shrinking is cut at ShrinkTime: rapid checks its own
+	// limit only between passes, and one pass can replay a slow case
+	// dozens of times. The replay that tells the story is never cut.
+	failing  bool
+	failedAt time.Time
+	rec      *recorder
+	// last says how the previous run went: the shrinker confirms a failing
+	// candidate by running it again at once, and a cut confirmation would
+	// look like a failure that does not reproduce.
+	last struct{ failed, beforeCut bool }
 }
 
 func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
@@ -124,9 +134,16 @@ func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
 		if !b.failing && b.cfg.Budget > 0 && time.Since(b.start) > b.cfg.Budget {
 			return
 		}
+		cut := b.failing && time.Since(b.failedAt) > b.cfg.ShrinkTime
+		confirming := b.last.failed && b.last.beforeCut
+		if cut && !confirming && !b.rec.telling() {
+			b.last.failed = false
+			return // a passing candidate: the shrinker keeps what it has
+		}
 		defer func() {
-			if t.Failed() {
-				b.failing = true
+			b.last.failed, b.last.beforeCut = t.Failed(), !cut
+			if t.Failed() && !b.failing {
+				b.failing, b.failedAt = true, time.Now()
 			}
 		}()
 		// One call site for prop: rapid compares the failure's traceback
@@ -189,6 +206,14 @@ func (r *recorder) SkipNow()                       { runtime.Goexit() }
 func (r *recorder) FailNow()                       { r.Fail(); runtime.Goexit() }
 func (r *recorder) Fail()                          { r.mu.Lock(); r.failed = true; r.mu.Unlock() }
 func (r *recorder) Failed() bool                   { r.mu.Lock(); defer r.mu.Unlock(); return r.failed }
+
+// telling reports whether rapid has begun its last replay, the one whose
+// logs tell the minimal case: it logs "Failed test output:" just before.
+func (r *recorder) telling() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.ContainsFunc(r.logs, func(l string) bool { return strings.Contains(l, "Failed test output:") })
+}
 
 // result splits rapid's output into the failure message and the replay of
 // the minimal case, which rapid prints after "Failed test output:".

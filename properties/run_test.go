@@ -115,3 +115,23 @@ func TestExplore_storyAfterBudget(t *testing.T) {
 		t.Errorf("same seed told %q then %q", first.Story, again.Story)
 	}
 }
+
+// A slow property is shrunk for ShrinkTime, not for as long as rapid's
+// shrinker would go on replaying it, and still tells its story.
+func TestExplore_shrinkTime(t *testing.T) {
+	start := time.Now()
+	res := Explore("slow shrink", Config{Seed: 3, Budget: 100 * time.Millisecond, ShrinkTime: 100 * time.Millisecond}, func(t *rapid.T) bool {
+		n := rapid.IntRange(0, 1_000_000).Draw(t, "n")
+		time.Sleep(50 * time.Millisecond)
+		if n >= 10 {
+			t.Fatalf("n = %d is too large", n)
+		}
+		return true
+	})
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("took %s; want about the budget, the shrink time and two replays", took)
+	}
+	if !res.Failed || len(res.Story) == 0 || !strings.Contains(res.Story[len(res.Story)-1], "too large") {
+		t.Errorf("Explore = %+v; want a failure with its story", res.Logs)
+	}
+}
