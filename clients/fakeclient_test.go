@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ type fakeClient struct {
 	noConnectionRetry bool // give up on a reset or timeout
 	final429          bool // take 429 as final, as a client retrying 5xx only does
 	freshBudget       bool // send the whole deadline as the budget on every attempt
+	noJitter          bool // wait exactly the backoff, as every instance does
 }
 
 func (f *fakeClient) Do(ctx context.Context, c Call) error {
@@ -68,6 +70,9 @@ func (f *fakeClient) do(ctx context.Context, c Call) error {
 			return fmt.Errorf("gave up after %d attempts: status %d, %v", attempt, status, err)
 		}
 		d := wait
+		if !f.noJitter {
+			d = time.Duration(float64(wait) * (0.5 + rand.Float64())) // ±50 %
+		}
 		if !f.constantBackoff {
 			wait *= 2
 		}

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,16 +94,16 @@ func judgeDeadline(j *judging) Verdict {
 
 // judgeBackoff (CL-07): in a run of failures without Retry-After, the
 // waits grow: the longest later wait is at least growth times the first.
-// Waits are taken as their envelope over the scenario's concurrent
-// instances (the longest n-th wait of any instance), so a jittered backoff,
-// whose single waits may shrink, is judged by the bound it draws under. A
-// ratio, not a difference, so a busy runner's delays, which lengthen every
-// wait alike, do not pass a constant backoff or fail a doubling one.
+// Each wait is taken as its median over the scenario's concurrent
+// instances, so a jittered backoff, whose single waits may shrink, is
+// judged by its typical wait, and one instance a busy runner delayed does
+// not decide. A ratio, not a difference, so delays that lengthen every
+// wait alike do not pass a constant backoff or fail a doubling one.
 func judgeBackoff(j *judging) Verdict {
 	if p := j.policy.MaxAttempts; p > 0 && p < 3 {
 		return notApplicable("the client declares %d attempts: fewer than two waits to compare", p)
 	}
-	want := fmt.Sprintf("the longest later wait at least %.1f times the longest first one", backoffGrowth)
+	want := fmt.Sprintf("a later median wait at least %.1f times the first", backoffGrowth)
 	seen := map[string]bool{}
 	for _, r := range j.ran() {
 		id := r.Scenario.ID
@@ -123,8 +124,8 @@ func judgeBackoff(j *judging) Verdict {
 		if len(series) == 0 {
 			continue
 		}
-		env := envelope(series)
-		observed := fmt.Sprintf("%s (%d instances): longest waits %s", id, len(series), durations(env))
+		env := medianWaits(series)
+		observed := fmt.Sprintf("%s (%d instances): median waits %s", id, len(series), durations(env))
 		if float64(slicesMax(env[1:])) < backoffGrowth*float64(env[0]) {
 			return fail(want, observed, ev...)
 		}
@@ -133,20 +134,23 @@ func judgeBackoff(j *judging) Verdict {
 	return inconclusive("no operation made three attempts answered with failures without Retry-After: no waits to compare")
 }
 
-// envelope returns the longest k-th wait over the series, for every k the
-// shortest series has.
-func envelope(series [][]time.Duration) []time.Duration {
+// medianWaits returns the median k-th wait over the series, for every k
+// the shortest series has.
+func medianWaits(series [][]time.Duration) []time.Duration {
 	n := len(series[0])
 	for _, s := range series {
 		n = min(n, len(s))
 	}
-	env := make([]time.Duration, n)
-	for _, s := range series {
-		for k := range n {
-			env[k] = max(env[k], s[k])
+	out := make([]time.Duration, n)
+	for k := range n {
+		col := make([]time.Duration, len(series))
+		for i, s := range series {
+			col[i] = s[k]
 		}
+		slices.Sort(col)
+		out[k] = col[len(col)/2]
 	}
-	return env
+	return out
 }
 
 // backoffGrowth is how much longer than the first a later wait must be:
@@ -181,4 +185,65 @@ func durations(ds []time.Duration) string {
 		parts[i] = d.Round(time.Millisecond).String()
 	}
 	return strings.Join(parts, ", ")
+}
+
+// dispersalShare is how wide, as a share of their median, the waits of
+// clients failing together must spread: a deterministic backoff spreads
+// only by the runner's noise, a jittered one over its whole range.
+const dispersalShare = 0.1
+
+// judgeDispersal (CL-13): instances of a scenario that fail together do
+// not retry in lockstep. Of the waits every instance made, the one with
+// the longest median is judged (the runner's noise is smallest beside
+// it): its spread across instances is at least dispersalShare of the median.
+func judgeDispersal(j *judging) Verdict {
+	want := fmt.Sprintf("the waits of clients failing together spread over at least %.0f %% of their median", dispersalShare*100)
+	seen := map[string]bool{}
+	for _, r := range j.ran() {
+		id := r.Scenario.ID
+		if seen[id] || r.Scenario.Instances < 2 {
+			continue
+		}
+		seen[id] = true
+		var series [][]time.Duration
+		var ev []faults.Entry
+		for _, o := range j.ran() {
+			if o.Scenario.ID == id {
+				if waits, e := backoffWaits(o.Attempts); len(waits) >= 1 {
+					series, ev = append(series, waits), append(ev, e...)
+				}
+			}
+		}
+		if len(series) < 2 {
+			continue
+		}
+		k, median, spread := widestWait(series)
+		observed := fmt.Sprintf("%s: wait %d of %d instances has median %s and spread %s", id, k+1, len(series), median.Round(time.Millisecond), spread.Round(time.Millisecond))
+		if float64(spread) < dispersalShare*float64(median) {
+			return fail(want, observed, ev...)
+		}
+		return pass(want, observed)
+	}
+	return inconclusive("no scenario run by several clients at once was retried by two of them: nothing to compare")
+}
+
+// widestWait returns the index of the wait with the longest median over
+// the series (up to the shortest series' length), that median, and the
+// spread (longest minus shortest) of that wait.
+func widestWait(series [][]time.Duration) (k int, median, spread time.Duration) {
+	n := len(series[0])
+	for _, s := range series {
+		n = min(n, len(s))
+	}
+	for i := range n {
+		col := make([]time.Duration, len(series))
+		for j, s := range series {
+			col[j] = s[i]
+		}
+		slices.Sort(col)
+		if m := col[len(col)/2]; m > median {
+			k, median, spread = i, m, col[len(col)-1]-col[0]
+		}
+	}
+	return k, median, spread
 }

@@ -38,6 +38,7 @@ func TestRun_catchesBrokenClients(t *testing.T) {
 		{"always-success", func(f *fakeClient) { f.alwaysSuccess = true }, []string{"CL-09"}, nil},
 		{"wait-past-deadline", func(f *fakeClient) { f.waitPastDeadline = true }, []string{"CL-03", "CL-08", "CL-12"}, nil},
 		{"no-connection-retry", func(f *fakeClient) { f.noConnectionRetry = true }, []string{"CL-11"}, nil},
+		{"no-jitter", func(f *fakeClient) { f.noJitter = true }, []string{"CL-13"}, nil},
 		{"fresh-budget", func(f *fakeClient) { f.freshBudget = true }, []string{"CL-12"}, nil},
 		{"final-429", func(f *fakeClient) { f.final429 = true }, []string{"CL-10"}, []string{"CL-02f"}},
 	}
