@@ -28,6 +28,9 @@ func idempotencyProperty(ctx context.Context, pc *Case) Result {
 	}
 	cfg := propertyConfig
 	cfg.Seed = h.rng(pc.id).Uint64()
+	if h.Explore > 0 {
+		cfg.Budget, cfg.Checks = h.Explore, 0 // --explore: as many cases as fit
+	}
 	var cases, successes atomic.Int64
 	prefix := fmt.Sprintf("p%04x", h.rng(pc.id+"/keys").IntN(1<<16))
 	res := properties.Run(pc.id, cfg, func(t *rapid.T) {
@@ -47,7 +50,7 @@ func idempotencyProperty(ctx context.Context, pc *Case) Result {
 		})
 	})
 	want := "at most one effect per (tenant, key); every success for a key returns the same body; mismatched payloads rejected"
-	observed := fmt.Sprintf("%d generated cases of up to ~%d steps, seed %d", cfg.Checks, 2*cfg.Steps, cfg.Seed)
+	observed := fmt.Sprintf("%d generated cases of up to ~%d steps, seed %d", res.Cases, 2*cfg.Steps, cfg.Seed)
 	switch {
 	case !res.Failed && successes.Load() == 0:
 		return inconclusive("no operation succeeded during the property (%s): nothing to judge", observed)
