@@ -112,11 +112,8 @@ func exchange(e faults.Entry) reports.Exchange {
 	if ra := e.ResponseHeader("Retry-After"); ra != "" {
 		notes = append(notes, "Retry-After: "+ra)
 	}
-	if e.Status == 0 && e.Rule != "" {
-		notes = append(notes, "no answer: "+e.Rule)
-	}
-	if !e.ClientGone.IsZero() {
-		notes = append(notes, fmt.Sprintf("client gone after %s", e.ClientGone.Sub(e.Received).Round(time.Millisecond)))
+	if e.Status == 0 {
+		notes = append(notes, answer(e)) // reset, or stalled until the client left
 	}
 	x.Note = strings.Join(notes, "; ")
 	return x

@@ -53,6 +53,9 @@ func (f *fakeClient) do(ctx context.Context, c Call) error {
 		defer cancel()
 	}
 	wait := f.base
+	if f.constantBackoff {
+		wait = 2 * f.base // long enough for CL-07 and CL-13 to judge
+	}
 	for attempt := 1; ; attempt++ {
 		status, ra, err := f.attempt(ctx, c, attempt)
 		switch {

@@ -126,6 +126,9 @@ func judgeBackoff(j *judging) Verdict {
 		}
 		env := medianWaits(series)
 		observed := fmt.Sprintf("%s (%d instances): median waits %s", id, len(series), durations(env))
+		if slicesMax(env) < minJudgedWait {
+			return inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays are of that order", observed, minJudgedWait)
+		}
 		if float64(slicesMax(env[1:])) < backoffGrowth*float64(env[0]) {
 			return fail(want, observed, ev...)
 		}
@@ -152,6 +155,10 @@ func medianWaits(series [][]time.Duration) []time.Duration {
 	}
 	return out
 }
+
+// minJudgedWait is the shortest wait CL-07 and CL-13 judge: a busy
+// shared runner delays an attempt by up to a few hundred milliseconds.
+const minJudgedWait = 500 * time.Millisecond
 
 // backoffGrowth is how much longer than the first a later wait must be:
 // halfway between a constant backoff (1) and a doubling one (2 per step).
@@ -219,6 +226,9 @@ func judgeDispersal(j *judging) Verdict {
 		}
 		k, median, spread := widestWait(series)
 		observed := fmt.Sprintf("%s: wait %d of %d instances has median %s and spread %s", id, k+1, len(series), median.Round(time.Millisecond), spread.Round(time.Millisecond))
+		if median < minJudgedWait {
+			return inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays spread them as much as jitter would", observed, minJudgedWait)
+		}
 		if float64(spread) < dispersalShare*float64(median) {
 			return fail(want, observed, ev...)
 		}

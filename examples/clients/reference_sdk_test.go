@@ -4,16 +4,18 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/resilcheck/resilcheck/clients"
 	"github.com/resilcheck/resilcheck/reference/client"
 )
 
 // referenceSDK is a call through the reference stack's Go SDK with its
-// defaults (4 attempts, full jitter from 100 ms, a 2 s attempt timeout, a
-// 10 s deadline): GET reads a payment, POST creates one.
+// defaults (4 attempts, a 2 s attempt timeout, a 10 s deadline) but full
+// jitter from 500 ms rather than 100 ms, waits long enough for a shared
+// runner to judge (CL-07, CL-13): GET reads a payment, POST creates one.
 func referenceSDK(ctx context.Context, c clients.Call) error {
-	sdk, err := client.New(c.Base)
+	sdk, err := client.New(c.Base, client.WithBackoff(500*time.Millisecond, 4*time.Second))
 	if err != nil {
 		return err
 	}
