@@ -8,10 +8,13 @@ import "github.com/resilcheck/resilcheck/reference/defect"
 // re-sends too); no-downstream-key makes the service retry its POST without
 // a key (HS-13), on top of the idempotency suite's IK-17b.
 var amplificationMatrix = map[defect.Name]Expectation{
-	defect.RetryEveryTier:    {Must: []string{"RB-01", "RB-01b", "HS-14", "RB-03"}},
+	// RB-01p fails them too whenever its exploration draws a failing
+	// script (a Retry-After step, for ignore-retry-after), which a short
+	// budget need not: allowed, not required.
+	defect.RetryEveryTier:    {Must: []string{"RB-01", "RB-01b", "HS-14", "RB-03"}, May: []string{"RB-01p"}},
 	defect.RetryNonRetryable: {Must: []string{"RB-01b"}},
 	defect.NoJitter:          {Must: []string{"RB-15", "BO-01", "BO-08"}},
-	defect.NoRetryBudget:     {Must: []string{"RB-02", "RB-05"}},
+	defect.NoRetryBudget:     {Must: []string{"RB-02", "RB-05"}, May: []string{"RB-01p"}},
 	// Fixed scenarios fail every call the same way; only the property
 	// mixes failure kinds within one request.
 	defect.RetryCapPerFailureKind: {Must: []string{"RB-01p"}},
