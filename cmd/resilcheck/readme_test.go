@@ -308,6 +308,10 @@ func runScript(t *testing.T, dir, bin, script string) {
 	cmd.Env = append(os.Environ(), "RESILCHECK_README_BIN="+bin, "PWD="+dir, "NO_COLOR=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// Once bash has exited, a background job it left running still holds
+	// the output pipe, and Cancel no longer fires: without a WaitDelay, Run
+	// waits for that job for ever (a fresh-clone run hung 10 minutes).
+	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -318,6 +322,9 @@ func runScript(t *testing.T, dir, bin, script string) {
 	t.Logf("README's commands took %s", time.Since(start).Round(time.Millisecond))
 	if testing.Verbose() {
 		t.Logf("their output:\n%s", out.String())
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		t.Fatalf("README's commands left a process running after the script ended (killed now); a block's kill/wait missed it\noutput (the last == line names the block):\n%s", out.String())
 	}
 	if err != nil {
 		t.Fatalf("README's commands failed: %v\nscript:\n%s\noutput (the last == line names the block):\n%s", err, script, out.String())
@@ -339,6 +346,7 @@ func checkExcerpt(t *testing.T, dir, bin string, b readmeBlock) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.WaitDelay = 5 * time.Second // a child left running must not hold Run after the deadline
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	_ = cmd.Run() // the excerpt shows a failing run: its exit code is the prose's business
