@@ -108,6 +108,8 @@ func Deadlines() []Check {
 			Title: "with the dependency hanging, the target answers 504 by the caller's budget", Run: dlAnswersByBudget},
 		{ID: "DL-03", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadlines on the Server); " + grpcWire + " (Client Cancellation)",
 			Title: "the target cancels its dependency call when the caller's budget runs out", Run: dlCancelsAtDeadline},
+		{ID: "DL-03p", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadlines on the Server, Deadline Propagation); " + sreDL + " (a property over random budgets, deadline headers and dependency latencies)",
+			Title: "for random budgets, deadline headers and dependency latencies (late headers, a trickling body, a hang): answered, every dependency call started and let go, by the budget; the forwarded budget never more than what is left", Run: deadlineProperty},
 		{ID: "DL-04", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadline Propagation); " + sreDL + " (Deadline propagation)",
 			Title: "the budget passed downstream is what was received minus what was spent (the target's deadline header)", Run: dlPropagates(dlConventionFormat)},
 		{ID: "DL-04g", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency, needDeadlineHeader(headers.GRPCTimeout)}, Source: grpcWire + " (Requests: grpc-timeout); " + grpcDL + " (Deadline Propagation)",

@@ -29,6 +29,7 @@ const (
 	BadRetryAfter           Name = "bad-retry-after"            // gateway: emits "Retry-After: 1.5s"
 	NoDeadlinePropagation   Name = "no-deadline-propagation"    // gateway and service: forward no budget downstream
 	WorkAfterDeadline       Name = "work-after-deadline"        // service: keeps calling the processor after the budget ran out
+	DeadlineOnHeadersOnly   Name = "deadline-on-headers-only"   // service: the budget bounds the processor's headers, not its body
 	NoRateLimitHeaders      Name = "no-ratelimit-headers"       // gateway: omits RateLimit and X-RateLimit-* fields
 	LyingRateLimitRemaining Name = "lying-ratelimit-remaining"  // gateway: remaining says more than is left
 )
@@ -57,6 +58,7 @@ var catalog = []Info{
 	{BadRetryAfter, "gateway", "retry-after", `sends "Retry-After: 1.5s", which is not valid RFC 9110 syntax`},
 	{NoDeadlinePropagation, "service", "deadlines", "forwards no deadline to its dependency"},
 	{WorkAfterDeadline, "service", "deadlines", "keeps calling its dependency after the caller's budget ran out"},
+	{DeadlineOnHeadersOnly, "service", "deadlines", "bounds the wait for its dependency's headers by the budget but not the body, so a trickling answer holds the call past the deadline"},
 	{NoRateLimitHeaders, "gateway", "rate-limit-headers", "omits the RateLimit and X-RateLimit-* fields"},
 	{LyingRateLimitRemaining, "gateway", "rate-limit-headers", "advertises more remaining quota than it enforces"},
 }

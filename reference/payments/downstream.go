@@ -33,6 +33,9 @@ type caller struct {
 	// capPerKind counts attempts towards the cap only since the failure
 	// last changed kind (retry-cap-per-failure-kind).
 	capPerKind bool
+	// bodyUnbounded bounds an attempt by the deadline until the answer's
+	// headers arrive, not while its body is read (deadline-on-headers-only).
+	bodyUnbounded bool
 
 	policies []failsafe.Policy[*attempt]
 	breaker  circuitbreaker.CircuitBreaker[*attempt] // nil under no-retry-budget
@@ -92,6 +95,7 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 		ignoreRetryAfter: c.defects.Has(defect.IgnoreRetryAfter),
 		retry4xx:         c.defects.Has(defect.RetryNonRetryable),
 		capPerKind:       c.defects.Has(defect.RetryCapPerFailureKind),
+		bodyUnbounded:    c.defects.Has(defect.DeadlineOnHeadersOnly),
 	}
 	rb := retrypolicy.NewBuilder[*attempt]().
 		HandleIf(func(a *attempt, err error) bool { return cl.retryable(a, err) }).
@@ -264,7 +268,7 @@ func (c *caller) attempt(ctx context.Context, call chargeCall, body []byte) *att
 	if !c.noDeadline {
 		headers.SetTimeout(req.Header, headers.RequestTimeoutMs, time.Until(call.deadline))
 	}
-	resp, err := c.client.Do(req)
+	resp, err := c.do(actx, req)
 	if err != nil {
 		return &attempt{err: err}
 	}
@@ -274,4 +278,45 @@ func (c *caller) attempt(ctx context.Context, call chargeCall, body []byte) *att
 		return &attempt{err: err}
 	}
 	return &attempt{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// do sends req. Under deadline-on-headers-only, ctx bounds only the wait
+// for the answer's headers, as a header timeout would: a body that
+// trickles in after them is read however long it takes.
+func (c *caller) do(ctx context.Context, req *http.Request) (*http.Response, error) {
+	if !c.bodyUnbounded {
+		return c.client.Do(req)
+	}
+	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	headersIn := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			select {
+			case <-headersIn:
+			default:
+				cancel()
+			}
+		case <-headersIn:
+		}
+	}()
+	resp, err := c.client.Do(req.WithContext(dctx))
+	close(headersIn)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelOnClose{resp.Body, cancel}
+	return resp, nil
+}
+
+// cancelOnClose ends a request's context when its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b cancelOnClose) Close() error {
+	defer b.cancel()
+	return b.ReadCloser.Close()
 }

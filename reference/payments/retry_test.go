@@ -392,3 +392,53 @@ func TestCaller_CapPerFailureKind(t *testing.T) {
 		})
 	}
 }
+
+// TestCaller_DeadlineOnHeadersOnly: a processor that sends its headers at
+// once and its body 400 ms later holds the caller past a 150 ms budget only
+// under deadline-on-headers-only; a hang is cut at the budget either way.
+func TestCaller_DeadlineOnHeadersOnly(t *testing.T) {
+	trickle := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		w.(http.Flusher).Flush()
+		select {
+		case <-time.After(400 * time.Millisecond):
+			_, _ = w.Write([]byte(`{"id":"ch_1"}`))
+		case <-r.Context().Done():
+		}
+	}))
+	defer trickle.Close()
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // bounded, so Close cannot wait on a connection the client kept
+		case <-r.Context().Done():
+		case <-time.After(time.Second):
+		}
+	}))
+	defer hang.Close()
+	for _, tc := range []struct {
+		name    string
+		url     string
+		defects []defect.Name
+		late    bool
+	}{
+		{"correct, trickle", trickle.URL, nil, false},
+		{"defect, trickle", trickle.URL, []defect.Name{defect.DeadlineOnHeadersOnly}, true},
+		{"defect, hang", hang.URL, []defect.Name{defect.DeadlineOnHeadersOnly}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := defect.Set{}
+			for _, d := range tc.defects {
+				set[d] = true
+			}
+			c, err := newCaller(&config{processorURL: tc.url, retry: RetryConfig{MaxAttempts: 1}.withDefaults(),
+				client: &http.Client{}, defects: set}, newLockedRand(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			chargeWithin(c, 150*time.Millisecond)
+			if took := time.Since(start); (took > 300*time.Millisecond) != tc.late {
+				t.Errorf("the charge took %s with a 150 ms budget; want late = %v", took, tc.late)
+			}
+		})
+	}
+}
