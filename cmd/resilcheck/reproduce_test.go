@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestCertifyOpts_reproduce(t *testing.T) {
 	t.Parallel()
@@ -17,6 +20,7 @@ func TestCertifyOpts_reproduce(t *testing.T) {
 			"resilcheck certify --reference --store 'host=127.0.0.1 user=pay password=xxxxx dbname=pay'"},
 		{"spec with a space", certifyOpts{file: "my specs/target.yaml", suites: []string{"deadlines"}},
 			"resilcheck certify -f 'my specs/target.yaml' --suite deadlines"},
+		{"explore", certifyOpts{reference: true, explore: 2 * time.Minute}, "resilcheck certify --reference --explore 2m0s"},
 	}
 	for _, tt := range tests {
 		if got := tt.o.reproduce(); got != tt.want {
