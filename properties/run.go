@@ -123,10 +123,10 @@ type budget struct {
 	failing  bool
 	failedAt time.Time
 	rec      *recorder
-	// last says how the previous run went: the shrinker confirms a failing
-	// candidate by running it again at once, and a cut confirmation would
-	// look like a failure that does not reproduce.
-	last struct{ failed, beforeCut bool }
+	// confirmNext says the next run confirms a failure: rapid runs a case
+	// that failed again at once, and a cut confirmation would look like a
+	// failure that does not reproduce.
+	confirmNext bool
 }
 
 func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
@@ -135,13 +135,12 @@ func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
 			return
 		}
 		cut := b.failing && time.Since(b.failedAt) > b.cfg.ShrinkTime
-		confirming := b.last.failed && b.last.beforeCut
+		confirming := b.confirmNext
 		if cut && !confirming && !b.rec.telling() {
-			b.last.failed = false
 			return // a passing candidate: the shrinker keeps what it has
 		}
 		defer func() {
-			b.last.failed, b.last.beforeCut = t.Failed(), !cut
+			b.confirmNext = !confirming && t.Failed()
 			if t.Failed() && !b.failing {
 				b.failing, b.failedAt = true, time.Now()
 			}

@@ -23,9 +23,15 @@ type fakeStack struct {
 // stops when the test ends.
 func startFakeStack(t *testing.T, fake http.Handler, depURL *string) fakeStack {
 	t.Helper()
+	return startFakeStackBody(t, fake, depURL, `{"id":"ch_1"}`)
+}
+
+// startFakeStackBody is startFakeStack with the stand-in's charge body.
+func startFakeStackBody(t *testing.T, fake http.Handler, depURL *string, body string) fakeStack {
+	t.Helper()
 	j := faults.NewJournal()
 	dep, err := faults.NewProxy(faults.WithSide("dependency"), faults.WithJournal(j), faults.WithSeed(1),
-		faults.WithStandIn(faults.Respond{Status: http.StatusCreated, Body: `{"id":"ch_1"}`}))
+		faults.WithStandIn(faults.Respond{Status: http.StatusCreated, Body: body}))
 	if err != nil {
 		t.Fatal(err)
 	}
