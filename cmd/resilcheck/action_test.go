@@ -1,0 +1,127 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// actionScript is the shell logic of action.yml, run here as the runner
+// would: RC_* inputs, and GITHUB_OUTPUT and GITHUB_STEP_SUMMARY as files.
+var actionScript, _ = filepath.Abs("../../.github/actions/certify.sh")
+
+// actionStep runs one step of the action's script in dir with env added,
+// and returns its exit code, its output and the step's outputs and summary.
+func actionStep(t *testing.T, dir, step string, env ...string) (code int, log string, outputs map[string]string, summary string) {
+	t.Helper()
+	out, sum := filepath.Join(dir, "output-"+step), filepath.Join(dir, "summary-"+step)
+	cmd := exec.Command("bash", actionScript, step)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), append(env, "GITHUB_OUTPUT="+out, "GITHUB_STEP_SUMMARY="+sum)...)
+	b, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("certify.sh %s: %v", step, err)
+	}
+	outputs = map[string]string{}
+	if raw, err := os.ReadFile(out); err == nil {
+		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				outputs[k] = v
+			}
+		}
+	}
+	s, _ := os.ReadFile(sum)
+	return code, string(b), outputs, string(s)
+}
+
+// TestAction_script installs resilcheck the way the action does (built from
+// this checkout), certifies the reference through the script, and checks
+// the job's outcome follows the gate: the outputs, the step summary and the
+// gate step's exit code.
+func TestAction_script(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "bin", "resilcheck")
+	src, _ := filepath.Abs("../..")
+	if code, log, _, _ := actionStep(t, tmp, "install", "RC_BIN="+bin, "RC_SOURCE="+src, "RC_VERSION=source"); code != 0 {
+		t.Fatalf("install = %d\n%s", code, log)
+	}
+	defect := "--defect replay-mismatch --check IK-06 --seed 3 -q"
+	cases := []struct {
+		name    string
+		env     []string
+		code    string
+		verdict string
+		summary string
+	}{
+		{"pass", []string{"RC_SPEC=reference", "RC_ARGS=--check IK-03 --seed 3 -q"}, "0", "pass", "resilcheck: pass"},
+		{"fail", []string{"RC_SPEC=reference", "RC_ARGS=" + defect}, "1", "fail", "IK-06"},
+		{"below the gate", []string{"RC_SPEC=reference", "RC_FAIL_ON=must", "RC_ARGS=" + defect}, "0", "pass", "not gating: SHOULD is below the gate"},
+		{"usage error", []string{"RC_SPEC=reference", "RC_FAIL_ON=sometimes"}, "2", "none", "no report was written"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			code, log, outs, summary := actionStep(t, dir, "run", append(c.env, "RC_BIN="+bin, "RC_REPORT_DIR=report")...)
+			if code != 0 || outs["exit-code"] != c.code || outs["verdict"] != c.verdict || outs["report-dir"] != "report" {
+				t.Fatalf("run = %d, outputs %v; want 0 with exit-code %s, verdict %s\n%s", code, outs, c.code, c.verdict, log)
+			}
+			if !strings.Contains(summary, c.summary) {
+				t.Errorf("step summary lacks %q:\n%s", c.summary, summary)
+			}
+			if c.verdict != "none" {
+				if _, err := os.Stat(filepath.Join(dir, "report", "junit.xml")); err != nil {
+					t.Errorf("no junit.xml to publish: %v", err)
+				}
+			}
+			gate, glog, _, _ := actionStep(t, dir, "gate", "RC_EXIT_CODE="+outs["exit-code"])
+			if want := c.code; gate != int(want[0]-'0') {
+				t.Errorf("gate = %d; want %s\n%s", gate, want, glog)
+			}
+		})
+	}
+}
+
+// TestAction_summaryLimit: a summary.md over GitHub's 1 MiB step summary
+// limit is cut at a line, with a note, and the gate still follows the exit
+// code. A stand-in binary writes the report.
+func TestAction_summaryLimit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "resilcheck")
+	script := `#!/usr/bin/env bash
+set -e
+while [ $# -gt 0 ]; do [ "$1" = --report-dir ] && dir=$2; shift; done
+mkdir -p "$dir"
+printf '{\n  "schema": "resilcheck.report/v1",\n  "verdict": "fail",\n' >"$dir/report.json"
+{ echo "## resilcheck: fail"; for i in $(seq 1 30000); do echo "| fail | IK-$i | a failure line long enough to add up |"; done; } >"$dir/summary.md"
+exit 1
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, log, outs, summary := actionStep(t, dir, "run", "RC_BIN="+fake, "RC_SPEC=target.yaml", "RC_REPORT_DIR=out")
+	if code != 0 || outs["exit-code"] != "1" || outs["verdict"] != "fail" {
+		t.Fatalf("run = %d, outputs %v\n%s", code, outs, log)
+	}
+	if n := len(summary); n > 1<<20 || n < 1<<19 {
+		t.Errorf("step summary is %d bytes; want most of, and within, 1 MiB", n)
+	}
+	if !strings.HasPrefix(summary, "## resilcheck: fail") || !strings.Contains(summary, "Cut to fit GitHub's 1 MiB step summary") {
+		t.Errorf("step summary does not keep the head and say it was cut: %q…%q", summary[:40], summary[len(summary)-120:])
+	}
+	if code, _, _, _ := actionStep(t, dir, "gate", "RC_EXIT_CODE=1"); code != 1 {
+		t.Errorf("gate = %d; want 1", code)
+	}
+	if code, _, _, _ := actionStep(t, dir, "run", "RC_BIN="+fake); code != 2 {
+		t.Errorf("run without a spec = %d; want 2", code)
+	}
+}
