@@ -103,6 +103,7 @@ func TestDeadlines_catchAnIgnorantTarget(t *testing.T) {
 		"HS-18": reports.StatusFail, "DL-03": reports.StatusFail, "DL-04": reports.StatusFail,
 		"DL-04g": reports.StatusFail, "DL-04e": reports.StatusNotApplicable, "DL-06": reports.StatusFail,
 		"DL-06b": reports.StatusFail, "DL-07": reports.StatusFail, "HS-18b": reports.StatusFail,
+		"DL-03p": reports.StatusFail, // answers after the budget, whatever the draw
 	}
 	for _, r := range res {
 		t.Logf("%s %s: %s%s", r.ID, r.Status, r.Observed, r.Reason)
