@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,7 +46,7 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 		Seed:      seed,
 		Reproduce: reproduceLine(cfg.Reproduce, seed),
 		Target:    reports.Target{Name: t.Name, Kind: string(t.Kind)},
-		Tool:      reports.Tool{Name: "resilcheck", Version: or(cfg.Version, "dev"), Go: runtime.Version()},
+		Tool:      reports.Tool{Name: "resilcheck", Version: cmp.Or(cfg.Version, "dev"), Go: runtime.Version()},
 		Started:   started.UTC(),
 		Journal:   JournalFile,
 	}

@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -91,7 +92,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Seed:      seed,
 		Reproduce: h.Reproduce,
 		Target:    reports.Target{Name: t.Name, Kind: string(t.Kind)},
-		Tool:      reports.Tool{Name: "resilcheck", Version: or(cfg.Version, "dev"), Go: runtime.Version()},
+		Tool:      reports.Tool{Name: "resilcheck", Version: cmp.Or(cfg.Version, "dev"), Go: runtime.Version()},
 		Started:   started.UTC(),
 		Journal:   JournalFile,
 	}
@@ -202,7 +203,7 @@ func healthURL(front, health string) string {
 	if strings.Contains(health, "://") {
 		return health
 	}
-	return front + or(health, "/healthz")
+	return front + cmp.Or(health, "/healthz")
 }
 
 // waitHealthy polls url until it answers 2xx, for at most 10 s.
@@ -230,11 +231,4 @@ func reproduceLine(base string, seed uint64) string {
 		base = "resilcheck certify"
 	}
 	return fmt.Sprintf("%s --seed %d", base, seed)
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -42,7 +43,7 @@ func gateNote(c Check, g *Gate) string {
 		}
 		return "waived"
 	case GateBelow:
-		return fmt.Sprintf("not gating: %s is below the gate (%s)", orWord(string(c.Level), "no level"), failOnWords(gateFailOn(g)))
+		return fmt.Sprintf("not gating: %s is below the gate (%s)", cmp.Or(string(c.Level), "no level"), failOnWords(gateFailOn(g)))
 	case GateKnown:
 		return "not gating: the baseline failed it too"
 	}
@@ -55,7 +56,7 @@ func waiverWords(w Waiver) string {
 		WaiverApplied: "applied", WaiverUnused: "unused: the check did not fail, remove the waiver",
 		WaiverExpired: "EXPIRED: it no longer waives", WaiverNotRun: "the check did not run",
 	}[w.State]
-	return fmt.Sprintf("%s until %s (%s): %s", w.Check, w.Expires, orWord(what, string(w.State)), oneLine(w.Reason))
+	return fmt.Sprintf("%s until %s (%s): %s", w.Check, w.Expires, cmp.Or(what, string(w.State)), oneLine(w.Reason))
 }
 
 // baselineWords summarises the comparison with the baseline.
@@ -93,13 +94,6 @@ func gateFailOn(g *Gate) Level {
 		return DefaultFailOn
 	}
 	return g.FailOn
-}
-
-func orWord(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // excusedWords counts the failed and inconclusive checks the gate did not

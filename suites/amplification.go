@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -49,11 +50,11 @@ type AmplificationConfig struct {
 	MaxBucketShare float64
 }
 
-func (c AmplificationConfig) retryFloor() int { return orInt(c.RetryFloor, 3) }
+func (c AmplificationConfig) retryFloor() int { return cmp.Or(c.RetryFloor, 3) }
 func (c AmplificationConfig) maxRecovery() time.Duration {
 	return orDuration(c.MaxRecovery, time.Minute)
 }
-func (c AmplificationConfig) backoffRounds() int { return orInt(c.BackoffRounds, 21) }
+func (c AmplificationConfig) backoffRounds() int { return cmp.Or(c.BackoffRounds, 21) }
 func (c AmplificationConfig) sampleWithin() time.Duration {
 	return orDuration(c.SampleWithin, 30*time.Second)
 }

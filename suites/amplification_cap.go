@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -176,7 +177,7 @@ func keyedRetries(ctx context.Context, c *Case) Result {
 func keyList(h *Harness, calls []faults.Entry) string {
 	var ks []string
 	for _, e := range calls {
-		ks = append(ks, or(e.Header(h.Conventions.depKeyHeader()), "(none)"))
+		ks = append(ks, cmp.Or(e.Header(h.Conventions.depKeyHeader()), "(none)"))
 	}
 	return "[" + strings.Join(ks, " ") + "]"
 }

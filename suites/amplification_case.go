@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -15,7 +16,7 @@ func (c *Case) rbMark() uint64 { return c.h.Journal.LastSeq() }
 // the order they were received.
 func (c *Case) effectCalls(mark uint64) []faults.Entry {
 	h := c.h
-	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(or(h.Operation.EffectMethod, http.MethodPost))}
+	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(cmp.Or(h.Operation.EffectMethod, http.MethodPost))}
 	if h.Operation.EffectPath != "" {
 		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
 	}

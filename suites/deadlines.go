@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -54,7 +55,9 @@ type DeadlineConfig struct {
 	Warmup int
 }
 
-func (c DeadlineConfig) timeoutStatus() int { return orInt(c.TimeoutStatus, http.StatusGatewayTimeout) }
+func (c DeadlineConfig) timeoutStatus() int {
+	return cmp.Or(c.TimeoutStatus, http.StatusGatewayTimeout)
+}
 
 func (c DeadlineConfig) tolerance() time.Duration {
 	return orDuration(c.Tolerance, 200*time.Millisecond)
@@ -97,7 +100,7 @@ func (c DeadlineConfig) sendsFormat(name string) bool {
 // dlHeader is the deadline header the target reads (Conventions.DeadlineHeader,
 // canonical form), X-Request-Timeout-Ms by default.
 func dlHeader(c Conventions) string {
-	return http.CanonicalHeaderKey(or(c.DeadlineHeader, headers.RequestTimeoutMs))
+	return http.CanonicalHeaderKey(cmp.Or(c.DeadlineHeader, headers.RequestTimeoutMs))
 }
 
 // Deadlines returns the deadline suite: budgets

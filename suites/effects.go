@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -57,7 +58,7 @@ func (c *Case) effects(ctx context.Context) effects {
 
 func (c *Case) ledgerCount(ef *effects) {
 	h := c.h
-	method := or(h.Operation.EffectMethod, http.MethodPost)
+	method := cmp.Or(h.Operation.EffectMethod, http.MethodPost)
 	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(method)}
 	if h.Operation.EffectPath != "" {
 		filters = append(filters, faults.ByPath(h.Operation.EffectPath))

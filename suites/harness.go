@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -104,9 +105,9 @@ func (o Operation) render(v Values, alt bool) (Request, error) {
 		return Request{}, err
 	}
 	return Request{
-		Method: or(o.Method, http.MethodPost),
+		Method: cmp.Or(o.Method, http.MethodPost),
 		Path:   o.Path,
-		Header: http.Header{"Content-Type": {or(o.ContentType, "application/json")}},
+		Header: http.Header{"Content-Type": {cmp.Or(o.ContentType, "application/json")}},
 		Body:   body,
 	}, nil
 }
@@ -147,13 +148,13 @@ type Conventions struct {
 	KeyTTL time.Duration
 }
 
-func (c Conventions) keyHeader() string { return or(c.KeyHeader, "Idempotency-Key") }
+func (c Conventions) keyHeader() string { return cmp.Or(c.KeyHeader, "Idempotency-Key") }
 
 // keyHeaderOf is the header op's key goes in.
 func (h *Harness) keyHeaderOf(op Operation) string {
-	return or(op.KeyHeader, h.Conventions.keyHeader())
+	return cmp.Or(op.KeyHeader, h.Conventions.keyHeader())
 }
-func (c Conventions) depKeyHeader() string { return or(c.DependencyKey, "Idempotency-Key") }
+func (c Conventions) depKeyHeader() string { return cmp.Or(c.DependencyKey, "Idempotency-Key") }
 
 // setTenant puts tenant on hd: its tenant header and the headers bound to
 // it, leaving alone any header hd already has (an operation's own).
@@ -178,7 +179,7 @@ func (c Conventions) tenantHeader() string {
 	if c.TenantHeader == "-" {
 		return ""
 	}
-	return or(c.TenantHeader, "X-Tenant-ID")
+	return cmp.Or(c.TenantHeader, "X-Tenant-ID")
 }
 
 func (c Conventions) mismatchStatus() int {
@@ -191,9 +192,9 @@ func (c Conventions) mismatchStatus() int {
 	return http.StatusUnprocessableEntity
 }
 
-func (c Conventions) inProgressStatus() int { return orInt(c.InProgressStatus, http.StatusConflict) }
-func (c Conventions) missingKeyStatus() int { return orInt(c.MissingKeyStatus, http.StatusBadRequest) }
-func (c Conventions) maxCopies() int        { return orInt(c.MaxConcurrentCopies, 50) }
+func (c Conventions) inProgressStatus() int { return cmp.Or(c.InProgressStatus, http.StatusConflict) }
+func (c Conventions) missingKeyStatus() int { return cmp.Or(c.MissingKeyStatus, http.StatusBadRequest) }
+func (c Conventions) maxCopies() int        { return cmp.Or(c.MaxConcurrentCopies, 50) }
 
 func (c Conventions) maxBudget() time.Duration {
 	if c.MaxBudget > 0 {
@@ -225,13 +226,6 @@ func (h *Harness) tolerance() time.Duration {
 	return max(orDuration(h.Tolerance, 50*time.Millisecond), h.Noise.slack())
 }
 
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func orDuration(v, def time.Duration) time.Duration {
 	if v <= 0 {
 		return def
@@ -241,13 +235,6 @@ func orDuration(v, def time.Duration) time.Duration {
 
 func orFloat(v, def float64) float64 {
 	if v <= 0 {
-		return def
-	}
-	return v
-}
-
-func orInt(v, def int) int {
-	if v == 0 {
 		return def
 	}
 	return v

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -121,7 +122,7 @@ func retryAfterWait(r reply) time.Duration {
 // convention (X-Request-Timeout-Ms unless configured otherwise).
 func (h *Harness) budgetHeader(d time.Duration) http.Header {
 	hd := http.Header{}
-	headers.SetTimeout(hd, or(h.Conventions.DeadlineHeader, headers.RequestTimeoutMs), d)
+	headers.SetTimeout(hd, cmp.Or(h.Conventions.DeadlineHeader, headers.RequestTimeoutMs), d)
 	return hd
 }
 

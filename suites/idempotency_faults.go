@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -150,7 +151,7 @@ func (h *Harness) burst(ctx context.Context, base call, n int) []reply {
 // rule to the first calls after it is placed.
 func (c *Case) effectMatch(first int) faults.Match {
 	return faults.Match{
-		Method: or(c.h.Operation.EffectMethod, http.MethodPost),
+		Method: cmp.Or(c.h.Operation.EffectMethod, http.MethodPost),
 		Path:   c.h.Operation.EffectPath,
 		First:  first,
 	}

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -53,7 +54,7 @@ type RetryPolicy struct {
 	BreakerRecovery time.Duration
 }
 
-func (r RetryPolicy) maxAttempts() int     { return orInt(r.MaxAttempts, 3) }
+func (r RetryPolicy) maxAttempts() int     { return cmp.Or(r.MaxAttempts, 3) }
 func (r RetryPolicy) budgetRatio() float64 { return orFloat(r.BudgetRatio, 0.1) }
 
 // attemptsText and ratioText render the cap and ratio judged by, saying

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -92,7 +93,7 @@ func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
 			if err != nil {
 				return fmt.Errorf("render %s: %w", op.Name, err)
 			}
-			t.Method, t.URL, t.Body = or(r.Method, http.MethodPost), h.TargetURL+r.Path, r.Body
+			t.Method, t.URL, t.Body = cmp.Or(r.Method, http.MethodPost), h.TargetURL+r.Path, r.Body
 			t.Header = r.Header.Clone()
 			if t.Header == nil {
 				t.Header = http.Header{}

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
@@ -114,7 +115,7 @@ func (c *Case) rlOperation(ctx context.Context, tenant string, op Operation) (rl
 	}
 	o := observe(r.header, sent.Add(r.took))
 	o.sent, o.status, o.tenant, o.body, o.limited = sent, r.status, tenant, r.body, true
-	o.source = "own " + or(req.Method, http.MethodPost) + " " + req.Path
+	o.source = "own " + cmp.Or(req.Method, http.MethodPost) + " " + req.Path
 	c.h.noteRefusal(o)
 	return o, nil
 }
@@ -172,7 +173,7 @@ func (c *Case) sample(ctx context.Context, n int) []rlObs {
 	if r.err == nil {
 		o := observe(r.header, sent.Add(r.took))
 		o.sent, o.limited = sent, limited
-		o.status, o.tenant, o.body, o.source = r.status, tenant, r.body, "own "+or(req.Method, http.MethodPost)+" "+req.Path
+		o.status, o.tenant, o.body, o.source = r.status, tenant, r.body, "own "+cmp.Or(req.Method, http.MethodPost)+" "+req.Path
 		out = append(out, o)
 	}
 	return out

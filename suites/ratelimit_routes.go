@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 )
@@ -35,7 +36,7 @@ func (h *Harness) limitedRoutes() []route {
 				sa[i] = ""
 			}
 		}
-		out = append(out, route{method: or(a.Method, http.MethodPost), fixed: sa})
+		out = append(out, route{method: cmp.Or(a.Method, http.MethodPost), fixed: sa})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -73,18 +74,18 @@ func (c RetryAfterConfig) budget() time.Duration { return orDuration(c.Budget, 3
 func (c RetryAfterConfig) answerSlack() time.Duration {
 	return orDuration(c.AnswerSlack, 500*time.Millisecond)
 }
-func (c RetryAfterConfig) hugeValue() string { return or(c.HugeValue, "1000000") }
+func (c RetryAfterConfig) hugeValue() string { return cmp.Or(c.HugeValue, "1000000") }
 func (c RetryAfterConfig) stormLimit(h *Harness) int {
 	n := h.Policy.Retry.maxAttempts()
-	return orInt(c.StormLimit, n*n+1)
+	return cmp.Or(c.StormLimit, n*n+1)
 }
 func (c RetryAfterConfig) breakerFlush(h *Harness) int {
-	return orInt(c.BreakerFlush, h.Policy.Retry.healStreak())
+	return cmp.Or(c.BreakerFlush, h.Policy.Retry.healStreak())
 }
 func (c RetryAfterConfig) flushWithin(h *Harness) time.Duration {
 	return orDuration(c.FlushWithin, max(5*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second))
 }
-func (c RetryAfterConfig) exhaustLimit() int      { return orInt(c.ExhaustLimit, 400) }
+func (c RetryAfterConfig) exhaustLimit() int      { return cmp.Or(c.ExhaustLimit, 400) }
 func (c RetryAfterConfig) maxWait() time.Duration { return orDuration(c.MaxWait, 5*time.Second) }
 
 func (c RetryAfterConfig) invalidValues() []string {

@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"strings"
@@ -54,7 +55,7 @@ func (v *validator) checkCompose() {
 	// address, never its loopback: a proxy listening there is unreachable.
 	for i, d := range v.t.Dependencies {
 		if host, _, err := net.SplitHostPort(d.Listen); err == nil && IsLoopbackHost(host) {
-			v.errf(fmt.Sprintf("dependencies[%d].listen", i), "containers reach the proxy through %s, which is not the host's loopback: listen on 0.0.0.0 (the default for kind compose), or set compose.dependency_host: 127.0.0.1 for services in network_mode: host", or(c.DependencyHost, DefaultDependencyHost))
+			v.errf(fmt.Sprintf("dependencies[%d].listen", i), "containers reach the proxy through %s, which is not the host's loopback: listen on 0.0.0.0 (the default for kind compose), or set compose.dependency_host: 127.0.0.1 for services in network_mode: host", cmp.Or(c.DependencyHost, DefaultDependencyHost))
 		}
 	}
 }
@@ -62,7 +63,7 @@ func (v *validator) checkCompose() {
 func (v *validator) sampleCompose() ComposeValues {
 	deps := map[string]string{}
 	for i, d := range v.deps {
-		deps[d] = fmt.Sprintf("http://%s:%d", or(v.t.Compose.DependencyHost, DefaultDependencyHost), 9091+i)
+		deps[d] = fmt.Sprintf("http://%s:%d", cmp.Or(v.t.Compose.DependencyHost, DefaultDependencyHost), 9091+i)
 	}
 	return ComposeValues{Project: "resilcheck-sample", Dependencies: deps}
 }
@@ -88,11 +89,4 @@ func projectPattern(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

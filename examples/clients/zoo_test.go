@@ -4,6 +4,7 @@
 package clients_test
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"slices"
@@ -55,7 +56,7 @@ func certifyAgainst(t *testing.T, dir string, c clients.Client, p clients.Policy
 			t.Logf("%-6s %-14s %s%s", ch.ID, ch.Status, ch.Observed, ch.Reason)
 			continue
 		}
-		t.Errorf("%s %s, want %v (%s): expected %s; observed %s%s", ch.ID, ch.Status, allowed, or(v.WhyOf(ch.ID), "must pass"), ch.Expected, ch.Observed, ch.Reason)
+		t.Errorf("%s %s, want %v (%s): expected %s; observed %s%s", ch.ID, ch.Status, allowed, cmp.Or(v.WhyOf(ch.ID), "must pass"), ch.Expected, ch.Observed, ch.Reason)
 		for _, e := range ch.Evidence {
 			t.Logf("    %s %s %s → %d %s", e.Case, e.Method, e.At, e.Status, e.Note)
 		}
@@ -65,13 +66,6 @@ func certifyAgainst(t *testing.T, dir string, c clients.Client, p clients.Policy
 		took = max(took, r.Took())
 	}
 	t.Logf("longest scenario: %s", took.Round(time.Millisecond))
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // TestExpectations_consistent holds every client's expectations file to
