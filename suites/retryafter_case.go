@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
 )
 
 // raStamped is a reply with the instants it was sent and fully received.
@@ -74,6 +76,34 @@ func (o raDepOutcome) gap() time.Duration { return o.next.Received.Sub(o.faulted
 // before the rule is placed, and returns the fault (so dates can be stamped
 // then).
 func (c *Case) raDepCase(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
+	// A target's own limiter may refuse the request before any dependency
+	// call (its quota is shared with the checks before this one): that is
+	// not the behaviour under test, so wait as told and try again.
+	for try := 1; ; try++ {
+		o, err := c.raDepCaseOnce(ctx, first, budget, prepare)
+		if err != nil || try == raRefusedTries || o.faulted != nil || len(o.calls) > 0 || o.reply.status != http.StatusTooManyRequests {
+			return o, err
+		}
+		wait := time.Second
+		if ra, err := headers.ParseRetryAfter(o.reply.header.Get("Retry-After"), o.reply.at); err == nil {
+			wait = min(max(ra.Delay, 100*time.Millisecond), raRefusedWaitCap)
+		}
+		if sleepCtx(ctx, wait); ctx.Err() != nil {
+			return o, ctx.Err()
+		}
+	}
+}
+
+// A request the target itself refuses with 429 is sent raRefusedTries
+// times at most, each after the last refusal's Retry-After capped at
+// raRefusedWaitCap: once more is enough for a quota an earlier check spent.
+const (
+	raRefusedTries   = 2
+	raRefusedWaitCap = 5 * time.Second
+)
+
+// raDepCaseOnce is one try of raDepCase.
+func (c *Case) raDepCaseOnce(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
 	h := c.h
 	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(c.h), c.h.RetryAfter.flushWithin(c.h)); err != nil {
 		return raDepOutcome{}, err
@@ -88,7 +118,7 @@ func (c *Case) raDepCase(ctx context.Context, first int, budget time.Duration, p
 	lift()
 	h.settle(ctx)
 	o := raDepOutcome{reply: r, evidence: h.Journal.After(mark), keyHeader: h.Conventions.depKeyHeader()}
-	method := or(h.Operation.EffectMethod, http.MethodPost)
+	method := cmp.Or(h.Operation.EffectMethod, http.MethodPost)
 	for _, e := range o.evidence {
 		if e.Side == "dependency" && e.Method == method && (h.Operation.EffectPath == "" || faults.ByPath(h.Operation.EffectPath)(&e)) {
 			o.calls = append(o.calls, e)
