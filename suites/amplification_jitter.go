@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/resilcheck/resilcheck/reports"
 )
 
 // Lockstep thresholds of RB-15: a retry index is fixed when more than 70 %
@@ -31,14 +33,34 @@ const (
 )
 
 // sampledBackoff samples the target's retry waits against a failing
-// dependency and lets judge decide.
+// dependency and lets judge decide. A failure must show twice: a busy
+// runner can starve the target for a moment and release every timer that
+// came due meanwhile at once, which looks like lockstep; missing jitter
+// shows in every sample, so a failure the second sample does not repeat
+// was the runner's and the second sample decides.
 func sampledBackoff(ctx context.Context, c *Case, judge func(*Harness, *backoffSample) Result) Result {
 	h := c.h
 	s := h.backoffSample(ctx, c)
 	if s.reason != "" {
 		return inconclusive("%s", s.reason)
 	}
-	return judge(h, s)
+	first := judge(h, s)
+	if first.Status != reports.StatusFail {
+		return first
+	}
+	s2 := h.backoffSampleN(ctx, c, 1)
+	if s2.reason != "" {
+		return inconclusive("a first sample failed (%s), and a second to confirm it could not be taken: %s", first.Observed, s2.reason)
+	}
+	second := judge(h, s2)
+	switch second.Status {
+	case reports.StatusFail:
+		second.Observed = "in two samples; the first: " + first.Observed + "; the second: " + second.Observed
+		second.Evidence = append(first.Evidence, second.Evidence...)
+	case reports.StatusPass:
+		second.Observed += "; a first sample failed but this second one did not repeat it, so a busy runner's scheduling made it (" + first.Observed + ")"
+	}
+	return second
 }
 
 func randomizedBackoff(ctx context.Context, c *Case) Result {

@@ -39,21 +39,35 @@ type backoffSample struct {
 // minWaits is the fewest waits of one retry index worth judging.
 const minWaits = 10
 
-// backoffMemo shares one sample among the backoff checks of a run, so the
-// failure rounds (a couple of seconds) are driven once; entries go with
-// their Harness.
-var backoffMemo sync.Map // weak.Pointer[Harness] → *backoffSample
+// backoffMemo shares the samples among the backoff checks of a run, so the
+// failure rounds (a couple of seconds) are driven once for all; entries go
+// with their Harness.
+var backoffMemo sync.Map // backoffKey → *backoffSample
 
-// backoffSample returns the run's sample, driving the rounds on first use.
+// backoffKey names a run's n-th sample: the first, or the one that
+// confirms a failure (see sampledBackoff).
+type backoffKey struct {
+	h weak.Pointer[Harness]
+	n int
+}
+
+// backoffSample returns the run's first sample, driving the rounds on
+// first use.
 func (h *Harness) backoffSample(ctx context.Context, c *Case) *backoffSample {
-	k := weak.Make(h)
+	return h.backoffSampleN(ctx, c, 0)
+}
+
+// backoffSampleN returns the run's n-th sample, driving its rounds on first
+// use.
+func (h *Harness) backoffSampleN(ctx context.Context, c *Case, n int) *backoffSample {
+	k := backoffKey{weak.Make(h), n}
 	if v, ok := backoffMemo.Load(k); ok {
 		return v.(*backoffSample)
 	}
 	s := c.sampleBackoff(ctx)
 	if ctx.Err() == nil {
 		backoffMemo.Store(k, s)
-		runtime.AddCleanup(h, func(k weak.Pointer[Harness]) { backoffMemo.Delete(k) }, k)
+		runtime.AddCleanup(h, func(k backoffKey) { backoffMemo.Delete(k) }, k)
 	}
 	return s
 }
