@@ -5,7 +5,9 @@
 #
 #   certify.sh install   put a resilcheck binary at $RC_BIN: built from the
 #                        action's own checkout ($RC_SOURCE) when $RC_VERSION
-#                        is empty or "source", else `go install …@$RC_VERSION`
+#                        is empty or "source", else `go install …@$RC_VERSION`;
+#                        for a kind compose spec ($RC_SPEC), its helper
+#                        resilcheck-compose beside it, built from the checkout
 #   certify.sh run       certify; never fails itself: it records the exit code,
 #                        appends summary.md to $GITHUB_STEP_SUMMARY (within
 #                        GitHub's 1 MiB) and sets the step's outputs
@@ -36,12 +38,26 @@ install() {
       : "${RC_SOURCE:?RC_SOURCE: the resilcheck checkout to build}"
       (cd "$RC_SOURCE" && go build -o "$RC_BIN" ./cmd/resilcheck) ;;
     *)
+      if is_compose; then
+        die "a kind compose spec needs the resilcheck-compose helper, built from the action's own checkout: leave the version input empty (or 'source') and pin the action's ref instead"
+      fi
       local gobin
       gobin=$(mktemp -d)
       GOBIN="$gobin" go install "github.com/resilcheck/resilcheck/cmd/resilcheck@$RC_VERSION"
       mv "$gobin/resilcheck" "$RC_BIN" ;;
   esac
+  if is_compose; then
+    # Its own module (compose/engine), so its dependencies stay out of
+    # resilcheck; certify finds it next to the resilcheck binary.
+    (cd "$RC_SOURCE" && go -C compose/engine build -o "$(dirname "$RC_BIN")/resilcheck-compose" ./cmd/resilcheck-compose)
+  fi
   "$RC_BIN" version
+}
+
+# is_compose reports whether $RC_SPEC is a target spec of kind compose.
+is_compose() {
+  [ -n "${RC_SPEC:-}" ] && [ "$RC_SPEC" != reference ] && [ -f "$RC_SPEC" ] &&
+    grep -Eq '^kind:[[:space:]]*["'\'']?compose\b' "$RC_SPEC"
 }
 
 # certify_args sets args to certify's arguments from the RC_* inputs.

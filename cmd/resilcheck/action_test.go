@@ -125,3 +125,20 @@ exit 1
 		t.Errorf("run without a spec = %d; want 2", code)
 	}
 }
+
+// TestAction_installCompose: a kind compose spec needs the compose helper,
+// which only the action's own checkout can build; asking for a released
+// version instead is a clear usage error before anything is fetched.
+// (compose/engine's TestActionInstall builds both binaries from source.)
+func TestAction_installCompose(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "target.yaml")
+	if err := os.WriteFile(spec, []byte("version: 1\nkind: \"compose\"\ncompose:\n  files: [compose.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, log, _, _ := actionStep(t, dir, "install", "RC_BIN="+filepath.Join(dir, "bin", "resilcheck"), "RC_VERSION=v9.9.9", "RC_SPEC="+spec)
+	if code != 2 || !strings.Contains(log, "resilcheck-compose helper") {
+		t.Errorf("install = %d; want 2 and a word on the compose helper\n%s", code, log)
+	}
+}

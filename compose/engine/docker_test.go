@@ -41,9 +41,9 @@ func requireDocker(t *testing.T) {
 	t.Skipf("SKIP: no Docker engine answers (%v); the compose tests need one (.ci/run installs and starts it)", err)
 }
 
-// image builds the resilcheck image from the repository's Dockerfile,
-// tagged for this test run and removed after it, and the helper; it returns
-// the tag and the helper's path.
+// image builds the resilcheck image from the repository's Dockerfile, with
+// the helper in it, tagged for this test run and removed after it; it
+// returns the tag and the helper's path on this machine.
 func image(t *testing.T) (tag, helper string) {
 	t.Helper()
 	start := time.Now()
@@ -61,11 +61,10 @@ func image(t *testing.T) (tag, helper string) {
 			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
 		}
 	}
-	// The image's binary is static; the helper runs here, built as this
-	// test was, so it reuses its compiled packages.
+	// The image's binaries are static; the same helper runs here too.
 	build(root, filepath.Join(ctxDir, "bin", "resilcheck"), "./cmd/resilcheck", "CGO_ENABLED=0")
-	helper = filepath.Join(t.TempDir(), "resilcheck-compose")
-	build(".", helper, "./cmd/resilcheck-compose")
+	helper = filepath.Join(ctxDir, "bin", "resilcheck-compose")
+	build(".", helper, "./cmd/resilcheck-compose", "CGO_ENABLED=0")
 	tag = fmt.Sprintf("resilcheck-test:%d", os.Getpid())
 	docker(t, "build", "-q", "-t", tag, "-f", filepath.Join(root, "Dockerfile"), ctxDir)
 	t.Cleanup(func() { _, _ = exec.Command("docker", "rmi", "-f", tag).CombinedOutput() })

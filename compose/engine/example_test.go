@@ -3,10 +3,13 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +85,38 @@ func TestExample(t *testing.T) {
 		}
 	})
 
+	t.Run("image", func(t *testing.T) {
+		// The README's line: the image certifies a compose target given
+		// the engine's socket, its helper inside.
+		root, err := filepath.Abs("../..")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		specFile := imageSpec(t, dir, root)
+		sock := "/var/run/docker.sock"
+		fi, err := os.Stat(sock)
+		if err != nil {
+			t.Skipf("SKIP: the engine is not at %s (%v), which the README's line mounts", sock, err)
+		}
+		gid := fi.Sys().(*syscall.Stat_t).Gid
+		start := time.Now()
+		cmd := exec.Command("docker", "run", "--rm", "--network", "host",
+			"--user", fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()), "--group-add", fmt.Sprint(gid),
+			"-v", sock+":"+sock, "-v", root+":"+root, "-v", dir+":"+dir, "-w", dir,
+			"-e", "RESILCHECK_IMAGE="+tag, "-e", "GATEWAY_ADDR", "-e", "SERVICE_ADDR", "-e", "PROCESSOR_ADDR",
+			tag, "certify", "-f", specFile, "--check", "IK-03", "--seed", "7", "-q", "--report-dir", "report", "--format", "json")
+		out, err := cmd.CombinedOutput()
+		t.Logf("docker run certify: %s\n%s", time.Since(start).Round(time.Millisecond), out)
+		if err != nil {
+			t.Fatalf("docker run … certify: %v\n%s", err, out)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "report", "report.json"))
+		if err != nil || !strings.Contains(string(b), `"verdict": "pass"`) || !strings.Contains(string(b), `"kind": "compose"`) {
+			t.Errorf("report.json: %v; want a passing verdict\n%.2000s\n%s", err, b, out)
+		}
+	})
+
 	t.Run("unhealthy", func(t *testing.T) {
 		// The gateway exits at once: its --service-url is missing.
 		broken := filepath.Join(t.TempDir(), "broken.yaml")
@@ -130,6 +165,41 @@ func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 	}
 	t.Cleanup(func() { assertGone(t, spec.Compose.Project) })
 	return spec
+}
+
+// imageSpec writes examples/compose/target.yaml as the tests run it (see
+// hostSpec), with absolute compose files under root, as dir/target.yaml,
+// for a resilcheck in a container, and returns its path.
+func imageSpec(t *testing.T, dir, root string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(exampleDir, "target.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gateway, service, processor := freeAddr(t), freeAddr(t), freeAddr(t)
+	t.Setenv("GATEWAY_ADDR", gateway)
+	t.Setenv("SERVICE_ADDR", service)
+	t.Setenv("PROCESSOR_ADDR", processor)
+	const project = "resilcheck-test-image"
+	t.Cleanup(func() { assertGone(t, project) })
+	ex := filepath.Join(root, "examples", "compose")
+	spec := string(b)
+	for _, r := range [][2]string{
+		{"  files: [compose.yaml]\n", fmt.Sprintf("  files: [%s, %s]\n  project: %s\n  dependency_host: 127.0.0.1\n",
+			filepath.Join(ex, "compose.yaml"), filepath.Join(ex, "compose.host.yaml"), project)},
+		{"url: http://127.0.0.1:8080", "url: http://" + gateway},
+		{"upstream: http://127.0.0.1:9090", "upstream: http://" + processor + "\n    listen: 127.0.0.1:0"},
+	} {
+		if !strings.Contains(spec, r[0]) {
+			t.Fatalf("examples/compose/target.yaml has no %q to replace", r[0])
+		}
+		spec = strings.Replace(spec, r[0], r[1], 1)
+	}
+	path := filepath.Join(dir, "target.yaml")
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // certifyExample certifies spec (only the suites given, if any) and returns

@@ -22,7 +22,8 @@ const teardownTime = 2 * time.Minute
 // project: Up, then answer requests from in on out until "down" or the end
 // of in, then Down. SIGTERM ends it as the end of in does; SIGINT and
 // SIGPIPE are ignored, so the teardown happens even when resilcheck was
-// interrupted or is gone. It returns an error only when the project did not
+// interrupted or is gone; a project whose helper was killed outright is
+// reaped by the next helper to start (see LeaseDir). It returns an error only when the project did not
 // come up or could not be torn down.
 func Serve(project, service string, files []string, in io.Reader, out io.Writer) error {
 	signal.Ignore(syscall.SIGINT, syscall.SIGPIPE)
@@ -32,8 +33,25 @@ func Serve(project, service string, files []string, in io.Reader, out io.Writer)
 	enc := json.NewEncoder(out)
 	send := func(ev compose.Event) { _ = enc.Encode(ev) }
 
+	// Projects of helpers that were killed before their teardown go first:
+	// they hold ports and names this one may need.
+	reapCtx, cancelReap := context.WithTimeout(context.Background(), teardownTime)
+	reaped, err := ReapOrphans(reapCtx, LeaseDir())
+	cancelReap()
+	for _, p := range reaped {
+		fmt.Fprintf(os.Stderr, "resilcheck-compose: removed project %s, left behind by a helper that was killed\n", p)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "resilcheck-compose: %v\n", err)
+	}
+	ls, err := acquire(LeaseDir(), project)
+	if err != nil {
+		send(compose.Event{Event: compose.EventError, Error: err.Error()})
+		return err
+	}
 	st, err := Open(project, files)
 	if err != nil {
+		ls.release()
 		send(compose.Event{Event: compose.EventError, Error: err.Error()})
 		return err
 	}
@@ -50,6 +68,9 @@ func Serve(project, service string, files []string, in io.Reader, out io.Writer)
 	if err != nil {
 		logs, _ := st.Logs(context.Background())
 		derr := down(st)
+		if derr == nil {
+			ls.release()
+		}
 		send(compose.Event{Event: compose.EventError, Error: errString(err, derr), Logs: logs})
 		return err
 	}
@@ -77,9 +98,11 @@ func Serve(project, service string, files []string, in io.Reader, out io.Writer)
 		switch {
 		case !open, r.Op == compose.OpDown:
 			if err := down(st); err != nil {
+				// The lease stays: the next helper reaps what is left.
 				send(compose.Event{Event: compose.EventError, Error: err.Error()})
 				return err
 			}
+			ls.release()
 			send(compose.Event{Event: compose.EventDown})
 			return nil
 		case r.Op == compose.OpLogs:

@@ -37,9 +37,7 @@ type Stack struct {
 // off unless TESTCONTAINERS_RYUK_DISABLED says otherwise: its image would
 // have to be pulled, and Down, or the helper's end of stdin, cleans up.
 func Open(project string, files []string) (*Stack, error) {
-	if _, set := os.LookupEnv("TESTCONTAINERS_RYUK_DISABLED"); !set {
-		_ = os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	}
+	noReaper()
 	dc, err := tccompose.NewDockerComposeWith(tccompose.WithStackFiles(files...), tccompose.StackIdentifier(project))
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -51,6 +49,15 @@ func Open(project string, files []string) (*Stack, error) {
 		return nil, fmt.Errorf("engine: docker client: %w", err)
 	}
 	return &Stack{Project: project, stack: dc, docker: docker}, nil
+}
+
+// noReaper switches testcontainers' reaper off unless the environment says
+// otherwise. Testcontainers reads its configuration once, at its first
+// client, so this comes before any.
+func noReaper() {
+	if _, set := os.LookupEnv("TESTCONTAINERS_RYUK_DISABLED"); !set {
+		_ = os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
 }
 
 // Up creates and starts every service, waiting until each container runs

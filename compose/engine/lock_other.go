@@ -1,0 +1,12 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package engine
+
+import "os"
+
+// canLock is false where flock(2) is missing: there leases guard nothing,
+// ReapOrphans reaps nothing, and a killed helper's project is removed by hand.
+const canLock = false
+
+// tryLock always succeeds: see canLock.
+func tryLock(*os.File) (bool, error) { return true, nil }
