@@ -239,7 +239,9 @@ func judgeDispersal(j *judging) Verdict {
 
 // widestWait returns the index of the wait with the longest median over
 // the series (up to the shortest series' length), that median, and the
-// spread (longest minus shortest) of that wait.
+// spread of that wait: longest minus shortest, but with five instances or
+// more the second longest minus the second shortest, so one instance the
+// runner delayed cannot make lockstep look dispersed.
 func widestWait(series [][]time.Duration) (k int, median, spread time.Duration) {
 	n := len(series[0])
 	for _, s := range series {
@@ -252,7 +254,11 @@ func widestWait(series [][]time.Duration) (k int, median, spread time.Duration) 
 		}
 		slices.Sort(col)
 		if m := col[len(col)/2]; m > median {
-			k, median, spread = i, m, col[len(col)-1]-col[0]
+			trim := 0
+			if len(col) >= 5 {
+				trim = 1
+			}
+			k, median, spread = i, m, col[len(col)-1-trim]-col[trim]
 		}
 	}
 	return k, median, spread

@@ -144,13 +144,16 @@ func (o *referenceOpts) logger(cmd *cobra.Command) *slog.Logger {
 func newReferenceDefectsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "defects",
-		Short: "List the defects the reference stack can switch on, and the checks that catch each (the defect matrix)",
+		Short: "List the defects the reference stack and its SDK can switch on, and the checks that catch each (the defect matrix)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "DEFECT\tCOMPONENT\tCAUGHT BY\tWHAT IT BREAKS")
 			matrix := target.Matrix()
-			for _, d := range defect.All() {
+			for d, e := range target.ClientMatrix() {
+				matrix[d] = e
+			}
+			for _, d := range append(defect.All(), defect.Client()...) {
 				e := matrix[d.Name]
 				caught := strings.Join(e.Must, " ")
 				if len(e.May) > 0 {
@@ -162,6 +165,7 @@ func newReferenceDefectsCmd() *cobra.Command {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Name, d.Component, caught, d.Breaks)
 			}
 			fmt.Fprintln(w, "\nChecks in parentheses may also fail: properties explore at random and may reach the defect.")
+			fmt.Fprintln(w, "Component client: the reference SDK's defects (reference/client, client.WithDefects), caught by the client suite.")
 			return w.Flush()
 		},
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/resilcheck/resilcheck/reference/defect"
 )
 
 // Client calls the reference gateway with idempotency keys, retries,
@@ -30,6 +32,7 @@ type Client struct {
 	newKey         func() string
 	log            *slog.Logger
 	onAttempt      func(Attempt)
+	defects        defect.Set // see WithDefects; nil in every real use
 
 	mu  sync.Mutex // guards rnd
 	rnd *rand.Rand
@@ -88,5 +91,14 @@ func (c *Client) Policy() Policy { return c.policy }
 func (c *Client) nextDelay(retry int, ra time.Duration, hasRA bool, remaining time.Duration) (time.Duration, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.defects.Has(defect.ClientIgnoreRetryAfter) {
+		hasRA = false
+	}
+	if hasRA && c.defects.Has(defect.ClientWaitPastDeadline) && ra >= remaining {
+		return min(ra, c.policy.MaxRetryAfter), nil
+	}
+	if d, ok := c.defectiveDelay(retry, remaining, c.rnd); ok && !hasRA {
+		return d, nil
+	}
 	return NextDelay(c.policy, retry, ra, hasRA, remaining, c.rnd)
 }

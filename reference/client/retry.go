@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/headers"
+	"github.com/resilcheck/resilcheck/reference/defect"
 )
 
 // Header names the gateway contract uses that package headers does not name.
@@ -53,6 +54,9 @@ func (c *Client) do(ctx context.Context, k call) (*response, error) {
 		if remaining < time.Millisecond { // X-Request-Timeout-Ms: 0 would mean "already expired"
 			return nil, c.giveUp(k, n-1, ErrDeadline, last)
 		}
+		if n > 1 && k.key != "" && c.defects.Has(defect.ClientNewKeyPerAttempt) {
+			k.key = c.newKey()
+		}
 		a := Attempt{Op: k.op, N: n, Key: k.key, Budget: min(c.attemptTimeout, remaining)}
 		res, err := c.send(ctx, k, &a)
 		switch {
@@ -62,7 +66,7 @@ func (c *Client) do(ctx context.Context, k call) (*response, error) {
 			return res, nil
 		case err == nil:
 			serr := statusError(res, n)
-			if !retryableStatus(res.status) {
+			if !c.retryable(res.status) {
 				c.report(ctx, a)
 				return nil, serr
 			}
@@ -73,7 +77,7 @@ func (c *Client) do(ctx context.Context, k call) (*response, error) {
 		default:
 			last = err
 		}
-		if n >= c.policy.MaxAttempts {
+		if c.capReached(n) {
 			c.report(ctx, a)
 			return nil, c.giveUp(k, n, ErrAttemptsExhausted, last)
 		}
@@ -84,7 +88,11 @@ func (c *Client) do(ctx context.Context, k call) (*response, error) {
 		}
 		a.Retry, a.Wait = true, wait
 		c.report(ctx, a)
-		if err := sleep(ctx, wait); err != nil {
+		waitCtx := ctx
+		if c.defects.Has(defect.ClientWaitPastDeadline) {
+			waitCtx = context.WithoutCancel(ctx) // the deadline bounds attempts only
+		}
+		if err := sleep(waitCtx, wait); err != nil {
 			return nil, c.giveUp(k, n, ctxCause(ctx), last)
 		}
 	}
@@ -97,7 +105,11 @@ func (c *Client) send(ctx context.Context, k call, a *Attempt) (*response, error
 	defer cancel()
 	start := time.Now()
 	defer func() { a.Latency = time.Since(start) }()
-	res, err := c.roundTrip(actx, k, a.Budget)
+	stated := a.Budget
+	if c.defects.Has(defect.ClientStaleBudget) {
+		stated = c.deadline
+	}
+	res, err := c.roundTrip(actx, k, stated)
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
 			// Drop the context error: errors.Is(err, context.DeadlineExceeded)

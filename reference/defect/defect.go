@@ -63,7 +63,8 @@ var catalog = []Info{
 	{LyingRateLimitRemaining, "gateway", "rate-limit-headers", "advertises more remaining quota than it enforces"},
 }
 
-// All returns every defect in a stable order.
+// All returns every defect of the stack (gateway and service) in a stable
+// order; Client lists the reference SDK's.
 func All() []Info { return slices.Clone(catalog) }
 
 // Lookup returns the description of name and whether it is a known defect.
@@ -94,21 +95,35 @@ func (s Set) Names() []string {
 	return out
 }
 
-// UnknownError reports defect names that are not in the catalog.
-type UnknownError struct{ Names []string }
-
-func (e *UnknownError) Error() string {
-	valid := make([]string, len(catalog))
-	for i, in := range catalog {
-		valid[i] = string(in.Name)
-	}
-	return fmt.Sprintf("defect: unknown %s %s; valid defects: %s",
-		plural(len(e.Names), "defect", "defects"), strings.Join(e.Names, ", "), strings.Join(valid, ", "))
+// UnknownError reports defect names that are not in the catalog searched.
+type UnknownError struct {
+	Names []string
+	valid []Info // the catalog searched
 }
 
-// Parse turns names into a Set. Names may also be comma-separated. An unknown
-// name yields an *UnknownError that lists the valid ones.
+func (e *UnknownError) Error() string {
+	valid := make([]string, len(e.valid))
+	for i, in := range e.valid {
+		valid[i] = string(in.Name)
+	}
+	msg := fmt.Sprintf("defect: unknown %s %s; valid defects: %s",
+		plural(len(e.Names), "defect", "defects"), strings.Join(e.Names, ", "), strings.Join(valid, ", "))
+	for _, n := range e.Names {
+		if _, ok := LookupClient(Name(n)); ok && !slices.ContainsFunc(e.valid, func(in Info) bool { return in.Name == Name(n) }) {
+			msg += fmt.Sprintf(" (%s is a defect of the reference SDK, reference/client: switch it on with client.WithDefects)", n)
+		}
+	}
+	return msg
+}
+
+// Parse turns names into a Set of the stack's defects. Names may also be
+// comma-separated. An unknown name yields an *UnknownError that lists the
+// valid ones.
 func Parse(names ...string) (Set, error) {
+	return parse(names, catalog)
+}
+
+func parse(names []string, valid []Info) (Set, error) {
 	set := Set{}
 	var unknown []string
 	for _, arg := range names {
@@ -117,7 +132,7 @@ func Parse(names ...string) (Set, error) {
 			if n == "" {
 				continue
 			}
-			if _, ok := Lookup(Name(n)); !ok {
+			if !slices.ContainsFunc(valid, func(in Info) bool { return in.Name == Name(n) }) {
 				unknown = append(unknown, n)
 				continue
 			}
@@ -125,7 +140,7 @@ func Parse(names ...string) (Set, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, &UnknownError{Names: unknown}
+		return nil, &UnknownError{Names: unknown, valid: valid}
 	}
 	return set, nil
 }

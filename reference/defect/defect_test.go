@@ -50,3 +50,24 @@ func TestAll_Unique(t *testing.T) {
 		t.Errorf("catalog has %d defects; the matrix lists 18", len(seen))
 	}
 }
+
+// TestParse_clientDefect: an SDK defect is no defect of the stack, and the
+// error says where it belongs; ParseClient takes it.
+func TestParse_clientDefect(t *testing.T) {
+	t.Parallel()
+	_, err := Parse(string(ClientNoJitter))
+	var ue *UnknownError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "reference SDK") {
+		t.Errorf("Parse(%s) = %v; want an *UnknownError pointing at the SDK", ClientNoJitter, err)
+	}
+	set, err := ParseClient(string(ClientNoJitter) + "," + string(Client429Final))
+	if err != nil || !set.Has(ClientNoJitter) || !set.Has(Client429Final) {
+		t.Errorf("ParseClient = %v, %v", set, err)
+	}
+	if _, err := ParseClient(string(NoJitter)); !errors.As(err, &ue) || strings.Contains(err.Error(), "reference SDK") {
+		t.Errorf("ParseClient(%s) = %v; want unknown, the SDK has no such defect", NoJitter, err)
+	}
+	if n := len(Client()); n != 10 {
+		t.Errorf("the SDK has %d defects; the client matrix lists 10", n)
+	}
+}

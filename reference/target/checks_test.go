@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/resilcheck/resilcheck/examples/expect"
+	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/suites"
 )
 
@@ -13,20 +14,7 @@ import (
 // expectations.yaml must fail them. Each is a debt (a check that cannot
 // fail is a defect); the note says what shows it failing today, if
 // anything. Remove an entry when a defect or an example variant names it.
-var unproven = map[string]string{
-	// The client suite: clients.TestRun_catchesBrokenClients fails each
-	// with a broken fake Go client; no real client in examples/clients
-	// fails them.
-	"CL-01": "clients test: a fake client with no cap",
-	"CL-03": "clients test: a fake client waiting past its deadline",
-	"CL-04": "clients test: a fake client with a new key per attempt",
-	"CL-06": "clients test: a fake client retrying a 400",
-	"CL-07": "clients test: a fake client with constant backoff",
-	"CL-08": "clients test: a fake client waiting past its deadline",
-	"CL-09": "clients test: a fake client always reporting success",
-	"CL-10": "clients test: a fake client taking 429 as final",
-	"CL-12": "clients test: a fake client sending its whole deadline on every attempt",
-}
+var unproven = map[string]string{}
 
 // examplesDir holds the example targets whose expectations.yaml files
 // (package examples/expect) may prove checks failing.
@@ -42,9 +30,11 @@ func TestChecks_provenFailing(t *testing.T) {
 		ids = append(ids, e.ID)
 	}
 	proven := map[string][]string{}
-	for d, e := range Matrix() {
-		for _, id := range e.Must {
-			proven[id] = append(proven[id], "defect "+string(d))
+	for _, m := range []map[defect.Name]Expectation{Matrix(), ClientMatrix()} {
+		for d, e := range m {
+			for _, id := range e.Must {
+				proven[id] = append(proven[id], "defect "+string(d))
+			}
 		}
 	}
 	paths, other, err := expect.Find(examplesDir)

@@ -13,6 +13,10 @@ import (
 type Expectation struct {
 	Must []string
 	May  []string
+	// Vacuous lists checks the defect leaves nothing to judge, so they may
+	// end inconclusive (the client matrix: a client that never retries a
+	// 429 gives no retry after a 429's Retry-After to time).
+	Vacuous []string
 }
 
 // Allows reports whether a failure of check id is expected.

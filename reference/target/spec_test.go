@@ -122,3 +122,20 @@ func TestMatrix_everyDefect(t *testing.T) {
 		t.Errorf("the matrix names %d defects; the catalog has %d", len(m), len(defect.All()))
 	}
 }
+
+// TestClientMatrix_everyDefect: every defect of the reference SDK is caught
+// by a client check, and the client matrix names no other.
+func TestClientMatrix_everyDefect(t *testing.T) {
+	t.Parallel()
+	m := ClientMatrix()
+	for _, d := range defect.Client() {
+		if len(m[d.Name].Must) == 0 {
+			t.Errorf("SDK defect %s: no check must catch it", d.Name)
+		}
+	}
+	for d := range m {
+		if _, ok := defect.LookupClient(d); !ok {
+			t.Errorf("the client matrix names %s, which is no SDK defect", d)
+		}
+	}
+}
