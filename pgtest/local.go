@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -25,7 +26,12 @@ const dirPrefix = "resilcheck-pgtest-"
 // startLocal initialises a throwaway cluster in a temp dir and runs the
 // postmaster directly (not through pg_ctl) as a child with a parent-death
 // signal, so it cannot outlive the test binary even if that is killed.
-func startLocal(ctx context.Context) (*server, error) {
+func startLocal(ctx context.Context) (*server, error) { return startLocalCluster(ctx, false) }
+
+// startLocalCluster is startLocal; durable keeps synchronous_commit on, so
+// a commit the server acknowledged survives a crash of the server (fsync
+// stays off: the machine does not crash, only the postmaster).
+func startLocalCluster(ctx context.Context, durable bool) (*server, error) {
 	initdb, err := pgBin("initdb")
 	if err != nil {
 		return nil, err
@@ -60,14 +66,64 @@ func startLocal(ctx context.Context) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(filepath.Join(dir, "log"))
+	pm, err := runPostmaster(postgres, dir, data, port, cred, durable)
+	if err != nil {
+		return nil, err
+	}
+	dsn := fmt.Sprintf("postgres://resilcheck@127.0.0.1:%d/postgres?sslmode=disable", port)
+	var mu sync.Mutex // guards pm across restart and stop
+	stop := once(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		pm.crash()
+		os.RemoveAll(dir)
+	})
+	if err := waitReady(ctx, dsn, pm.p); err != nil {
+		stop()
+		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+		return nil, fmt.Errorf("postgres did not become ready: %w\n%s", err, tail(log, 2000))
+	}
+	// restart crashes the postmaster (immediate shutdown: no checkpoint, as
+	// a power loss) and starts it again on the same data and port.
+	restart := func(ctx context.Context) error {
+		mu.Lock()
+		defer mu.Unlock()
+		pm.crash()
+		next, err := runPostmaster(postgres, dir, data, port, cred, durable)
+		if err != nil {
+			return err
+		}
+		pm = next
+		return waitReady(ctx, dsn, pm.p)
+	}
+	ok = true
+	return &server{kind: "local", adminDSN: dsn, stop: stop, restart: restart}, nil
+}
+
+// postmaster is a running postgres.
+type postmaster struct {
+	cmd *exec.Cmd
+	p   *pinnedProc
+}
+
+// runPostmaster starts postgres on data, logging to dir/log; see
+// startLocalCluster for durable.
+func runPostmaster(postgres, dir, data string, port int, cred *syscall.Credential, durable bool) (*postmaster, error) {
+	logFile, err := os.OpenFile(filepath.Join(dir, "log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer logFile.Close() // the child holds its own descriptor
+	// Speed over durability for tests, but for what a restart test needs:
+	// with synchronous_commit off, a postmaster crash loses commits the
+	// server had already acknowledged.
+	sync := "off"
+	if durable {
+		sync = "on"
+	}
 	cmd := exec.Command(postgres, "-D", data,
 		"-c", "listen_addresses=127.0.0.1", "-p", strconv.Itoa(port), "-k", dir,
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "fsync=off", "-c", "synchronous_commit="+sync, "-c", "full_page_writes=off",
 		"-c", "max_connections=300", "-c", "shared_buffers=32MB")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// SIGKILL on parent death: a killed test binary takes its postmaster
@@ -77,25 +133,19 @@ func startLocal(ctx context.Context) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
-	dsn := fmt.Sprintf("postgres://resilcheck@127.0.0.1:%d/postgres?sslmode=disable", port)
-	stop := once(func() {
-		// SIGQUIT is PostgreSQL's immediate shutdown (pg_ctl -m immediate).
-		_ = cmd.Process.Signal(syscall.SIGQUIT)
-		select {
-		case <-p.exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-p.exited
-		}
-		os.RemoveAll(dir)
-	})
-	if err := waitReady(ctx, dsn, p); err != nil {
-		stop()
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
-		return nil, fmt.Errorf("postgres did not become ready: %w\n%s", err, tail(log, 2000))
+	return &postmaster{cmd: cmd, p: p}, nil
+}
+
+// crash stops the postmaster at once and waits until it is gone.
+func (pm *postmaster) crash() {
+	// SIGQUIT is PostgreSQL's immediate shutdown (pg_ctl -m immediate).
+	_ = pm.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-pm.p.exited:
+	case <-time.After(10 * time.Second):
+		_ = pm.cmd.Process.Kill()
+		<-pm.p.exited
 	}
-	ok = true
-	return &server{kind: "local", adminDSN: dsn, stop: stop}, nil
 }
 
 // pinnedProc is a child started from a locked OS thread.

@@ -51,6 +51,7 @@ type server struct {
 	kind     string // "testcontainers" or "local"
 	adminDSN string
 	stop     func()
+	restart  func(context.Context) error // nil where the server cannot be restarted
 }
 
 var (
@@ -177,4 +178,23 @@ func start(ctx context.Context, logf func(string, ...any)) (*server, error) {
 func once(f func()) func() {
 	var o sync.Once
 	return func() { o.Do(f) }
+}
+
+// Restartable starts a server of t's own (a local cluster: the shared one
+// must not go away under other tests), durable across a crash of the
+// server (synchronous_commit on), and returns its DSN and a function
+// that crashes it (immediate shutdown) and brings it back on the same data
+// and port. It skips, or fails under RESILCHECK_REQUIRE_PG=1, where no
+// local PostgreSQL can start; the server stops when t ends.
+func Restartable(t testing.TB) (dsn string, restart func(context.Context) error) {
+	t.Helper()
+	srv, err := startLocalCluster(context.Background(), true)
+	if err != nil {
+		if os.Getenv(EnvRequirePG) == "1" {
+			t.Fatalf("pgtest: a local PostgreSQL to restart (required by %s=1): %v", EnvRequirePG, err)
+		}
+		t.Skipf("SKIP: no local PostgreSQL to restart: %v", err)
+	}
+	t.Cleanup(srv.stop)
+	return srv.adminDSN, srv.restart
 }

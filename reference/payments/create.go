@@ -97,7 +97,7 @@ func (s *Server) createClaimed(ctx context.Context, j job) reply {
 	now := time.Now()
 	j.owner = s.rng.id("own")
 	rec := store.Record{
-		Tenant: j.recTenant, Key: j.key, Fingerprint: j.fp, PaymentID: s.rng.id("pay"),
+		Tenant: j.recTenant, Key: j.key, Fingerprint: j.fp, PaymentID: claimedPaymentID(j.recTenant, j.key, j.fp),
 		State: store.InProgress, Owner: j.owner, LeaseUntil: now.Add(s.cfg.lease),
 		CreatedAt: now, ExpiresAt: now.Add(s.cfg.keyTTL),
 	}
@@ -124,6 +124,7 @@ func (s *Server) createClaimed(ctx context.Context, j job) reply {
 		}
 	}
 	j.paymentID = stored.PaymentID
+	s.failAt(StepClaimed, j)
 	return s.drive(ctx, j, s.complete)
 }
 
@@ -185,6 +186,7 @@ func (s *Server) execute(ctx context.Context, j job, fin finish, enforce bool) r
 		key: j.paymentID, deadline: j.deadline, enforce: enforce,
 	})
 	s.log.Debug("payments: charge", "payment", j.paymentID, "kind", out.kind, "attempts", out.attempts)
+	s.failAt(StepCharged, j)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWriteTimeout)
 	defer cancel()
 	now := time.Now()
@@ -197,6 +199,7 @@ func (s *Server) execute(ctx context.Context, j job, fin finish, enforce bool) r
 		if err := fin(wctx, j, store.Succeeded, http.StatusCreated, body, p); err != nil {
 			return s.unfinished(wctx, j, err)
 		}
+		s.failAt(StepCompleted, j)
 		return reply{status: http.StatusCreated, body: body, location: "/v1/payments/" + j.paymentID}
 	case declined:
 		body := problemBody(http.StatusPaymentRequired, probDeclined, "Payment declined",
@@ -206,6 +209,7 @@ func (s *Server) execute(ctx context.Context, j job, fin finish, enforce bool) r
 		if err := fin(wctx, j, store.Failed, http.StatusPaymentRequired, body, p); err != nil {
 			return s.unfinished(wctx, j, err)
 		}
+		s.failAt(StepCompleted, j)
 		return reply{status: http.StatusPaymentRequired, body: body}
 	case rejected:
 		s.release(wctx, j)

@@ -75,6 +75,7 @@ type config struct {
 	retry        RetryConfig
 	client       *http.Client
 	log          *slog.Logger
+	failpoint    func(step Step, tenant, key string) bool // see WithFailpoint
 }
 
 // WithStore sets the idempotency and payment store (required). The Server

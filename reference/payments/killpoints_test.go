@@ -1,0 +1,340 @@
+package payments_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/pgtest"
+	"github.com/resilcheck/resilcheck/reference/payments"
+	"github.com/resilcheck/resilcheck/reference/processor"
+	"github.com/resilcheck/resilcheck/reference/store"
+)
+
+// killLease is the claim lease in the kill-point tests: a crashed request's
+// claim blocks its retries (409) until it runs out.
+const killLease = 20 * time.Millisecond
+
+// killKeys is how many keys each step is killed at, per store backend.
+const killKeys = 180
+
+// crashFirst returns a failpoint that kills the first request of its key
+// at step, counting the kills and closing crashed when it fires.
+func crashFirst(at payments.Step, kills *atomic.Int64, crashed chan struct{}) func(payments.Step, string, string) bool {
+	var fired atomic.Bool
+	return func(step payments.Step, _, _ string) bool {
+		if step != at || !fired.CompareAndSwap(false, true) {
+			return false
+		}
+		kills.Add(1)
+		close(crashed)
+		return true
+	}
+}
+
+// serve runs one request through h in process; crashed reports that it
+// died at a failpoint (the connection would have been cut).
+func serve(h http.Handler, key string, amount int) (status int, body string, crashed bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != http.ErrAbortHandler {
+				panic(r)
+			}
+			crashed = true
+		}
+	}()
+	req := httptest.NewRequest(http.MethodPost, "/v1/payments", strings.NewReader(fmt.Sprintf(`{"amount": %d, "currency": "EUR"}`, amount)))
+	req.Header.Set("Idempotency-Key", key)
+	req.Header.Set("X-Request-Timeout-Ms", "5000")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String(), false
+}
+
+// untilFinal retries key on h, as a client would after a cut connection,
+// until an answer that is not 409 (a claim still held) or 503.
+func untilFinal(t *testing.T, h http.Handler, key string, amount int) (int, string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		status, body, _ := serve(h, key, amount)
+		if status != http.StatusConflict && status != http.StatusServiceUnavailable {
+			return status, body
+		}
+		time.Sleep(killLease)
+	}
+	t.Errorf("key %s: no final answer in 10 s", key)
+	return 0, ""
+}
+
+// killOutcome tallies a kill-point run.
+type killOutcome struct {
+	mu        sync.Mutex
+	acked     map[string]string // key → payment id the client saw created
+	kills     atomic.Int64
+	answers   int
+	conflicts int // copies of one key answered with different payments
+}
+
+func newServer(t *testing.T, st store.Store, procURL string, opts ...payments.Option) *payments.Server {
+	t.Helper()
+	srv, err := payments.New(append([]payments.Option{payments.WithStore(st), payments.WithProcessorURL(procURL), payments.WithLease(killLease)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// TestCrash_killPoints kills the service at every step of the claim →
+// charge → complete protocol, killKeys keys per step and store backend
+// (in process: the request dies at the failpoint, the service's memory is
+// dropped, and a new service opens the same store), then retries each key
+// until a final answer. A third of the keys race three copies across the
+// crash: one on the dying service, two on its successor. The processor's
+// ledger must show each payment charged once, every payment a client saw
+// created must be charged and recorded, and copies agree.
+func TestCrash_killPoints(t *testing.T) {
+	total := atomic.Int64{}
+	for _, kind := range storeKinds {
+		t.Run(kind, func(t *testing.T) {
+			st := openStore(t, kind)
+			proc, procURL := startProcessor(t)
+			out := &killOutcome{acked: map[string]string{}}
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, 8)
+			for si, step := range payments.Steps() {
+				for i := range killKeys {
+					key := fmt.Sprintf("kill-%s-%d", step, i)
+					amount := 1000 + si*killKeys + i
+					sem <- struct{}{}
+					wg.Go(func() {
+						defer func() { <-sem }()
+						killOne(t, st, procURL, step, key, amount, i%3 == 0, out)
+					})
+				}
+			}
+			wg.Wait()
+			keys := len(payments.Steps()) * killKeys
+			ledger := proc.Ledger()
+			// Each payment has one processor key (its id), so a charge
+			// made twice shows as more charges than keys.
+			duplicates := ledger.Charges - len(out.acked)
+			lost := 0
+			for key, id := range out.acked {
+				if ledger.ByKey[id] != 1 {
+					lost++
+					t.Errorf("key %s: the client saw payment %s created; the processor charged it %d times", key, id, ledger.ByKey[id])
+				}
+				if _, err := st.Payment(context.Background(), "public", id); err != nil {
+					lost++
+					t.Errorf("key %s: payment %s acknowledged but not recorded: %v", key, id, err)
+				}
+			}
+			if ledger.Charges != keys {
+				t.Errorf("%d charges for %d payments", ledger.Charges, keys)
+			}
+			if out.conflicts > 0 {
+				t.Errorf("%d keys' copies were answered with different payments", out.conflicts)
+			}
+			total.Add(out.kills.Load())
+			t.Logf("%s: %d kill points (%d steps × %d keys, copies racing on a third), %d payments acknowledged, %d charges, %d duplicate charges, %d lost acknowledged payments",
+				kind, out.kills.Load(), len(payments.Steps()), killKeys, len(out.acked), ledger.Charges, duplicates, lost)
+		})
+	}
+	t.Logf("kill points in all: %d", total.Load())
+}
+
+// killOne drives one key across a crash at step. With race, two more
+// copies of the request reach the successor the moment the first dies,
+// while its claim is still held.
+func killOne(t *testing.T, st store.Store, procURL string, step payments.Step, key string, amount int, race bool, out *killOutcome) {
+	crashed := make(chan struct{})
+	dying := newServer(t, st, procURL, payments.WithFailpoint(crashFirst(step, &out.kills, crashed)))
+	next := newServer(t, st, procURL)
+	copies := 1
+	if race {
+		copies = 3
+	}
+	answers := make([]string, copies)
+	firstDone := make(chan struct{})
+	var wg sync.WaitGroup
+	for c := range copies {
+		wg.Go(func() {
+			if c == 0 {
+				defer close(firstDone)
+				// The first copy meets the dying service; cut off, its
+				// client retries on the successor.
+				status, body, died := serve(dying, key, amount)
+				if !died {
+					t.Errorf("key %s: the failpoint at %s did not fire (answer %d)", key, step, status)
+					answers[c] = fmt.Sprintf("%d %s", status, paymentID(body))
+					return
+				}
+			} else {
+				select {
+				case <-crashed:
+				case <-firstDone:
+				}
+			}
+			status, body := untilFinal(t, next, key, amount)
+			answers[c] = fmt.Sprintf("%d %s", status, paymentID(body))
+		})
+	}
+	wg.Wait()
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	for _, a := range answers[1:] {
+		if a != answers[0] {
+			out.conflicts++
+			t.Errorf("key %s: copies answered %q", key, answers)
+			break
+		}
+	}
+	if status, id, _ := strings.Cut(answers[0], " "); status == "201" && id != "" {
+		out.acked[key] = id
+	} else {
+		t.Errorf("key %s: final answer %q; want 201 with a payment", key, answers[0])
+	}
+}
+
+// paymentID pulls "id" out of a payment body.
+func paymentID(body string) string {
+	_, rest, ok := strings.Cut(body, `"id":"`)
+	if !ok {
+		return ""
+	}
+	id, _, _ := strings.Cut(rest, `"`)
+	return id
+}
+
+// TestCrash_lostClaim: a claim committed, the charge made, then the claim
+// lost (as a store restored from a backup loses it) before the service
+// records the outcome. The retry claims afresh, and because the payment id
+// (the processor's key) derives from the tenant, key and payload rather than
+// from the lost claim, the processor replays the charge instead of making a
+// second one.
+func TestCrash_lostClaim(t *testing.T) {
+	path := t.TempDir() + "/payments.db"
+	st, err := store.Open(context.Background(), "sqlite:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	proc, procURL := startProcessor(t, processor.WithSeed(1))
+	var lost atomic.Int64
+	dying := newServer(t, st, procURL, payments.WithFailpoint(func(step payments.Step, _, key string) bool {
+		if step != payments.StepCharged || !lost.CompareAndSwap(0, 1) {
+			return false
+		}
+		if _, err := db.Exec(`DELETE FROM idempotency_records WHERE key = ?`, key); err != nil {
+			t.Errorf("losing the claim: %v", err)
+		}
+		return true
+	}))
+	const key, amount = "lost-claim", 4242
+	if _, _, crashed := serve(dying, key, amount); !crashed {
+		t.Fatal("the failpoint did not fire")
+	}
+	status, body := untilFinal(t, newServer(t, st, procURL), key, amount)
+	if status != http.StatusCreated {
+		t.Fatalf("retry after the lost claim: %d %s", status, body)
+	}
+	if l := proc.Ledger(); l.Charges != 1 {
+		t.Errorf("%d charges after a lost claim; want 1 (ledger %+v)", l.Charges, l)
+	}
+}
+
+// TestCrash_postgresRestart crashes PostgreSQL (immediate shutdown) and
+// brings it back while eight clients create payments, each retrying its
+// key until a final answer: errors during the outage are expected; a
+// payment charged twice, or acknowledged and then missing, is not.
+func TestCrash_postgresRestart(t *testing.T) {
+	dsn, restart := pgtest.Restartable(t)
+	st, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	proc, procURL := startProcessor(t)
+	srv := newServer(t, st, procURL)
+	const clients, perClient = 8, 40
+	var sent atomic.Int64
+	restarted := make(chan error, 1)
+	go func() {
+		for sent.Load() < clients*perClient/3 {
+			time.Sleep(time.Millisecond)
+		}
+		start := time.Now()
+		err := restart(context.Background())
+		t.Logf("PostgreSQL crashed and back in %s, %d requests in", time.Since(start).Round(time.Millisecond), sent.Load())
+		restarted <- err
+	}()
+	acked := make([]map[string]string, clients)
+	var unavailable atomic.Int64
+	var wg sync.WaitGroup
+	for c := range clients {
+		acked[c] = map[string]string{}
+		wg.Go(func() {
+			for i := range perClient {
+				key := fmt.Sprintf("pg-%d-%d", c, i)
+				sent.Add(1)
+				status, body := untilFinalCounting(t, srv, key, 100+i, &unavailable)
+				if status == http.StatusCreated {
+					acked[c][key] = paymentID(body)
+				} else {
+					t.Errorf("key %s: %d %s", key, status, body)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := <-restarted; err != nil {
+		t.Fatalf("restarting PostgreSQL: %v", err)
+	}
+	ledger := proc.Ledger()
+	lost, n := 0, 0
+	for _, m := range acked {
+		for key, id := range m {
+			n++
+			if ledger.ByKey[id] != 1 {
+				lost++
+				t.Errorf("key %s: payment %s acknowledged, charged %d times", key, id, ledger.ByKey[id])
+			}
+			if _, err := st.Payment(context.Background(), "public", id); err != nil {
+				lost++
+				t.Errorf("key %s: payment %s acknowledged but not recorded: %v", key, id, err)
+			}
+		}
+	}
+	if ledger.Charges != clients*perClient {
+		t.Errorf("%d charges for %d payments", ledger.Charges, clients*perClient)
+	}
+	t.Logf("%d payments acknowledged, %d answers 409/503 on the way, %d charges, %d duplicate charges, %d lost acknowledged payments",
+		n, unavailable.Load(), ledger.Charges, ledger.Charges-n, lost)
+}
+
+// untilFinalCounting is untilFinal, counting the 409 and 503 answers.
+func untilFinalCounting(t *testing.T, h http.Handler, key string, amount int, retried *atomic.Int64) (int, string) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		status, body, _ := serve(h, key, amount)
+		if status != http.StatusConflict && status != http.StatusServiceUnavailable && status != http.StatusGatewayTimeout {
+			return status, body
+		}
+		retried.Add(1)
+		time.Sleep(killLease)
+	}
+	t.Errorf("key %s: no final answer in 30 s", key)
+	return 0, ""
+}
