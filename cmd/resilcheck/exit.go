@@ -57,7 +57,7 @@ var exitCodes = []struct {
 	{exitUsage, is(certify.ErrConfig, load.ErrSpec, load.ErrUnknownFormat, reports.ErrSchema,
 		reports.ErrUnknownFormat, store.ErrBadURL, gateway.ErrInvalidOption)},
 	{exitUsage, notStarted},
-	{exitFail, is(certify.ErrFailed)},
+	{exitFail, is(certify.ErrFailed, errCallFailed)},
 	{exitFail, as[*load.ThresholdError]},
 	{exitInconclusive, is(certify.ErrUnhealthy, targets.ErrUnhealthy, certify.ErrInconclusive)},
 	{exitInconclusive, as[*load.ShortfallError]},

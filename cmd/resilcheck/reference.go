@@ -75,7 +75,7 @@ Each component can also run alone, to split the stack across processes:
 		},
 	}
 	o.flags(cmd, "127.0.0.1:8080", true)
-	cmd.AddCommand(newReferenceDefectsCmd(), newReferenceProcessorCmd(), newReferenceServiceCmd(), newReferenceGatewayCmd())
+	cmd.AddCommand(newReferenceDefectsCmd(), newReferenceProcessorCmd(), newReferenceServiceCmd(), newReferenceGatewayCmd(), newReferenceClientCmd())
 	return cmd
 }
 

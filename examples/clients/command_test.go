@@ -1,6 +1,7 @@
 package clients_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -73,4 +74,21 @@ func TestSpecs_valid(t *testing.T) {
 	for _, path := range paths {
 		fromSpec(t, filepath.Dir(path))
 	}
+}
+
+// TestReferenceSDKCommand certifies the reference SDK through its tiny
+// command, `resilcheck reference client` (reference-sdk/target.yaml), built
+// for the test and put first on PATH: the same verdicts as in process.
+func TestReferenceSDKCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds resilcheck")
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "resilcheck"), "../../cmd/resilcheck")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	c, p := fromSpec(t, "reference-sdk")
+	certifyAgainst(t, "reference-sdk", c, p)
 }
