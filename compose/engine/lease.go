@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
@@ -43,25 +44,30 @@ func acquire(dir, project string) (*lease, error) {
 	path := filepath.Join(dir, project+leaseExt)
 	// A reaper may remove the file between our open and our lock; a lock on
 	// an unlinked file guards nothing, so take it again on the new file.
+	// Ten tries a tenth of a second apart.
 	for range 10 {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("engine: lease: %w", err)
 		}
 		held, err := tryLock(f)
-		if err != nil || !held {
+		if err != nil {
 			_ = f.Close()
-			if err == nil {
-				err = fmt.Errorf("another helper holds project %s", project)
-			}
 			return nil, fmt.Errorf("engine: lease: %w", err)
+		}
+		if !held {
+			// A starting helper's reaper may hold it for a moment, or a
+			// live helper for good: wait a little, then give up.
+			_ = f.Close()
+			time.Sleep(100 * time.Millisecond)
+			continue
 		}
 		if same(f, path) {
 			return &lease{path: path, f: f}, nil
 		}
 		_ = f.Close()
 	}
-	return nil, fmt.Errorf("engine: lease %s: removed under us again and again", path)
+	return nil, fmt.Errorf("engine: lease %s: another helper holds project %s", path, project)
 }
 
 // same reports whether f is still the file at path.
