@@ -111,6 +111,8 @@ func RetryAfter() []Check {
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
 		{ID: "HS-08", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; gRFC A6 (Pushback)",
 			Title: "after a dependency's 503 with Retry-After: 1, the next call comes no earlier", Run: raHonoursSeconds},
+		{ID: "HS-08p", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + " (a property over values, statuses and budgets); draft-ietf-httpapi-ratelimit-headers-10 §7; RFC 9110 §15.6.4",
+			Title: "under random Retry-After values of 2–4 s on 429 and 503, with and without RateLimit fields, and budgets that do or do not leave room: no dependency call before the Retry-After, an answer by the budget", Run: retryAfterProperty},
 		{ID: "RL-10", Suite: suiteRA, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
 			Title: "after a dependency's 429 with Retry-After and an earlier RateLimit reset, Retry-After wins", Run: raPrecedence},
 		{ID: "HS-03", Suite: suiteRA, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "RFC 9110 §5.6.7, §10.2.3",

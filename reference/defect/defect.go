@@ -25,6 +25,7 @@ const (
 	NoRetryBudget           Name = "no-retry-budget"            // service: no retry budget, no circuit breaker
 	RetryCapPerFailureKind  Name = "retry-cap-per-failure-kind" // service: the attempt cap restarts when the failure changes kind
 	IgnoreRetryAfter        Name = "ignore-retry-after"         // service: retries before the processor's Retry-After
+	RetryAfterCapped        Name = "retry-after-capped"         // service: waits at most 1 s for the processor's Retry-After
 	NoRetryAfterHeader      Name = "no-retry-after-header"      // gateway: 429 and 503 carry no Retry-After
 	BadRetryAfter           Name = "bad-retry-after"            // gateway: emits "Retry-After: 1.5s"
 	NoDeadlinePropagation   Name = "no-deadline-propagation"    // gateway and service: forward no budget downstream
@@ -54,6 +55,7 @@ var catalog = []Info{
 	{NoRetryBudget, "service", "retry-amplification", "has no retry budget and no circuit breaker, so an outage multiplies calls"},
 	{RetryCapPerFailureKind, "service", "retry-amplification", "caps attempts per kind of failure, so a reset followed by 429s retries past the cap"},
 	{IgnoreRetryAfter, "service", "retry-after", "retries before the dependency's Retry-After has passed"},
+	{RetryAfterCapped, "service", "retry-after", "waits at most 1 s for the dependency's Retry-After (a retry library's maximum delay), so a longer one is cut short"},
 	{NoRetryAfterHeader, "gateway", "retry-after", "sends 429 and 503 without Retry-After"},
 	{BadRetryAfter, "gateway", "retry-after", `sends "Retry-After: 1.5s", which is not valid RFC 9110 syntax`},
 	{NoDeadlinePropagation, "service", "deadlines", "forwards no deadline to its dependency"},

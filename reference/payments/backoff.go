@@ -27,6 +27,9 @@ func (c *caller) wait(n int, a *attempt, now time.Time) time.Duration {
 		d = time.Duration(c.rng.int64N(int64(ceil) + 1))
 	}
 	if ra, ok := a.retryAfter(now); ok && !c.ignoreRetryAfter {
+		if c.retryAfterCap > 0 {
+			ra = min(ra, c.retryAfterCap)
+		}
 		d = max(d, ra)
 	}
 	return d

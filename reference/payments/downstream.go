@@ -36,6 +36,9 @@ type caller struct {
 	// bodyUnbounded bounds an attempt by the deadline until the answer's
 	// headers arrive, not while its body is read (deadline-on-headers-only).
 	bodyUnbounded bool
+	// retryAfterCap, when > 0, cuts every Retry-After short to it
+	// (retry-after-capped).
+	retryAfterCap time.Duration
 
 	policies []failsafe.Policy[*attempt]
 	breaker  circuitbreaker.CircuitBreaker[*attempt] // nil under no-retry-budget
@@ -96,6 +99,9 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 		retry4xx:         c.defects.Has(defect.RetryNonRetryable),
 		capPerKind:       c.defects.Has(defect.RetryCapPerFailureKind),
 		bodyUnbounded:    c.defects.Has(defect.DeadlineOnHeadersOnly),
+	}
+	if c.defects.Has(defect.RetryAfterCapped) {
+		cl.retryAfterCap = time.Second
 	}
 	rb := retrypolicy.NewBuilder[*attempt]().
 		HandleIf(func(a *attempt, err error) bool { return cl.retryable(a, err) }).

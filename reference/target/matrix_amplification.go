@@ -11,7 +11,7 @@ var amplificationMatrix = map[defect.Name]Expectation{
 	// RB-01p fails them too whenever its exploration draws a failing
 	// script (a Retry-After step, for ignore-retry-after), which a short
 	// budget need not: allowed, not required.
-	defect.RetryEveryTier:    {Must: []string{"RB-01", "RB-01b", "HS-14", "RB-03"}, May: []string{"RB-01p"}},
+	defect.RetryEveryTier:    {Must: []string{"RB-01", "RB-01b", "HS-14", "RB-03"}, May: []string{"RB-01p", "HS-08p"}},
 	defect.RetryNonRetryable: {Must: []string{"RB-01b"}},
 	defect.NoJitter:          {Must: []string{"RB-15", "BO-01", "BO-08"}},
 	defect.NoRetryBudget:     {Must: []string{"RB-02", "RB-05"}, May: []string{"RB-01p"}},
