@@ -71,16 +71,8 @@ func retryProperty(ctx context.Context, pc *Case) Result {
 	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), Budget: orDuration(h.Explore, rbExplore), ShrinkTime: 6 * time.Second, MinCases: 2}
 	m := &rbMachine{h: h, ctx: ctx, id: pc.id, limit: limit, dirty: true}
 	res := properties.Explore(pc.id, cfg, m.run)
-	observed := fmt.Sprintf("%d cases (%d exercised a failure) in %s, seed %d", res.Cases, res.Meaningful, cfg.Budget, cfg.Seed)
-	switch {
-	case res.Inconclusive:
-		return inconclusive("only %d of %d cases met a failing dependency call (%s); %d needed", res.Meaningful, res.Cases, observed, cfg.MinCases)
-	case !res.Failed:
-		return pass(want, fmt.Sprintf("held over %s: %d requests, %d dependency calls", observed, m.requests, m.calls))
-	}
-	r := fail(want, fmt.Sprintf("%s (seed %d, shrunk to the story below)", res.Message, cfg.Seed), m.last...)
-	r.Counterexample = res.Story
-	return r
+	held := fmt.Sprintf(": %d requests, %d dependency calls", m.requests, m.calls)
+	return exploration{want: want, meaningful: "met a failing dependency call", held: held}.result(res, cfg, m.last)
 }
 
 // rbMachine runs RB-01p's cases against the target.

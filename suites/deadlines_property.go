@@ -58,16 +58,7 @@ func deadlineProperty(ctx context.Context, pc *Case) Result {
 	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), Budget: orDuration(h.Explore, dlExplore), ShrinkTime: 6 * time.Second, MinCases: 2}
 	m := &dlMachine{h: h, ctx: ctx, id: pc.id, tol: tol, formats: formats}
 	r := properties.Explore(pc.id, cfg, m.run)
-	observed := fmt.Sprintf("%d cases (%d reached the dependency) in %s, seed %d", r.Cases, r.Meaningful, cfg.Budget, cfg.Seed)
-	switch {
-	case r.Inconclusive:
-		return inconclusive("only %d of %d cases reached the dependency (%s); %d needed", r.Meaningful, r.Cases, observed, cfg.MinCases)
-	case !r.Failed:
-		return pass(want, "held over "+observed)
-	}
-	out := fail(want, fmt.Sprintf("%s (seed %d, shrunk to the story below)", r.Message, cfg.Seed), m.last...)
-	out.Counterexample = r.Story
-	return out
+	return exploration{want: want, meaningful: "reached the dependency"}.result(r, cfg, m.last)
 }
 
 // dlMachine runs DL-03p's cases.

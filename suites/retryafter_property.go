@@ -32,16 +32,7 @@ func retryAfterProperty(ctx context.Context, pc *Case) Result {
 		raMs(m.tol), raMs(m.slack))
 	pcfg := properties.Config{Seed: h.rng(pc.id).Uint64(), Budget: orDuration(h.Explore, raExplore), ShrinkTime: 12 * time.Second, MinCases: 1}
 	r := properties.Explore(pc.id, pcfg, m.run)
-	observed := fmt.Sprintf("%d cases (%d reached the dependency) in %s, seed %d", r.Cases, r.Meaningful, pcfg.Budget, pcfg.Seed)
-	switch {
-	case r.Inconclusive:
-		return inconclusive("no case reached the dependency (%s)", observed)
-	case !r.Failed:
-		return pass(want, "held over "+observed)
-	}
-	out := fail(want, fmt.Sprintf("%s (seed %d, shrunk to the story below)", r.Message, pcfg.Seed), m.last...)
-	out.Counterexample = r.Story
-	return out
+	return exploration{want: want, meaningful: "reached the dependency"}.result(r, pcfg, m.last)
 }
 
 // raMachine runs HS-08p's cases.

@@ -148,10 +148,7 @@ func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gateway, service, processor := freeAddr(t), freeAddr(t), freeAddr(t)
-	t.Setenv("GATEWAY_ADDR", gateway)
-	t.Setenv("SERVICE_ADDR", service)
-	t.Setenv("PROCESSOR_ADDR", processor)
+	gateway, processor := hostAddrs(t)
 	spec.Compose.Files = append(slices.Clone(spec.Compose.Files), "compose.host.yaml")
 	spec.Compose.Files = append(spec.Compose.Files, extra...)
 	spec.Compose.Project = "resilcheck-test-" + name
@@ -167,6 +164,18 @@ func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 	return spec
 }
 
+// hostAddrs picks free loopback addresses for the three components, sets
+// the variables compose.host.yaml reads, and returns the gateway's and the
+// processor's.
+func hostAddrs(t *testing.T) (gateway, processor string) {
+	t.Helper()
+	gateway, service, processor := freeAddr(t), freeAddr(t), freeAddr(t)
+	t.Setenv("GATEWAY_ADDR", gateway)
+	t.Setenv("SERVICE_ADDR", service)
+	t.Setenv("PROCESSOR_ADDR", processor)
+	return gateway, processor
+}
+
 // imageSpec writes examples/compose/target.yaml as the tests run it (see
 // hostSpec), with absolute compose files under root, as dir/target.yaml,
 // for a resilcheck in a container, and returns its path.
@@ -176,10 +185,7 @@ func imageSpec(t *testing.T, dir, root string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gateway, service, processor := freeAddr(t), freeAddr(t), freeAddr(t)
-	t.Setenv("GATEWAY_ADDR", gateway)
-	t.Setenv("SERVICE_ADDR", service)
-	t.Setenv("PROCESSOR_ADDR", processor)
+	gateway, processor := hostAddrs(t)
 	const project = "resilcheck-test-image"
 	t.Cleanup(func() { assertGone(t, project) })
 	ex := filepath.Join(root, "examples", "compose")
