@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -52,6 +53,11 @@ func (f *fakeClient) do(ctx context.Context, c Call) error {
 		ctx, cancel = context.WithTimeout(ctx, p.Deadline)
 		defer cancel()
 	}
+	// Each scenario instance draws its jitter from its own seed, the same
+	// in every run, so what the judges see does not depend on luck.
+	seed := fnv.New64a()
+	seed.Write([]byte(c.Scenario))
+	rng := rand.New(rand.NewPCG(seed.Sum64(), 0))
 	wait := f.base
 	if f.constantBackoff {
 		wait = 2 * f.base // long enough for CL-07 and CL-13 to judge
@@ -74,7 +80,12 @@ func (f *fakeClient) do(ctx context.Context, c Call) error {
 		}
 		d := wait
 		if !f.noJitter {
-			d = time.Duration(float64(wait) * (0.5 + rand.Float64())) // ±50 %
+			d = time.Duration(float64(wait) * (0.5 + rng.Float64())) // ±50 %
+			if f.constantBackoff {
+				// ±25 %: a constant wait's medians must not drift 1.5×
+				// apart by chance (CL-07), yet still spread (CL-13).
+				d = time.Duration(float64(wait) * (0.75 + rng.Float64()/2))
+			}
 		}
 		if !f.constantBackoff {
 			wait *= 2
