@@ -68,7 +68,10 @@ func startHelper(path string, args []string, dir string, env []string, log io.Wr
 	cmd := exec.Command(path, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	h := &helper{cmd: cmd, events: make(chan Event), stderr: &tail{w: log}, exited: make(chan struct{})}
+	// Buffered beyond the few events a helper ever sends, so the reader
+	// never blocks on a resilcheck that stopped listening (a timed-out
+	// teardown) and always gets to reap the helper.
+	h := &helper{cmd: cmd, events: make(chan Event, 64), stderr: &tail{w: log}, exited: make(chan struct{})}
 	cmd.Stderr = h.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -94,6 +94,20 @@ func Run(ctx context.Context, h *Harness, checks []Check, progress Progress) []r
 // cannot hold the run; a check that reaches it is inconclusive.
 const CheckTimeout = 90 * time.Second
 
+// exploreShrinkRoom is what a property may spend past its exploring time
+// shrinking and replaying a failure.
+const exploreShrinkRoom = 30 * time.Second
+
+// checkTimeout bounds one check: CheckTimeout, lengthened by the exploring
+// time when --explore set one, so a long exploration (and the shrinking of
+// what it found) is not cut short as a stalled target.
+func (h *Harness) checkTimeout() time.Duration {
+	if h.Explore > 0 {
+		return CheckTimeout + h.Explore + exploreShrinkRoom
+	}
+	return CheckTimeout
+}
+
 func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -108,13 +122,14 @@ func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 	if why := h.tooNoisy(c); why != "" {
 		return inconclusive("%s", why)
 	}
-	ctx, cancel := context.WithTimeout(parent, CheckTimeout)
+	timeout := h.checkTimeout()
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	cs := h.newCase(ctx, c.ID)
 	defer cs.done(ctx)
 	res = c.Run(ctx, cs)
 	if ctx.Err() != nil && parent.Err() == nil {
-		return inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", CheckTimeout, res.Observed, res.Reason)
+		return inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", timeout, res.Observed, res.Reason)
 	}
 	if res.Status == reports.StatusPass {
 		if why := cs.degenerate(); why != "" {

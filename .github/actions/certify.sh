@@ -73,7 +73,10 @@ certify_args() {
   if [ -n "$RC_BASELINE" ]; then args+=(--baseline "$RC_BASELINE"); fi
   if [ "$RC_FAIL_ON_NEW" = true ]; then args+=(--fail-on-new); fi
   args+=(--format "$RC_FORMATS" --report-dir "$RC_REPORT_DIR")
+  # Split on spaces only: no glob expansion of the user's words.
+  set -f
   for a in $RC_ARGS; do args+=("$a"); done
+  set +f
 }
 
 run() {
@@ -83,6 +86,8 @@ run() {
   RC_SPEC=${RC_SPEC:-} RC_SUITES=${RC_SUITES:-} RC_FAIL_ON=${RC_FAIL_ON:-} RC_BASELINE=${RC_BASELINE:-}
   RC_FAIL_ON_NEW=${RC_FAIL_ON_NEW:-false} RC_ARGS=${RC_ARGS:-}
   [ -n "$RC_SPEC" ] || die "the spec input is required: a target spec file, or 'reference'"
+  # A newline would start a forged line in $GITHUB_OUTPUT (exit-code=0).
+  case "$RC_REPORT_DIR$RC_SPEC" in *$'\n'* | *$'\r'*) die "the spec and report-dir inputs must be one line each" ;; esac
   local args code=0
   certify_args
   echo "resilcheck certify ${args[*]}"

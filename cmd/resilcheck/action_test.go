@@ -142,3 +142,15 @@ func TestAction_installCompose(t *testing.T) {
 		t.Errorf("install = %d; want 2 and a word on the compose helper\n%s", code, log)
 	}
 }
+
+// TestAction_oneLineInputs: a report-dir input with a newline would forge a
+// line in $GITHUB_OUTPUT (exit-code=0 after the real one); it is refused
+// before certify runs.
+func TestAction_oneLineInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	code, log, outs, _ := actionStep(t, dir, "run", "RC_BIN=/bin/false", "RC_SPEC=reference", "RC_REPORT_DIR=report\nexit-code=0")
+	if code != 2 || outs["exit-code"] != "" || !strings.Contains(log, "one line") {
+		t.Errorf("run = %d with outputs %v; want 2, no outputs, and a word on one-line inputs\n%s", code, outs, log)
+	}
+}
