@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,7 +57,7 @@ func sampledBackoff(ctx context.Context, c *Case, judge func(*Harness, *backoffS
 	switch second.Status {
 	case reports.StatusFail:
 		second.Observed = "in two samples; the first: " + first.Observed + "; the second: " + second.Observed
-		second.Evidence = append(first.Evidence, second.Evidence...)
+		second.Evidence = slices.Concat(first.Evidence, second.Evidence) // both alias the shared samples
 	case reports.StatusPass:
 		second.Observed += "; a first sample failed but this second one did not repeat it, so a busy runner's scheduling made it (" + first.Observed + ")"
 	}

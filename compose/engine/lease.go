@@ -24,6 +24,13 @@ import (
 // leaseExt ends every lease file's name.
 const leaseExt = ".lease"
 
+// acquire waits up to leaseWait for a lease someone else holds, trying
+// every leaseRetry; tests shorten it.
+var (
+	leaseWait  = 30 * time.Second
+	leaseRetry = 100 * time.Millisecond
+)
+
 // LeaseDir is where helpers keep their leases: one directory per user in
 // the system's temporary directory, shared by every helper of that user.
 func LeaseDir() string {
@@ -44,8 +51,9 @@ func acquire(dir, project string) (*lease, error) {
 	path := filepath.Join(dir, project+leaseExt)
 	// A reaper may remove the file between our open and our lock; a lock on
 	// an unlinked file guards nothing, so take it again on the new file.
-	// Ten tries a tenth of a second apart.
-	for range 10 {
+	// Tries a tenth of a second apart for leaseWait: another helper's
+	// reaper holds an orphan's lease while it removes its containers.
+	for range int(leaseWait / leaseRetry) {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("engine: lease: %w", err)
@@ -59,7 +67,7 @@ func acquire(dir, project string) (*lease, error) {
 			// A starting helper's reaper may hold it for a moment, or a
 			// live helper for good: wait a little, then give up.
 			_ = f.Close()
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(leaseRetry)
 			continue
 		}
 		if same(f, path) {

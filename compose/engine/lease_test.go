@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestLease_acquire: a held lease cannot be taken twice; released, it
@@ -12,6 +13,8 @@ func TestLease_acquire(t *testing.T) {
 	if !canLock {
 		t.Skip("no flock(2) here: leases guard nothing")
 	}
+	defer func(w time.Duration) { leaseWait = w }(leaseWait)
+	leaseWait = 300 * time.Millisecond // how long a held lease is waited for
 	dir := filepath.Join(t.TempDir(), "leases")
 	l, err := acquire(dir, "demo")
 	if err != nil {
