@@ -117,13 +117,13 @@ func runPostmaster(postgres, dir, data string, port int, cred *syscall.Credentia
 	// Speed over durability for tests, but for what a restart test needs:
 	// with synchronous_commit off, a postmaster crash loses commits the
 	// server had already acknowledged.
-	sync := "off"
+	commit := "off"
 	if durable {
-		sync = "on"
+		commit = "on"
 	}
 	cmd := exec.Command(postgres, "-D", data,
 		"-c", "listen_addresses=127.0.0.1", "-p", strconv.Itoa(port), "-k", dir,
-		"-c", "fsync=off", "-c", "synchronous_commit="+sync, "-c", "full_page_writes=off",
+		"-c", "fsync=off", "-c", "synchronous_commit="+commit, "-c", "full_page_writes=off",
 		"-c", "max_connections=300", "-c", "shared_buffers=32MB")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// SIGKILL on parent death: a killed test binary takes its postmaster

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"net/http"
 	"time"
 
@@ -47,9 +46,7 @@ when the call succeeded and 1 when it failed, so a kind client spec can certify 
 				opts = append(opts, client.WithBackoff(o.backoff, max(o.backoff, client.DefaultCap)))
 			}
 			if o.seedFrom != "" {
-				h := fnv.New64a()
-				h.Write([]byte(o.seedFrom))
-				opts = append(opts, client.WithSeed(h.Sum64()))
+				opts = append(opts, client.WithSeedFrom(o.seedFrom))
 			}
 			sdk, err := client.New(o.base, opts...)
 			if err != nil {

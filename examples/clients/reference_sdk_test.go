@@ -2,7 +2,6 @@ package clients_test
 
 import (
 	"context"
-	"hash/fnv"
 	"net/http"
 	"slices"
 	"testing"
@@ -28,9 +27,7 @@ func referenceSDK(ctx context.Context, c clients.Call) error {
 // seed: the waits are the same in every run, so whether the backoff
 // scenario's medians are long enough to judge is not left to chance.
 func sdkCall(ctx context.Context, c clients.Call, opts ...client.Option) error {
-	seed := fnv.New64a()
-	seed.Write([]byte(c.Scenario))
-	base := []client.Option{client.WithBackoff(500*time.Millisecond, 4*time.Second), client.WithSeed(seed.Sum64())}
+	base := []client.Option{client.WithBackoff(500*time.Millisecond, 4*time.Second), client.WithSeedFrom(c.Scenario)}
 	sdk, err := client.New(c.Base, append(base, opts...)...)
 	if err != nil {
 		return err

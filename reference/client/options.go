@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/http"
 	"time"
@@ -91,6 +92,15 @@ func WithSeed(seed uint64) Option {
 		c.seed, c.seeded = seed, true
 		return nil
 	}
+}
+
+// WithSeedFrom seeds the jitter source from a hash of text (FNV-1a), so a
+// name (a fleet member's, a test scenario's) picks a reproducible seed of
+// its own.
+func WithSeedFrom(text string) Option {
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	return WithSeed(h.Sum64())
 }
 
 // WithMaxRetryAfter sets the longest Retry-After the client will honour

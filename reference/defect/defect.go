@@ -104,14 +104,18 @@ type UnknownError struct {
 }
 
 func (e *UnknownError) Error() string {
-	valid := make([]string, len(e.valid))
-	for i, in := range e.valid {
+	searched := e.valid
+	if searched == nil {
+		searched = All() // the zero value searched the stack's
+	}
+	valid := make([]string, len(searched))
+	for i, in := range searched {
 		valid[i] = string(in.Name)
 	}
 	msg := fmt.Sprintf("defect: unknown %s %s; valid defects: %s",
 		plural(len(e.Names), "defect", "defects"), strings.Join(e.Names, ", "), strings.Join(valid, ", "))
 	for _, n := range e.Names {
-		if _, ok := LookupClient(Name(n)); ok && !slices.ContainsFunc(e.valid, func(in Info) bool { return in.Name == Name(n) }) {
+		if _, ok := LookupClient(Name(n)); ok && !slices.ContainsFunc(searched, func(in Info) bool { return in.Name == Name(n) }) {
 			msg += fmt.Sprintf(" (%s is a defect of the reference SDK, reference/client: switch it on with client.WithDefects)", n)
 		}
 	}

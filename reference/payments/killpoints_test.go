@@ -59,17 +59,24 @@ func serve(h http.Handler, key string, amount int) (status int, body string, cra
 }
 
 // untilFinal retries key on h, as a client would after a cut connection,
-// until an answer that is not 409 (a claim still held) or 503.
-func untilFinal(t *testing.T, h http.Handler, key string, amount int) (int, string) {
-	deadline := time.Now().Add(10 * time.Second)
+// until an answer that is not 409 (a claim still held), 503 or 504 (retry
+// with the same key, their bodies say), for at most within; retried, when
+// not nil, counts the answers retried.
+func untilFinal(t *testing.T, h http.Handler, key string, amount int, within time.Duration, retried *atomic.Int64) (int, string) {
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		status, body, _ := serve(h, key, amount)
-		if status != http.StatusConflict && status != http.StatusServiceUnavailable {
+		switch status {
+		case http.StatusConflict, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		default:
 			return status, body
+		}
+		if retried != nil {
+			retried.Add(1)
 		}
 		time.Sleep(killLease)
 	}
-	t.Errorf("key %s: no final answer in 10 s", key)
+	t.Errorf("key %s: no final answer in %s", key, within)
 	return 0, ""
 }
 
@@ -182,7 +189,7 @@ func killOne(t *testing.T, st store.Store, procURL string, step payments.Step, k
 				case <-firstDone:
 				}
 			}
-			status, body := untilFinal(t, next, key, amount)
+			status, body := untilFinal(t, next, key, amount, 10*time.Second, nil)
 			answers[c] = fmt.Sprintf("%d %s", status, paymentID(body))
 		})
 	}
@@ -246,7 +253,7 @@ func TestCrash_lostClaim(t *testing.T) {
 	if _, _, crashed := serve(dying, key, amount); !crashed {
 		t.Fatal("the failpoint did not fire")
 	}
-	status, body := untilFinal(t, newServer(t, st, procURL), key, amount)
+	status, body := untilFinal(t, newServer(t, st, procURL), key, amount, 10*time.Second, nil)
 	if status != http.StatusCreated {
 		t.Fatalf("retry after the lost claim: %d %s", status, body)
 	}
@@ -289,7 +296,7 @@ func TestCrash_postgresRestart(t *testing.T) {
 			for i := range perClient {
 				key := fmt.Sprintf("pg-%d-%d", c, i)
 				sent.Add(1)
-				status, body := untilFinalCounting(t, srv, key, 100+i, &unavailable)
+				status, body := untilFinal(t, srv, key, 100+i, 30*time.Second, &unavailable)
 				if status == http.StatusCreated {
 					acked[c][key] = paymentID(body)
 				} else {
@@ -322,19 +329,4 @@ func TestCrash_postgresRestart(t *testing.T) {
 	}
 	t.Logf("%d payments acknowledged, %d answers 409/503 on the way, %d charges, %d duplicate charges, %d lost acknowledged payments",
 		n, unavailable.Load(), ledger.Charges, ledger.Charges-n, lost)
-}
-
-// untilFinalCounting is untilFinal, counting the 409 and 503 answers.
-func untilFinalCounting(t *testing.T, h http.Handler, key string, amount int, retried *atomic.Int64) (int, string) {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		status, body, _ := serve(h, key, amount)
-		if status != http.StatusConflict && status != http.StatusServiceUnavailable && status != http.StatusGatewayTimeout {
-			return status, body
-		}
-		retried.Add(1)
-		time.Sleep(killLease)
-	}
-	t.Errorf("key %s: no final answer in 30 s", key)
-	return 0, ""
 }

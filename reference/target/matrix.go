@@ -34,6 +34,7 @@ func Matrix() map[defect.Name]Expectation {
 			m := out[d]
 			m.Must = append(m.Must, e.Must...)
 			m.May = append(m.May, e.May...)
+			m.Vacuous = append(m.Vacuous, e.Vacuous...)
 			out[d] = m
 		}
 	}
