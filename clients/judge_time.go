@@ -93,17 +93,19 @@ func judgeDeadline(j *judging) Verdict {
 }
 
 // judgeBackoff (CL-07): in a run of failures without Retry-After, the
-// waits grow: the longest later wait is at least growth times the first.
-// Each wait is taken as its median over the scenario's concurrent
-// instances, so a jittered backoff, whose single waits may shrink, is
-// judged by its typical wait, and one instance a busy runner delayed does
-// not decide. A ratio, not a difference, so delays that lengthen every
-// wait alike do not pass a constant backoff or fail a doubling one.
+// waits grow. Each wait is taken over the scenario's concurrent instances,
+// so a jittered backoff, whose single waits may shrink, is judged by its
+// distribution. It fails when the last wait, even divided by
+// backoffGrowth and lengthened by the runner's noise, is shorter than the
+// first (exact Mann–Whitney, p < evidenceLevel); it passes when the waits
+// rise from each to the next (Jonckheere–Terpstra, p < evidenceLevel);
+// weaker evidence, as few instances of a full-jitter backoff give, is
+// inconclusive.
 func judgeBackoff(j *judging) Verdict {
 	if p := j.policy.MaxAttempts; p > 0 && p < 3 {
 		return notApplicable("the client declares %d attempts: fewer than two waits to compare", p)
 	}
-	want := fmt.Sprintf("a later median wait at least %.1f times the first", backoffGrowth)
+	want := fmt.Sprintf("waits that rise, the last not shorter than %.1f times the first (p < %g each way)", backoffGrowth, evidenceLevel)
 	seen := map[string]bool{}
 	for _, r := range j.ran() {
 		id := r.Scenario.ID
@@ -129,12 +131,32 @@ func judgeBackoff(j *judging) Verdict {
 		if slicesMax(env) < minJudgedWait {
 			return inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays are of that order", observed, minJudgedWait)
 		}
-		if float64(slicesMax(env[1:])) < backoffGrowth*float64(env[0]) {
-			return fail(want, observed, ev...)
+		groups := make([][]float64, len(env))
+		for k := range groups {
+			groups[k] = seconds(column(series, k), 0, 1)
 		}
-		return pass(want, observed)
+		last := len(env) - 1
+		pShort := shorterP(seconds(column(series, last), waitNoise, backoffGrowth), groups[0])
+		pRise := risingP(groups)
+		observed += fmt.Sprintf("; p = %.2g that the last is under %.1f times the first, p = %.2g that they do not rise", pShort, backoffGrowth, pRise)
+		switch {
+		case pShort < evidenceLevel:
+			return fail(want, observed, ev...)
+		case pRise < evidenceLevel:
+			return pass(want, observed)
+		}
+		return inconclusive("%s: too few instances for either verdict at p < %g (a widely jittered backoff needs more)", observed, evidenceLevel)
 	}
 	return inconclusive("no operation made three attempts answered with failures without Retry-After: no waits to compare")
+}
+
+// column returns the k-th wait of every series.
+func column(series [][]time.Duration, k int) []time.Duration {
+	out := make([]time.Duration, len(series))
+	for i, s := range series {
+		out[i] = s[k]
+	}
+	return out
 }
 
 // medianWaits returns the median k-th wait over the series, for every k
@@ -160,9 +182,15 @@ func medianWaits(series [][]time.Duration) []time.Duration {
 // shared runner delays an attempt by up to a few hundred milliseconds.
 const minJudgedWait = 500 * time.Millisecond
 
-// backoffGrowth is how much longer than the first a later wait must be:
-// halfway between a constant backoff (1) and a doubling one (2 per step).
+// backoffGrowth is the least growth CL-07 presumes of a correct backoff:
+// the smallest multiplier common policies use (1.5; most double), so a
+// client growing at least this fast fails with probability at most
+// evidenceLevel.
 const backoffGrowth = 1.5
+
+// waitNoise is what CL-07 allows a shared runner to have lengthened the
+// first wait by, beyond the later one.
+const waitNoise = 50 * time.Millisecond
 
 // backoffWaits returns the waits between consecutive attempts answered
 // with a retryable status and no Retry-After, from the first such attempt.
@@ -194,17 +222,15 @@ func durations(ds []time.Duration) string {
 	return strings.Join(parts, ", ")
 }
 
-// dispersalShare is how wide, as a share of their median, the waits of
-// clients failing together must spread: a deterministic backoff spreads
-// only by the runner's noise, a jittered one over its whole range.
-const dispersalShare = 0.1
-
 // judgeDispersal (CL-13): instances of a scenario that fail together do
 // not retry in lockstep. Of the waits every instance made, the one with
 // the longest median is judged (the runner's noise is smallest beside
-// it): its spread across instances is at least dispersalShare of the median.
+// it) by its trimmed spread across instances as a share of the median. It
+// fails below both lockstepShare, the runner's noise, and the jitter
+// floor (the spread clients jittered by ±smallestJitter reach with
+// probability 1 − evidenceLevel); it passes above both; in between, as
+// with few instances, the evidence is too weak either way.
 func judgeDispersal(j *judging) Verdict {
-	want := fmt.Sprintf("the waits of clients failing together spread over at least %.0f %% of their median", dispersalShare*100)
 	seen := map[string]bool{}
 	for _, r := range j.ran() {
 		id := r.Scenario.ID
@@ -225,39 +251,38 @@ func judgeDispersal(j *judging) Verdict {
 			continue
 		}
 		k, median, spread := widestWait(series)
-		observed := fmt.Sprintf("%s: wait %d of %d instances has median %s and spread %s", id, k+1, len(series), median.Round(time.Millisecond), spread.Round(time.Millisecond))
-		if median < minJudgedWait {
+		floor := jitterFloor(len(series))
+		failBelow, passFrom := min(lockstepShare, floor), max(lockstepShare, floor)
+		want := fmt.Sprintf("the waits of clients failing together spread over at least %.1f %% of their median (what ±%.0f %% jitter reaches in %d clients with p ≥ %g, and more than a runner's delays), and over %.1f %% at the least", passFrom*100, smallestJitter*100, len(series), 1-evidenceLevel, failBelow*100)
+		share := float64(spread) / float64(median)
+		observed := fmt.Sprintf("%s: wait %d of %d instances has median %s and spread %s (%.1f %%)", id, k+1, len(series), median.Round(time.Millisecond), spread.Round(time.Millisecond), share*100)
+		switch {
+		case median < minJudgedWait:
 			return inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays spread them as much as jitter would", observed, minJudgedWait)
-		}
-		if float64(spread) < dispersalShare*float64(median) {
+		case share < failBelow:
 			return fail(want, observed, ev...)
+		case share >= passFrom:
+			return pass(want, observed)
 		}
-		return pass(want, observed)
+		return inconclusive("%s: between %.1f %%, under which it fails, and %.1f %%: lockstep clients a runner delays spread up to %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", observed, failBelow*100, passFrom*100, lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
 	}
 	return inconclusive("no scenario run by several clients at once was retried by two of them: nothing to compare")
 }
 
 // widestWait returns the index of the wait with the longest median over
 // the series (up to the shortest series' length), that median, and the
-// spread of that wait: longest minus shortest, but with five instances or
-// more the second longest minus the second shortest, so one instance the
-// runner delayed cannot make lockstep look dispersed.
+// spread of that wait: longest minus shortest, less trimOf of them at
+// each end.
 func widestWait(series [][]time.Duration) (k int, median, spread time.Duration) {
 	n := len(series[0])
 	for _, s := range series {
 		n = min(n, len(s))
 	}
 	for i := range n {
-		col := make([]time.Duration, len(series))
-		for j, s := range series {
-			col[j] = s[i]
-		}
+		col := column(series, i)
 		slices.Sort(col)
 		if m := col[len(col)/2]; m > median {
-			trim := 0
-			if len(col) >= 5 {
-				trim = 1
-			}
+			trim := trimOf(len(col))
 			k, median, spread = i, m, col[len(col)-1-trim]-col[trim]
 		}
 	}
