@@ -214,6 +214,9 @@ func (r *recorder) telling() bool {
 	return slices.ContainsFunc(r.logs, func(l string) bool { return strings.Contains(l, "Failed test output:") })
 }
 
+// notRetold ends a story whose telling did not fail again.
+const notRetold = "(this retelling of the minimal case did not fail again: the failure above depends on timing, and its seed may need a few replays)"
+
 // result splits rapid's output into the failure message and the replay of
 // the minimal case, which rapid prints after "Failed test output:".
 func (r *recorder) result(seed uint64) Result {
@@ -238,6 +241,12 @@ func (r *recorder) result(seed uint64) Result {
 			if !strings.HasPrefix(c, "[rapid] draw ") {
 				res.Story = append(res.Story, c)
 			}
+		}
+		if n := len(res.Story); n > 0 && !strings.HasPrefix(res.Message, "failed, but") && !strings.HasSuffix(res.Message, res.Story[n-1]) {
+			// rapid replays the minimal case once more to tell it, and does
+			// not check that run: a case that fails on timing may not fail
+			// in it, and its story would then end without the failure.
+			res.Story = append(res.Story, notRetold)
 		}
 		return res
 	}

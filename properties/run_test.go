@@ -135,3 +135,27 @@ func TestExplore_shrinkTime(t *testing.T) {
 		t.Errorf("Explore = %+v; want a failure with its story", res.Logs)
 	}
 }
+
+// A case that failed while shrinking but not in rapid's last replay, the
+// one that tells it (a failure on timing), says so at the end of its
+// story instead of ending as if it had passed.
+func TestExplore_storyNotRetold(t *testing.T) {
+	var calls, last int
+	prop := func(t *rapid.T) bool {
+		calls++
+		t.Logf("sent %d requests", rapid.IntRange(0, 1000).Draw(t, "n"))
+		if last == 0 || calls < last {
+			t.Fatalf("the queue overflowed")
+		}
+		return true
+	}
+	cfg := Config{Seed: 4, Budget: 100 * time.Millisecond}
+	if res := Explore("retold", cfg, prop); !res.Failed || res.Story[len(res.Story)-1] == notRetold {
+		t.Fatalf("a failure that replays: Story = %q", res.Story)
+	}
+	last, calls = calls, 0 // the same seed again, and this time the telling passes
+	res := Explore("retold", cfg, prop)
+	if !res.Failed || res.Story[len(res.Story)-1] != notRetold || !strings.Contains(res.Message, "the queue overflowed") {
+		t.Errorf("Explore = %q, story %q; want the failure, and a story saying it did not fail again", res.Message, res.Story)
+	}
+}
