@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -96,8 +97,12 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 func (s *Server) createClaimed(ctx context.Context, j job) reply {
 	now := time.Now()
 	j.owner = s.rng.id("own")
+	pid, err := s.paymentIDFor(ctx, j, now)
+	if err != nil {
+		return s.storeFailure(ctx, "claim", err)
+	}
 	rec := store.Record{
-		Tenant: j.recTenant, Key: j.key, Fingerprint: j.fp, PaymentID: claimedPaymentID(j.recTenant, j.key, j.fp),
+		Tenant: j.recTenant, Key: j.key, Fingerprint: j.fp, PaymentID: pid,
 		State: store.InProgress, Owner: j.owner, LeaseUntil: now.Add(s.cfg.lease),
 		CreatedAt: now, ExpiresAt: now.Add(s.cfg.keyTTL),
 	}
@@ -126,6 +131,32 @@ func (s *Server) createClaimed(ctx context.Context, j job) reply {
 	j.paymentID = stored.PaymentID
 	s.failAt(StepClaimed, j)
 	return s.drive(ctx, j, s.complete)
+}
+
+// maxGenerations bounds how many times one key and payload are reused
+// after their TTL; past it a claim is refused as a store failure.
+const maxGenerations = 1000
+
+// paymentIDFor returns the payment id a claim of j drives: the first
+// generation of its derived id whose payment is not in the ledger or was
+// made within the key's TTL. A retry whose committed claim was lost so
+// drives the id it drove before, which the processor dedupes; a key reused
+// with the same payload after its TTL, a new payment, drives a new one,
+// which the processor charges and the ledger keeps beside the old.
+func (s *Server) paymentIDFor(ctx context.Context, j job, now time.Time) (string, error) {
+	for gen := range maxGenerations {
+		id := claimedPaymentID(j.recTenant, j.key, j.fp, gen)
+		p, err := s.store.Payment(ctx, j.tenant, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return id, nil
+		case err != nil:
+			return "", fmt.Errorf("payments: looking up payment %s: %w", id, err)
+		case now.Sub(p.CreatedAt) < s.cfg.keyTTL:
+			return id, nil
+		}
+	}
+	return "", fmt.Errorf("payments: key %q reused with one payload %d times", j.key, maxGenerations)
 }
 
 // createUnclaimed is the no-idempotency defect: no claim, a new payment id

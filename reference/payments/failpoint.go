@@ -3,6 +3,7 @@ package payments
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 
 	"github.com/resilcheck/resilcheck/reference/defect"
@@ -41,12 +42,12 @@ func (s *Server) failAt(step Step, j job) {
 }
 
 // claimedPaymentID is the payment id, and so the processor's idempotency
-// key, of a claimed request: derived from the record's scope, key and
-// payload, not drawn. Should a committed claim be lost (a store restored
-// from a backup, a replica promoted before it caught up), the retry that
-// claims again drives the same id, which the processor dedupes, instead of
-// a new one it would charge again.
-func claimedPaymentID(recTenant, key, fingerprint string) string {
-	sum := sha256.Sum256([]byte(recTenant + "\x00" + key + "\x00" + fingerprint))
+// key, of generation gen of a claimed request: derived from the record's
+// scope, key and payload, not drawn. Should a committed claim be lost (a
+// store restored from a backup, a replica promoted before it caught up),
+// the retry that claims again drives the same id, which the processor
+// dedupes, instead of a new one it would charge again.
+func claimedPaymentID(recTenant, key, fingerprint string, gen int) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d", recTenant, key, fingerprint, gen))
 	return "pay_" + hex.EncodeToString(sum[:8])
 }

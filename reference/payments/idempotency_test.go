@@ -290,6 +290,37 @@ func TestServer_ReleaseThenRetry(t *testing.T) {
 	})
 }
 
+// TestServer_ReuseAfterTTL: a key reused with the same payload once its
+// TTL has passed is a new payment under a new id, charged again at the
+// processor (which never forgets a key), while the first payment stays
+// in the ledger as it was. The derived payment id used to come out the
+// same, so the processor replayed the old charge and the ledger row was
+// overwritten.
+func TestServer_ReuseAfterTTL(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st store.Store) {
+		proc, purl := startProcessor(t)
+		const ttl = 300 * time.Millisecond
+		svc := startService(t, st, purl, payments.WithKeyTTL(ttl))
+		first := pay(t, svc, "again", body1)
+		if first.status != http.StatusCreated {
+			t.Fatalf("first use: %d %s", first.status, first.body)
+		}
+		time.Sleep(ttl + 100*time.Millisecond) // one-sided: the TTL has passed
+		second := pay(t, svc, "again", body1)
+		id1, id2 := first.json(t)["id"], second.json(t)["id"]
+		if second.status != http.StatusCreated || second.header.Get("Idempotent-Replayed") != "" || id2 == id1 {
+			t.Fatalf("reuse after the TTL: %d replayed=%q id %v (first %v); want a new payment", second.status, second.header.Get("Idempotent-Replayed"), id2, id1)
+		}
+		if l := proc.Ledger(); l.Charges != 2 {
+			t.Errorf("%d charges; want 2 (ledger %+v)", l.Charges, l)
+		}
+		again := call(t, http.MethodGet, svc+"/v1/payments/"+id1.(string), "", nil)
+		if again.status != http.StatusOK || again.json(t)["charge_id"] != first.json(t)["charge_id"] {
+			t.Errorf("the first payment after the reuse: %d %s; want it as it was (%s)", again.status, again.body, first.body)
+		}
+	})
+}
+
 // TestServer_ExpiredKeyIsNew: after the key's TTL a reuse is a new request
 // (Stripe SP-03), not a replay.
 func TestServer_ExpiredKeyIsNew(t *testing.T) {
