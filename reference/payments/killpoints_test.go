@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,7 +86,8 @@ func untilFinal(t *testing.T, h http.Handler, key string, amount int, within tim
 // killOutcome tallies a kill-point run.
 type killOutcome struct {
 	mu        sync.Mutex
-	acked     map[string]string // key → payment id the client saw created
+	acked     map[string]string        // key → payment id the client saw created
+	steps     map[string]payments.Step // key → the step it was killed at
 	kills     atomic.Int64
 	answers   int
 	conflicts int // copies of one key answered with different payments
@@ -111,8 +115,10 @@ func TestCrash_killPoints(t *testing.T) {
 	for _, kind := range storeKinds {
 		t.Run(kind, func(t *testing.T) {
 			st := openStore(t, kind)
-			proc, procURL := startProcessor(t)
-			out := &killOutcome{acked: map[string]string{}}
+			proc, direct := startProcessor(t)
+			front := newRequestCounter(t, direct)
+			procURL := front.url
+			out := &killOutcome{acked: map[string]string{}, steps: map[string]payments.Step{}}
 			var wg sync.WaitGroup
 			sem := make(chan struct{}, 8)
 			for si, step := range payments.Steps() {
@@ -149,9 +155,28 @@ func TestCrash_killPoints(t *testing.T) {
 			if out.conflicts > 0 {
 				t.Errorf("%d keys' copies were answered with different payments", out.conflicts)
 			}
+			// The processor dedupes a re-driven id, so the charges alone
+			// cannot show a needless re-drive: count its requests. A crash
+			// after the outcome was committed must be answered from the
+			// store (one request); one between the charge and the commit
+			// must be re-driven (two or more).
+			requests := front.counts()
+			most := 0
+			for key, id := range out.acked {
+				n := requests[id]
+				most = max(most, n)
+				switch step := out.steps[key]; {
+				case step == payments.StepCompleted && n != 1:
+					t.Errorf("key %s, killed after the commit: %d processor requests; want 1 (the retry replays the stored answer)", key, n)
+				case step == payments.StepCharged && n < 2:
+					t.Errorf("key %s, killed after the charge: %d processor requests; want the retry to re-drive it", key, n)
+				case n < 1:
+					t.Errorf("key %s: acknowledged with no processor request", key)
+				}
+			}
 			total.Add(out.kills.Load())
-			t.Logf("%s: %d kill points (%d steps × %d keys, copies racing on a third), %d payments acknowledged, %d charges, %d duplicate charges, %d lost acknowledged payments",
-				kind, out.kills.Load(), len(payments.Steps()), killKeys, len(out.acked), ledger.Charges, duplicates, lost)
+			t.Logf("%s: %d kill points (%d steps × %d keys, copies racing on a third), %d payments acknowledged, %d charges, %d duplicate charges, %d lost acknowledged payments, at most %d processor requests for one payment",
+				kind, out.kills.Load(), len(payments.Steps()), killKeys, len(out.acked), ledger.Charges, duplicates, lost, most)
 		})
 	}
 	t.Logf("kill points in all: %d", total.Load())
@@ -204,10 +229,46 @@ func killOne(t *testing.T, st store.Store, procURL string, step payments.Step, k
 		}
 	}
 	if status, id, _ := strings.Cut(answers[0], " "); status == "201" && id != "" {
-		out.acked[key] = id
+		out.acked[key], out.steps[key] = id, step
 	} else {
 		t.Errorf("key %s: final answer %q; want 201 with a payment", key, answers[0])
 	}
+}
+
+// requestCounter is a loopback front for the processor that counts the
+// charge requests under each Idempotency-Key.
+type requestCounter struct {
+	url string
+	mu  sync.Mutex
+	n   map[string]int
+}
+
+func newRequestCounter(t *testing.T, processorURL string) *requestCounter {
+	t.Helper()
+	target, err := url.Parse(processorURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &requestCounter{n: map[string]int{}}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/charges" {
+			rc.mu.Lock()
+			rc.n[r.Header.Get("Idempotency-Key")]++
+			rc.mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	rc.url = srv.URL
+	return rc
+}
+
+// counts returns the requests counted so far by key.
+func (rc *requestCounter) counts() map[string]int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return maps.Clone(rc.n)
 }
 
 // paymentID pulls "id" out of a payment body.
