@@ -233,8 +233,14 @@ func (r *recorder) result(seed uint64) Result {
 		first, _, _ := strings.Cut(l, "\n")
 		res.Message = strings.TrimPrefix(first, "[rapid] ")
 		if strings.HasPrefix(res.Message, "flaky test") {
-			// rapid's wording for a failure its replay did not reproduce.
+			// rapid's wording for a failure its replay did not reproduce;
+			// the failure itself is in its "Original traceback (…):" line.
 			res.Message = "failed, but the shrunk case did not fail again on replay: the failure depends on timing (a race)"
+			if _, orig, ok := strings.Cut(l, "Original traceback ("); ok {
+				if msg, _, ok := strings.Cut(orig, "):\n"); ok {
+					res.Message = fmt.Sprintf("failed (%s), but the shrunk case did not fail again on replay: the failure depends on timing", msg)
+				}
+			}
 		}
 		for _, c := range r.logs[i+1:] {
 			res.Counterexample = append(res.Counterexample, strings.TrimPrefix(c, "[rapid] "))
@@ -242,7 +248,7 @@ func (r *recorder) result(seed uint64) Result {
 				res.Story = append(res.Story, c)
 			}
 		}
-		if n := len(res.Story); n > 0 && !strings.HasPrefix(res.Message, "failed, but") && !strings.HasSuffix(res.Message, res.Story[n-1]) {
+		if n := len(res.Story); n > 0 && !strings.Contains(res.Message, "did not fail again on replay") && !strings.HasSuffix(res.Message, res.Story[n-1]) {
 			// rapid replays the minimal case once more to tell it, and does
 			// not check that run: a case that fails on timing may not fail
 			// in it, and its story would then end without the failure.

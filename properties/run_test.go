@@ -159,3 +159,19 @@ func TestExplore_storyNotRetold(t *testing.T) {
 		t.Errorf("Explore = %q, story %q; want the failure, and a story saying it did not fail again", res.Message, res.Story)
 	}
 }
+
+// A failure rapid cannot reproduce at all (a race) is still a failure, and
+// its message keeps what failed.
+func TestExplore_flakyKeepsFailure(t *testing.T) {
+	calls := 0
+	res := Explore("flaky", Config{Seed: 5, Budget: 100 * time.Millisecond}, func(t *rapid.T) bool {
+		rapid.IntRange(0, 10).Draw(t, "n")
+		if calls++; calls == 1 {
+			t.Fatalf("the first request was answered twice")
+		}
+		return true
+	})
+	if !res.Failed || !strings.Contains(res.Message, "the first request was answered twice") || !strings.Contains(res.Message, "did not fail again") {
+		t.Errorf("Explore = %q (failed %v); want the failure, said not to reproduce", res.Message, res.Failed)
+	}
+}

@@ -32,6 +32,11 @@ type limiterFake struct {
 	sliding bool
 	// lateReset keeps refusing for ten windows after the advertised reset.
 	lateReset bool
+	// sharedRemaining advertises the lesser of the tenant's remaining and
+	// what is left of one window every tenant's requests count in, while
+	// enforcing each tenant's alone.
+	sharedRemaining bool
+	shared          *fakeWindow
 	// racy checks the key store before the charge and records after it,
 	// with no lock in between: concurrent copies all charge, each under a
 	// charge key of its own.
@@ -144,6 +149,13 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 	remaining := max(0, f.quota-win.used)
 	if f.rising && win.used > 2 && ok {
 		remaining = f.quota - win.used/2
+	}
+	if f.sharedRemaining {
+		if f.shared == nil || !f.shared.start.Equal(win.start) {
+			f.shared = &fakeWindow{start: win.start}
+		}
+		f.shared.used++
+		remaining = max(0, min(remaining, f.quota-f.shared.used))
 	}
 	f.mu.Unlock()
 	if !f.silent {

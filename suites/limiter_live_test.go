@@ -86,6 +86,45 @@ func TestLimiter_legacyFields(t *testing.T) {
 	}
 }
 
+// TestLimiter_property: RL-07p, exploring two tenants' bursts, pauses and
+// waits for the reset, passes an honest fixed window and fails what the
+// fixed checks see one sequence of (a sliding window's rising estimate, a
+// refusal past the reset) and one they cannot: a remaining that counts
+// the other tenant's requests, which RL-07b (one tenant) and RL-20
+// (admission only) pass.
+func TestLimiter_property(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		f       *limiterFake
+		explore time.Duration // 0: the default
+		want    reports.Status
+	}{
+		{"honest fixed window", &limiterFake{quota: 10}, 0, reports.StatusPass},
+		{"remaining shared by tenants", &limiterFake{quota: 10, sharedRemaining: true}, 0, reports.StatusFail},
+		{"refused after the reset", &limiterFake{quota: 10, lateReset: true}, 0, reports.StatusFail},
+		// The fake's requests take 50 ms (a charge each), so a case takes
+		// 2–3 s; where it breaks depends on where its windows fall, so it
+		// gets the time --explore gives before a release.
+		{"sliding window", &limiterFake{quota: 10, sliding: true}, 20 * time.Second, reports.StatusFail},
+		{"no fields", &limiterFake{quota: 10, silent: true}, 0, reports.StatusNotApplicable},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := limiterFakeHarness(t, tc.f)
+			h.Explore = tc.explore
+			judged(t, h, "RL-07p", tc.want)
+		})
+	}
+	t.Run("remaining shared by tenants passes the fixed checks", func(t *testing.T) {
+		t.Parallel()
+		for _, id := range []string{"RL-07b", "RL-20"} {
+			judged(t, limiterFakeHarness(t, &limiterFake{quota: 10, sharedRemaining: true}), id, reports.StatusPass)
+		}
+	})
+}
+
 // TestLimiter_enforcedQuota: with no probe declared, RL-01q drives the
 // declared rate-limited POST (fresh keys) against the quota X-RateLimit-Limit
 // advertises: a limiter enforcing it passes, one admitting twice as many fails.

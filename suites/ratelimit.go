@@ -60,6 +60,8 @@ func RateLimitHeaders() []Check {
 			Title: "a 429 explains itself in a non-empty body", Run: tooManyBody},
 		{ID: "RL-20", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute, needTenancy}, Source: rlSource + " §6.1",
 			Title: "one tenant exhausting its quota does not limit another", Run: tenantIsolation},
+		{ID: "RL-07p", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.1, §4.1.2, §6, §6.1 (a property over tenants' bursts, pauses and resets)",
+			Title: "over random interleavings of tenants' bursts and pauses, r never rises before its reset, a 429 follows only r=0, the reset admits again, and one tenant's use never counts against another", Run: rateLimitProperty},
 		{ID: "RL-01", Suite: suiteRL, Level: reports.LevelMust, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §3, §3.1, §3.1.1",
 			Title: "every response of a declared rate-limited route carries RateLimit-Policy: a List of String names, each with q a non-negative Integer", Run: policySyntax},
 		{ID: "RL-02", Suite: suiteRL, Level: reports.LevelMust, Source: rlSource + " §3.1.3",

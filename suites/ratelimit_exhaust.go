@@ -15,8 +15,10 @@ import (
 const exhaustWorkers = 8
 
 // exhaust drives tenant into refusal and returns the first 429 and how
-// many requests it took. It gives up (ok false) after 4 r + 16 requests
-// (1000 at most, 400 when nothing is advertised) or 5 s.
+// many requests it took. It gives up (ok false) after 4 r + 16 requests,
+// or 2 q + 16 when the advertised policy's quota is larger, as when r
+// understates what is left (1000 at most, 400 when nothing is
+// advertised), or 5 s.
 func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent int, ok bool) {
 	o, err := c.rlProbe(ctx, tenant)
 	if err == nil && o.status == http.StatusTooManyRequests {
@@ -24,7 +26,11 @@ func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent
 	}
 	budget := int64(400)
 	if l, has := o.minRemaining(); has {
-		budget = min(4*l.Remaining+16, 1000)
+		n := 4 * l.Remaining
+		if p, ok := policyOf(o.fields, l); ok {
+			n = max(n, 2*p.Quota)
+		}
+		budget = min(n+16, 1000)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

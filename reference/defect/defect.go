@@ -14,25 +14,26 @@ type Name string
 
 // The defects. Each constant's comment says what the broken component does.
 const (
-	NoIdempotency           Name = "no-idempotency"             // service: ignores Idempotency-Key, every request charges
-	RacyIdempotency         Name = "racy-idempotency"           // service: check-then-act without a claim, concurrent copies all charge
-	ReplayMismatch          Name = "replay-mismatch"            // service: same key, different payload replays the old response
-	NoDownstreamKey         Name = "no-downstream-key"          // service: calls the processor without its idempotency key
-	CrossTenantKeys         Name = "cross-tenant-keys"          // service: records scoped by key only, tenants share them
-	RetryEveryTier          Name = "retry-every-tier"           // gateway: retries POSTs to the service too
-	RetryNonRetryable       Name = "retry-non-retryable"        // service: retries 4xx answers from the processor
-	NoJitter                Name = "no-jitter"                  // service: exponential backoff without jitter
-	NoRetryBudget           Name = "no-retry-budget"            // service: no retry budget, no circuit breaker
-	RetryCapPerFailureKind  Name = "retry-cap-per-failure-kind" // service: the attempt cap restarts when the failure changes kind
-	IgnoreRetryAfter        Name = "ignore-retry-after"         // service: retries before the processor's Retry-After
-	RetryAfterCapped        Name = "retry-after-capped"         // service: waits at most 1 s for the processor's Retry-After
-	NoRetryAfterHeader      Name = "no-retry-after-header"      // gateway: 429 and 503 carry no Retry-After
-	BadRetryAfter           Name = "bad-retry-after"            // gateway: emits "Retry-After: 1.5s"
-	NoDeadlinePropagation   Name = "no-deadline-propagation"    // gateway and service: forward no budget downstream
-	WorkAfterDeadline       Name = "work-after-deadline"        // service: keeps calling the processor after the budget ran out
-	DeadlineOnHeadersOnly   Name = "deadline-on-headers-only"   // service: the budget bounds the processor's headers, not its body
-	NoRateLimitHeaders      Name = "no-ratelimit-headers"       // gateway: omits RateLimit and X-RateLimit-* fields
-	LyingRateLimitRemaining Name = "lying-ratelimit-remaining"  // gateway: remaining says more than is left
+	NoIdempotency            Name = "no-idempotency"             // service: ignores Idempotency-Key, every request charges
+	RacyIdempotency          Name = "racy-idempotency"           // service: check-then-act without a claim, concurrent copies all charge
+	ReplayMismatch           Name = "replay-mismatch"            // service: same key, different payload replays the old response
+	NoDownstreamKey          Name = "no-downstream-key"          // service: calls the processor without its idempotency key
+	CrossTenantKeys          Name = "cross-tenant-keys"          // service: records scoped by key only, tenants share them
+	RetryEveryTier           Name = "retry-every-tier"           // gateway: retries POSTs to the service too
+	RetryNonRetryable        Name = "retry-non-retryable"        // service: retries 4xx answers from the processor
+	NoJitter                 Name = "no-jitter"                  // service: exponential backoff without jitter
+	NoRetryBudget            Name = "no-retry-budget"            // service: no retry budget, no circuit breaker
+	RetryCapPerFailureKind   Name = "retry-cap-per-failure-kind" // service: the attempt cap restarts when the failure changes kind
+	IgnoreRetryAfter         Name = "ignore-retry-after"         // service: retries before the processor's Retry-After
+	RetryAfterCapped         Name = "retry-after-capped"         // service: waits at most 1 s for the processor's Retry-After
+	NoRetryAfterHeader       Name = "no-retry-after-header"      // gateway: 429 and 503 carry no Retry-After
+	BadRetryAfter            Name = "bad-retry-after"            // gateway: emits "Retry-After: 1.5s"
+	NoDeadlinePropagation    Name = "no-deadline-propagation"    // gateway and service: forward no budget downstream
+	WorkAfterDeadline        Name = "work-after-deadline"        // service: keeps calling the processor after the budget ran out
+	DeadlineOnHeadersOnly    Name = "deadline-on-headers-only"   // service: the budget bounds the processor's headers, not its body
+	NoRateLimitHeaders       Name = "no-ratelimit-headers"       // gateway: omits RateLimit and X-RateLimit-* fields
+	LyingRateLimitRemaining  Name = "lying-ratelimit-remaining"  // gateway: remaining says more than is left
+	SharedRateLimitRemaining Name = "shared-ratelimit-remaining" // gateway: remaining counts every tenant's requests
 )
 
 // Info describes a defect for listings and the defect matrix.
@@ -63,6 +64,7 @@ var catalog = []Info{
 	{DeadlineOnHeadersOnly, "service", "deadlines", "bounds the wait for its dependency's headers by the budget but not the body, so a trickling answer holds the call past the deadline"},
 	{NoRateLimitHeaders, "gateway", "rate-limit-headers", "omits the RateLimit and X-RateLimit-* fields"},
 	{LyingRateLimitRemaining, "gateway", "rate-limit-headers", "advertises more remaining quota than it enforces"},
+	{SharedRateLimitRemaining, "gateway", "rate-limit-headers", "advertises a remaining quota that every tenant's requests use up, while it enforces each tenant's alone, so one tenant's traffic tells another to slow down"},
 }
 
 // All returns every defect of the stack (gateway and service) in a stable

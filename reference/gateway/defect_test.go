@@ -20,13 +20,14 @@ import (
 type probe func(t *testing.T, d defect.Set) error
 
 var probes = map[string]probe{
-	"no-retry":            probeNoRetry,
-	"retry-after":         probeRetryAfter,
-	"ratelimit-headers":   probeRateLimitHeaders,
-	"ratelimit-truthful":  probeRateLimitTruthful,
-	"ratelimit-enforced":  probeRateLimitEnforced,
-	"deadline-propagated": probeDeadlinePropagated,
-	"deadline-enforced":   probeDeadlineEnforced,
+	"no-retry":             probeNoRetry,
+	"retry-after":          probeRetryAfter,
+	"ratelimit-headers":    probeRateLimitHeaders,
+	"ratelimit-truthful":   probeRateLimitTruthful,
+	"ratelimit-enforced":   probeRateLimitEnforced,
+	"ratelimit-per-tenant": probeRateLimitPerTenant,
+	"deadline-propagated":  probeDeadlinePropagated,
+	"deadline-enforced":    probeDeadlineEnforced,
 }
 
 // TestGateway_Defects shows each gateway defect breaks its one contract and
@@ -44,6 +45,7 @@ func TestGateway_Defects(t *testing.T) {
 		{defect.NoDeadlinePropagation, "deadline-propagated"},
 		{defect.NoRateLimitHeaders, "ratelimit-headers"},
 		{defect.LyingRateLimitRemaining, "ratelimit-truthful"},
+		{defect.SharedRateLimitRemaining, "ratelimit-per-tenant"},
 	} {
 		t.Run(cmp.Or(string(tc.defect), "none"), func(t *testing.T) {
 			t.Parallel()
@@ -152,6 +154,29 @@ func probeRateLimitEnforced(t *testing.T, d defect.Set) error {
 		if got, want := do(gw, "GET", "/healthz", "").StatusCode, map[bool]int{true: 200, false: 429}[i < 5]; got != want {
 			return fmt.Errorf("request %d: status %d, want %d", i, got, want)
 		}
+	}
+	return nil
+}
+
+// probeRateLimitPerTenant: within one second, tenant A's remaining falls
+// by one for its own request however many tenant B sent in between.
+func probeRateLimitPerTenant(t *testing.T, d defect.Set) error {
+	clk := newClock()
+	gw := newGateway(t, noService, gateway.WithDefects(d), gateway.WithRateLimit(10, 10), gateway.WithClock(clk.Now))
+	remaining := func(tenant string) (int64, bool) {
+		resp := do(gw, "GET", "/healthz", tenant)
+		l, err := parseLimits(resp.Header, clk.Now())
+		return l.R, err == nil
+	}
+	before, ok := remaining("a")
+	if !ok {
+		return nil // no fields: ratelimit-headers' concern
+	}
+	for range 4 {
+		remaining("b")
+	}
+	if after, _ := remaining("a"); after < before-1 {
+		return fmt.Errorf("tenant a's remaining fell from %d to %d over one request of its own and 4 of tenant b's", before, after)
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ type Gateway struct {
 	cfg     config
 	service *url.URL
 	limits  *limiter
+	shared  *limiter      // one bucket for every tenant: the shared-ratelimit-remaining defect's
 	slots   chan struct{} // in-flight requests to the service
 	client  *http.Client
 	owned   bool // client was built here, so Close releases it
@@ -47,6 +48,7 @@ func New(opts ...Option) (*Gateway, error) {
 	}
 	g := &Gateway{cfg: cfg, service: svc, client: cfg.client, log: cfg.logger,
 		limits: newLimiter(newQuota(cfg.ratePerSecond, cfg.burst), cfg.maxTenants),
+		shared: newLimiter(newQuota(cfg.ratePerSecond, cfg.burst), 1),
 		slots:  make(chan struct{}, cfg.maxConcurrent),
 		rng:    rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15))}
 	if g.client == nil {
@@ -105,9 +107,10 @@ func (g *Gateway) Close() error {
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now() // the budget is counted from arrival
 	tenant, tenantOK := tenantOf(r)
-	d := g.limits.take(tenant, g.cfg.clock())
+	now := g.cfg.clock()
+	d := g.limits.take(tenant, now)
 	if !g.cfg.defects.Has(defect.NoRateLimitHeaders) {
-		setRateLimitHeaders(w.Header(), g.limits.quota, d, g.advertised(d.remaining))
+		setRateLimitHeaders(w.Header(), g.limits.quota, d, g.advertised(d.remaining, now))
 	}
 	if !d.allowed {
 		g.setRetryAfter(w.Header(), d.untilReset())
@@ -182,10 +185,16 @@ func tenantOf(r *http.Request) (string, bool) {
 }
 
 // advertised is the remaining count the headers show: the truth, unless the
-// lying-ratelimit-remaining defect inflates it to at least half the quota.
-func (g *Gateway) advertised(remaining int64) int64 {
-	if g.cfg.defects.Has(defect.LyingRateLimitRemaining) {
+// lying-ratelimit-remaining defect inflates it to at least half the quota,
+// or the shared-ratelimit-remaining defect shows the lesser of it and what
+// is left in one bucket every tenant's requests are charged to (with one
+// tenant at a time the two agree).
+func (g *Gateway) advertised(remaining int64, now time.Time) int64 {
+	switch {
+	case g.cfg.defects.Has(defect.LyingRateLimitRemaining):
 		return max(remaining, (g.limits.quota.q+1)/2)
+	case g.cfg.defects.Has(defect.SharedRateLimitRemaining):
+		return min(remaining, g.shared.take("", now).remaining)
 	}
 	return remaining
 }

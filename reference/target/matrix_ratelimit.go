@@ -11,5 +11,8 @@ import "github.com/resilcheck/resilcheck/reference/defect"
 // says X-RateLimit-Remaining: 0; r and X-Remaining lie alike, so RL-24 passes.
 var rateLimitMatrix = map[defect.Name]Expectation{
 	defect.NoRateLimitHeaders:      {Must: []string{"RL-01", "RL-07"}},
-	defect.LyingRateLimitRemaining: {Must: []string{"RL-07b", "RL-21"}},
+	defect.LyingRateLimitRemaining: {Must: []string{"RL-07b", "RL-21", "RL-07p"}},
+	// Only the property interleaves two tenants and reads the remaining
+	// each sees: RL-20 judges B's admission, which is right.
+	defect.SharedRateLimitRemaining: {Must: []string{"RL-07p"}},
 }

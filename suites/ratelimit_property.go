@@ -1,0 +1,315 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
+	"github.com/resilcheck/resilcheck/properties"
+)
+
+// rlExplore is RL-07p's default exploring time; --explore lengthens it.
+// A case waits out a reset and paces requests through a window, about
+// two seconds with one-second windows, so the default runs two or three.
+const rlExplore = 6 * time.Second
+
+// Bounds on what one case sends and waits, so a large quota or a long
+// window costs no more than a small one.
+const (
+	rlMaxBurst        = 250
+	rlMaxCaseRequests = 600
+	rlMaxResetWait    = 2 * time.Second
+	rlMaxWindow       = 2 * time.Second
+	rlPaced           = 4 // requests spread through one window
+)
+
+// rateLimitProperty is RL-07p. RL-07b, RL-09b and RL-20 each drive one
+// hand-picked sequence; this draws interleavings of two tenants' bursts,
+// requests paced through a window and waits for the advertised reset, and
+// judges every response against the same tenant's previous one: r never
+// negative, never rising before the reset it advertised, no 429 right
+// after r > 0, admission once a refusal's advertised reset has passed, and
+// r falling by at most one per request of the tenant's own whatever the
+// other tenant sent (one tenant's use does not count against another).
+// Every case ends by waiting out a refusal and pacing requests through the
+// window after it, where a sliding window's estimate rises.
+func rateLimitProperty(ctx context.Context, pc *Case) Result {
+	h := pc.h
+	first, err := pc.rlProbe(ctx, pc.rlTenant(ctx))
+	switch {
+	case err != nil:
+		return inconclusive("first request failed: %v", err)
+	case !first.advertises() && !first.x.HasRemaining:
+		return notApplicable("the target sends neither RateLimit nor X-RateLimit-Remaining fields")
+	}
+	v0, ok := first.quotaLeft()
+	if !ok {
+		return notApplicable("RateLimit did not parse (RL-07 reports it): %v", first.fieldsErr)
+	}
+	m := &rlMachine{h: h, ctx: ctx, id: pc.id, scale: int(min(v0.r+1, rlMaxBurst)), window: time.Second, tol: h.tolerance(),
+		twoTenants: h.Conventions.tenantHeader() != "", countsRequests: true}
+	p, known := headers.Policy{}, false
+	if l0, ok := first.minRemaining(); ok {
+		p, known = policyOf(first.fields, l0)
+		m.countsRequests = !known || p.Unit == headers.UnitRequests
+	} else {
+		p, known = legacyPolicy(first)
+	}
+	if known {
+		m.scale = int(min(p.Quota, rlMaxBurst))
+		if p.Window > 0 {
+			m.window = min(p.Window, rlMaxWindow)
+		}
+	}
+	m.scale = max(m.scale, 1)
+	want := fmt.Sprintf("for every interleaving of bursts (up to %d requests), requests paced through a window of %s and waits for the advertised reset (+%s)%s: r ≥ 0; r not rising before the reset it advertised; no 429 right after r > 0; admitted once a 429's reset has passed",
+		m.scale+2, m.window, raMs(m.tol), map[bool]string{true: " by two tenants", false: ""}[m.twoTenants])
+	if m.twoTenants {
+		want += "; a tenant's r falls by at most one per request of its own, whatever the other sent"
+	}
+	pcfg := properties.Config{Seed: h.rng(pc.id).Uint64(), Budget: orDuration(h.Explore, rlExplore), ShrinkTime: 15 * time.Second, MinCases: 1}
+	r := properties.Explore(pc.id, pcfg, m.run)
+	return exploration{want: want, meaningful: "reached a 429 or interleaved two tenants"}.result(r, pcfg, m.last)
+}
+
+// rlMachine runs RL-07p's cases.
+type rlMachine struct {
+	h              *Harness
+	ctx            context.Context
+	id             string
+	scale          int           // the quota, or what remained at first, capped: bursts go up to scale + 2
+	window         time.Duration // the policy's window, capped; 1 s when unknown
+	tol            time.Duration
+	twoTenants     bool
+	countsRequests bool
+	cases          int
+	last           []faults.Entry
+}
+
+// rlTenantState is what one tenant of a case has seen.
+type rlTenantState struct {
+	name   string
+	label  string // "A" or "B" in the story
+	prev   *rlObs
+	others int  // the other tenant's requests since prev
+	waited bool // the case waited out prev's advertised reset since it
+}
+
+// rlCase is one case's tenants and tallies.
+type rlCase struct {
+	m           *rlMachine
+	t           *rapid.T
+	c           *Case
+	ts          []*rlTenantState
+	sent        int
+	refused     int
+	interleaved bool
+	lastRefused *rlTenantState
+}
+
+// run is one case: one request of each tenant, drawn actions by drawn
+// tenants, then, once a tenant is refused (A is driven into it if none
+// was), one request of the other, and the refused tenant waits out its
+// reset and paces requests through the window after it. It reports
+// whether the case reached a 429 or interleaved the tenants.
+func (m *rlMachine) run(t *rapid.T) bool {
+	m.cases++
+	c := m.h.newCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
+	defer c.done(m.ctx)
+	defer func() { m.last = c.evidence() }()
+	k := &rlCase{m: m, t: t, c: c, ts: []*rlTenantState{{name: c.rlTenant(m.ctx), label: "A"}}}
+	if m.twoTenants {
+		if b := c.rlTenant(m.ctx); b != k.ts[0].name {
+			k.ts = append(k.ts, &rlTenantState{name: b, label: "B"})
+		}
+	}
+	for _, who := range k.ts {
+		k.send(who, 1, false) // each tenant's r before anything happens
+	}
+	for range rapid.IntRange(1, 5).Draw(t, "steps") {
+		who := k.ts[rapid.IntRange(0, len(k.ts)-1).Draw(t, "tenant")]
+		switch rapid.SampledFrom([]string{"until refused", "a few", "paced through a window", "wait out the reset, then one"}).Draw(t, "action") {
+		case "until refused":
+			k.send(who, m.scale+2, true)
+		case "a few":
+			k.send(who, rapid.IntRange(1, 3).Draw(t, "requests"), false)
+		case "paced through a window":
+			k.paced(who)
+		case "wait out the reset, then one":
+			if k.lastRefused != nil {
+				who = k.lastRefused // the reset worth waiting for
+			}
+			if k.waitReset(who) {
+				k.send(who, 1, false)
+			}
+		}
+	}
+	if k.lastRefused == nil {
+		k.send(k.ts[0], m.scale+2, true)
+	}
+	for _, other := range k.ts {
+		if other != k.lastRefused {
+			k.send(other, 1, false) // not limited by the refused tenant's use
+		}
+	}
+	if who := k.lastRefused; who != nil && k.waitReset(who) {
+		k.paced(who)
+	}
+	return k.refused > 0 || k.interleaved
+}
+
+// send sends up to n requests of tenant who, one at a time (stopping at
+// the first 429 when untilRefused), judging each; it fails the case on a
+// broken invariant.
+func (k *rlCase) send(who *rlTenantState, n int, untilRefused bool) {
+	n = min(n, rlMaxCaseRequests-k.sent)
+	got := make(map[int]int)
+	sent := 0
+	for sent < n {
+		if k.one(who, got, &sent, n) == http.StatusTooManyRequests && untilRefused {
+			break
+		}
+	}
+	if sent > 0 {
+		k.t.Logf("tenant %s: %s, r now %s", who.label, burstOf(sent, sent, got), remainingOf(who.prev))
+	}
+}
+
+// paced sends rlPaced requests of tenant who spread evenly through one
+// window, judging each: a fixed window's r only falls within it, while a
+// sliding window's estimate rises as the spent window's weight decays,
+// which back-to-back requests never show.
+func (k *rlCase) paced(who *rlTenantState) {
+	gap := k.m.window / rlPaced
+	got := make(map[int]int)
+	sent := 0
+	for i := range rlPaced {
+		if k.sent >= rlMaxCaseRequests {
+			break
+		}
+		if i > 0 {
+			sleepCtx(k.m.ctx, gap)
+		}
+		k.one(who, got, &sent, rlPaced)
+	}
+	k.t.Logf("tenant %s: %s %s apart, r now %s", who.label, burstOf(sent, sent, got), raMs(gap), remainingOf(who.prev))
+}
+
+// one sends one request of who, judges it and returns its status.
+func (k *rlCase) one(who *rlTenantState, got map[int]int, sent *int, of int) int {
+	o, err := k.c.rlProbe(k.m.ctx, who.name)
+	if err != nil {
+		k.t.Skipf("request %d failed: %v", k.sent+1, err)
+	}
+	k.sent++
+	*sent++
+	got[o.status]++
+	if who.others > 0 && who.prev != nil {
+		k.interleaved = true
+	}
+	if msg := k.m.judge(who, o); msg != "" {
+		k.t.Logf("tenant %s: %s", who.label, burstOf(*sent, of, got))
+		k.t.Fatalf("tenant %s, request %d of the case: %s", who.label, k.sent, msg)
+	}
+	who.prev, who.others, who.waited = &o, 0, false
+	for _, other := range k.ts {
+		if other != who {
+			other.others++
+		}
+	}
+	if o.status == http.StatusTooManyRequests {
+		k.refused++
+		k.lastRefused = who
+	} else if k.lastRefused == who {
+		k.lastRefused = nil
+	}
+	return o.status
+}
+
+// waitReset waits until who's last response said its quota is back (the
+// latest of its resets and Retry-After, plus the tolerance), unless that
+// is more than rlMaxResetWait away; it reports whether it waited.
+func (k *rlCase) waitReset(who *rlTenantState) bool {
+	if who.prev == nil {
+		return false
+	}
+	back := who.prev.backIn()
+	wait := time.Until(who.prev.at.Add(back + k.m.tol))
+	if back <= 0 || wait > rlMaxResetWait {
+		k.t.Logf("tenant %s's reset (%s) is not waited for", who.label, raMs(back))
+		return false
+	}
+	sleepCtx(k.m.ctx, wait)
+	who.waited = true
+	k.t.Logf("tenant %s waits out its advertised reset of %s (+%s)", who.label, raMs(back), raMs(k.m.tol))
+	return true
+}
+
+// judge holds o, tenant s's next response, to the invariants against the
+// tenant's previous one; it returns the broken one, or "".
+func (m *rlMachine) judge(s *rlTenantState, o rlObs) string {
+	if msg := o.ruleViolations("RL-07", headers.RateLimit, headers.RateLimitRemaining); msg != "" {
+		return msg
+	}
+	cv, okC := o.quotaLeft()
+	if okC && cv.r < 0 {
+		return fmt.Sprintf("remaining is %d", cv.r)
+	}
+	if s.prev == nil {
+		return ""
+	}
+	prev := *s.prev
+	if s.waited && prev.status == http.StatusTooManyRequests && o.status == http.StatusTooManyRequests {
+		return fmt.Sprintf("refused again after waiting out the reset its 429 advertised (%s)", raMs(prev.backIn()))
+	}
+	pv, okP := prev.quotaLeft()
+	if !okP || !okC {
+		return ""
+	}
+	if k := pv.end; !k.IsZero() && k.Equal(cv.end) && cv.r > pv.r {
+		return fmt.Sprintf("r rose from %d to %d before the reset at %s", pv.r, cv.r, k.UTC().Format(time.TimeOnly))
+	}
+	if m.countsRequests && prev.status != http.StatusTooManyRequests && pv.r > 0 && o.status == http.StatusTooManyRequests {
+		return fmt.Sprintf("429 right after a %d that advertised r=%d", prev.status, pv.r)
+	}
+	if m.countsRequests && m.twoTenants && s.others > 0 && cv.r < pv.r-1 {
+		return fmt.Sprintf("r fell from %d to %d over one request of its own and %d of the other tenant's: their use counted against it", pv.r, cv.r, s.others)
+	}
+	return ""
+}
+
+// burstOf says how the first k requests of a burst of n were answered,
+// e.g. "52 requests: 48 × 200, 4 × 429" or "the first 3 of 38 requests: 3 × 200".
+func burstOf(k, n int, got map[int]int) string {
+	var parts []string
+	for _, code := range slices.Sorted(maps.Keys(got)) {
+		parts = append(parts, fmt.Sprintf("%d × %d", got[code], code))
+	}
+	head := fmt.Sprintf("the first %d of %d requests", k, n)
+	switch {
+	case k == 1 && n == 1:
+		head = "1 request"
+	case k == n:
+		head = fmt.Sprintf("%d requests", n)
+	}
+	return head + ": " + strings.Join(parts, ", ")
+}
+
+// remainingOf is the r o advertised, for the story.
+func remainingOf(o *rlObs) string {
+	if o == nil {
+		return "unknown"
+	}
+	if v, ok := o.quotaLeft(); ok {
+		return fmt.Sprint(v.r)
+	}
+	return "unparsed"
+}
