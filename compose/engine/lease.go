@@ -31,10 +31,41 @@ var (
 	leaseRetry = 100 * time.Millisecond
 )
 
-// LeaseDir is where helpers keep their leases: one directory per user in
-// the system's temporary directory, shared by every helper of that user.
+// LeaseDir is where helpers keep their leases, shared by every helper of
+// one user: RESILCHECK_COMPOSE_LEASES when set (a host directory mounted
+// there lets containerised helpers reap each other's projects), else
+// resilcheck-compose in XDG_RUNTIME_DIR, else resilcheck-compose-UID in
+// the temporary directory.
 func LeaseDir() string {
+	if d := os.Getenv("RESILCHECK_COMPOSE_LEASES"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "resilcheck-compose")
+	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("resilcheck-compose-%d", os.Getuid()))
+}
+
+// ErrLeaseDirNotPrivate means the lease directory is not the user's own:
+// another user could plant a lease there and have the reaper remove a
+// project of their choosing with this user's Docker access.
+var ErrLeaseDirNotPrivate = errors.New("engine: the lease directory is not private")
+
+// privateDir creates dir (mode 0700) when it is missing and checks that it
+// is a directory, not a link to one, owned by this user, that no one else
+// may write to.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("engine: lease: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("engine: lease: %w", err)
+	}
+	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || !ownedByMe(fi) {
+		return fmt.Errorf("%w: %s is %s; want a directory of uid %d that only its owner may write to (e.g. mode 0700)", ErrLeaseDirNotPrivate, dir, fi.Mode(), os.Getuid())
+	}
+	return nil
 }
 
 // lease is a held lease; release gives it up.
@@ -43,10 +74,11 @@ type lease struct {
 	f    *os.File
 }
 
-// acquire takes the lease on project in dir, creating dir when needed.
+// acquire takes the lease on project in dir, creating dir when needed; a
+// dir that is not private is an error wrapping ErrLeaseDirNotPrivate.
 func acquire(dir, project string) (*lease, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("engine: lease: %w", err)
+	if err := privateDir(dir); err != nil {
+		return nil, err
 	}
 	path := filepath.Join(dir, project+leaseExt)
 	// A reaper may remove the file between our open and our lock; a lock on
@@ -54,7 +86,7 @@ func acquire(dir, project string) (*lease, error) {
 	// Tries a tenth of a second apart for leaseWait: another helper's
 	// reaper holds an orphan's lease while it removes its containers.
 	for range int(leaseWait / leaseRetry) {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|noFollow, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("engine: lease: %w", err)
 		}
@@ -98,10 +130,17 @@ func (l *lease) release() {
 // ReapOrphans tears down every project whose lease in dir no helper holds:
 // its containers (with their anonymous volumes), networks and volumes, found
 // by compose's project label. It returns the projects reaped; a project it
-// could not remove keeps its lease file for the next helper to try.
+// could not remove keeps its lease file for the next helper to try. It
+// reaps nothing from a dir that is not private (ErrLeaseDirNotPrivate).
 func ReapOrphans(ctx context.Context, dir string) ([]string, error) {
 	if !canLock {
 		return nil, nil
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err := privateDir(dir); err != nil {
+		return nil, err
 	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -119,9 +158,9 @@ func ReapOrphans(ctx context.Context, dir string) ([]string, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		f, err := os.OpenFile(path, os.O_RDWR|noFollow, 0)
 		if err != nil {
-			continue // released meanwhile
+			continue // released meanwhile, or not a file
 		}
 		if held, err := tryLock(f); err != nil || !held || !same(f, path) {
 			_ = f.Close()

@@ -20,3 +20,12 @@ func tryLock(f *os.File) (bool, error) {
 	}
 	return err == nil, err
 }
+
+// noFollow keeps a lease open from following a link planted in its place.
+const noFollow = syscall.O_NOFOLLOW
+
+// ownedByMe says whether this user owns the file fi describes.
+func ownedByMe(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}

@@ -102,7 +102,7 @@ func (s *syncBuffer) String() string {
 func startHelper(t *testing.T, helper, tmp, project, file string) *runningHelper {
 	t.Helper()
 	cmd := exec.Command(helper, "serve", "--project", project, "--service", "processor", "--file", file)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_RUNTIME_DIR=", "RESILCHECK_COMPOSE_LEASES=")
 	h := &runningHelper{cmd: cmd, stderr: &syncBuffer{}}
 	cmd.Stderr = h.stderr
 	var err error
