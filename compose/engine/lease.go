@@ -121,8 +121,11 @@ func same(f *os.File, path string) bool {
 }
 
 // release removes the lease file, then unlocks it, so no reaper ever finds
-// the project of a helper that tore it down.
+// the project of a helper that tore it down. A nil lease releases nothing.
 func (l *lease) release() {
+	if l == nil {
+		return
+	}
 	_ = os.Remove(l.path)
 	_ = l.f.Close()
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +46,12 @@ func Serve(project, service string, files []string, in io.Reader, out io.Writer)
 		fmt.Fprintf(os.Stderr, "resilcheck-compose: %v\n", err)
 	}
 	ls, err := acquire(LeaseDir(), project)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrLeaseDirNotPrivate):
+		// Run unleased: a kill then leaks the project, as it did before
+		// leases, but no one else's lease is trusted.
+		fmt.Fprintf(os.Stderr, "resilcheck-compose: %v: running without a lease, so a killed helper's project is not reaped\n", err)
+	case err != nil:
 		send(compose.Event{Event: compose.EventError, Error: err.Error()})
 		return err
 	}
