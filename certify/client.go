@@ -58,6 +58,8 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 	switch {
 	case err == nil:
 		rep.Checks, rep.Tolerances = out.Checks, out.Tolerances
+	case errors.Is(err, clients.ErrNoTraffic) && clients.NotStarted(err):
+		return nil, fmt.Errorf("%w: the client command could not start: %w", ErrConfig, err)
 	case errors.Is(err, clients.ErrNoTraffic):
 		res.abort(ctx, fmt.Errorf("%w: %w", ErrUnhealthy, err))
 	case ctx.Err() != nil:

@@ -2,6 +2,7 @@ package certify
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -24,5 +25,18 @@ func TestRun_clientNeverCalls(t *testing.T) {
 	}
 	if _, err := Run(t.Context(), Config{Target: spec, Suites: []string{"idempotency"}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("a service suite for a client: %v, want ErrConfig", err)
+	}
+}
+
+// TestRun_clientCommandMissing: a client command that cannot start at all
+// is the spec's mistake (ErrConfig, exit 2), not a client that failed to
+// call (ErrUnhealthy, exit 3).
+func TestRun_clientCommandMissing(t *testing.T) {
+	spec, err := targets.Parse("c.yaml", []byte("client: {command: ['/nonexistent/resilcheck-client'], policy: {max_attempts: 3}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(t.Context(), Config{Target: spec, Seed: 1}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "could not start") {
+		t.Errorf("Run = %v; want ErrConfig saying the command could not start", err)
 	}
 }

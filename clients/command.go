@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,7 +17,8 @@ import (
 // environment value is a text/template over the Call ({{.URL}},
 // {{.Method}}, {{.Key}}, {{.KeyHeader}}, {{.Body}}, {{.Scenario}}), an
 // argument that renders empty is left out (so `{{if .Key}}-H{{end}}` drops a
-// flag), and exit status 0 reports success.
+// flag), and exit status 0 reports success. On Unix each call runs in a
+// process group of its own, killed whole when the harness cuts the call.
 type Command struct {
 	Argv []string          // required; Argv[0] is looked up in PATH
 	Env  map[string]string // added to resilcheck's own environment
@@ -66,6 +68,14 @@ func (c Command) render(call Call) (argv, env []string, err error) {
 	return argv, env, nil
 }
 
+// NotStarted says whether err comes from a command that could not be
+// started at all (missing, not executable): the spec's mistake, not the
+// client's behaviour.
+func NotStarted(err error) bool {
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, exec.ErrDot) ||
+		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
+}
+
 // outputTail bounds the output a failure quotes.
 const outputTail = 512
 
@@ -80,6 +90,7 @@ func (c Command) Do(ctx context.Context, call Call) error {
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = c.Dir
 	cmd.WaitDelay = time.Second
+	killTree(cmd)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

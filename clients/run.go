@@ -150,7 +150,7 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 		return nil, fmt.Errorf("clients: interrupted: %w", err)
 	}
 	if !slices.ContainsFunc(runs, func(r *ScenarioRun) bool { return len(r.Attempts) > 0 }) {
-		return nil, fmt.Errorf("%w: %s", ErrNoTraffic, firstError(runs))
+		return nil, fmt.Errorf("%w: %w", ErrNoTraffic, firstError(runs))
 	}
 	tol := opts.Tolerance.withDefaults()
 	res := &Result{Policy: p, Runs: runs, Journal: srv.Journal(), Tolerances: tolerances(p, tol)}
@@ -161,13 +161,15 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 	return res, nil
 }
 
-func firstError(runs []*ScenarioRun) string {
+// firstError is the first error a scenario's call reported, wrapped, so
+// callers can tell a command that never started from one that ran.
+func firstError(runs []*ScenarioRun) error {
 	for _, r := range runs {
 		if r.Err != nil {
-			return fmt.Sprintf("scenario %s: %v", r.id, r.Err)
+			return fmt.Errorf("scenario %s: %w", r.id, r.Err)
 		}
 	}
-	return "no call reported an error either"
+	return errors.New("no call reported an error either")
 }
 
 // do calls the client for the run's scenario and collects its attempts.
