@@ -40,3 +40,21 @@ func TestRun_clientCommandMissing(t *testing.T) {
 		t.Errorf("Run = %v; want ErrConfig saying the command could not start", err)
 	}
 }
+
+// TestConfig_gate_baselineTarget: a baseline report on another target is
+// refused, since under --fail-on-new its failures would pass as known.
+func TestConfig_gate_baselineTarget(t *testing.T) {
+	spec, err := targets.Parse("c.yaml", []byte("name: orders\nclient: {command: ['true'], policy: {max_attempts: 3}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		base string
+		ok   bool
+	}{{"orders", true}, {"", true}, {"payments", false}} {
+		cfg := Config{Target: spec, Baseline: &reports.Report{Target: reports.Target{Name: c.base}}, BaselineFile: "old.json", NewOnly: true}
+		if _, err := cfg.gate(); (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrConfig)) {
+			t.Errorf("baseline on %q: %v; want ok %v (ErrConfig otherwise)", c.base, err, c.ok)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -65,6 +66,10 @@ func (cfg Config) gate() (reports.Gate, error) {
 	}
 	if cfg.NewOnly && cfg.Baseline == nil {
 		return g, fmt.Errorf("%w: counting new failures only needs a baseline report", ErrConfig)
+	}
+	if b := cfg.Baseline; b != nil && b.Target.Name != "" && cfg.Target.Name != "" && b.Target.Name != cfg.Target.Name {
+		// Its failures would pass as known ones under NewOnly.
+		return g, fmt.Errorf("%w: the baseline %s is a report on target %q; this run certifies %q", ErrConfig, cmp.Or(cfg.BaselineFile, "report"), b.Target.Name, cfg.Target.Name)
 	}
 	for _, w := range spec.Waivers {
 		g.Waivers = append(g.Waivers, reports.Waiver{Check: w.Check, Reason: w.Reason, Expires: w.Expires})

@@ -12,7 +12,9 @@ import (
 // judgeBudget (CL-12): a client that sends a budget (a deadline header)
 // never sends more than what remains of its declared deadline since the
 // operation's first attempt, plus the late slack. A per-attempt budget
-// (Envoy's min(per-try, remaining)) keeps it as well as the whole rest.
+// (Envoy's min(per-try, remaining)) keeps it as well as the whole rest. A
+// header no server can read (grpc-timeout without a unit, "1.5s" in a
+// milliseconds header) fails: it propagates no budget at all.
 func judgeBudget(j *judging) Verdict {
 	want := fmt.Sprintf("every attempt's budget ≤ the deadline %s minus the time since the first attempt, + %s", j.policy.Deadline, j.tol.Late)
 	judged := 0
@@ -22,7 +24,10 @@ func judgeBudget(j *judging) Verdict {
 		}
 		first := r.Attempts[0].Received
 		for i, e := range r.Attempts {
-			v, ok := budget(e)
+			v, ok, err := budget(e)
+			if err != nil {
+				return fail(want, fmt.Sprintf("%s: attempt %d sent a budget no server can read: %v", r.id, i+1, err), r.Attempts[:i+1]...)
+			}
 			if !ok {
 				continue
 			}
@@ -39,12 +44,12 @@ func judgeBudget(j *judging) Verdict {
 	return pass(want, fmt.Sprintf("%d attempts sent a budget within what remained", judged))
 }
 
-// budget reads the deadline header an attempt carried.
-func budget(e faults.Entry) (time.Duration, bool) {
+// budget reads the deadline header an attempt carried: whether it carried
+// one, and an error when it did not parse.
+func budget(e faults.Entry) (time.Duration, bool, error) {
 	h := http.Header{}
 	for k, v := range e.Headers {
 		h.Set(k, v)
 	}
-	d, ok, err := headers.Timeout(h)
-	return d, ok && err == nil
+	return headers.Timeout(h)
 }

@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -62,7 +63,7 @@ func (t Threshold) parseValue(v string) (float64, error) {
 		if isPct {
 			f /= 100
 		}
-		if err != nil || f < 0 || f > 1 {
+		if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
 			return 0, fmt.Errorf("success %q: want a ratio in [0, 1] or a percentage", v)
 		}
 		return f, nil

@@ -27,6 +27,8 @@ func TestParseThreshold(t *testing.T) {
 		{expr: "MAX>1ms", metric: "max", op: ">", value: 0.001},
 		{expr: "success=0.99", err: "want METRIC OP VALUE"},
 		{expr: "success>=1.5", err: "ratio in [0, 1]"},
+		{expr: "success>=NaN", err: "ratio in [0, 1]"},
+		{expr: "success>=nan%", err: "ratio in [0, 1]"},
 		{expr: "p99<fast", err: "want a duration"},
 		{expr: "p100<1s", err: "unknown metric"},
 		{expr: "rps>10", err: "unknown metric"},
