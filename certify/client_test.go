@@ -1,9 +1,11 @@
 package certify
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
@@ -56,5 +58,22 @@ func TestConfig_gate_baselineTarget(t *testing.T) {
 		if _, err := cfg.gate(); (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrConfig)) {
 			t.Errorf("baseline on %q: %v; want ok %v (ErrConfig otherwise)", c.base, err, c.ok)
 		}
+	}
+}
+
+// TestEnvironment_stopOnClose: the target gets its own stop budget, and a
+// teardown that fails or runs out of time is kept, not dropped.
+func TestEnvironment_stopOnClose(t *testing.T) {
+	var budget time.Duration
+	running := &targets.Running{StopTimeout: time.Minute, StopFunc: func(ctx context.Context) error {
+		deadline, _ := ctx.Deadline()
+		budget = time.Until(deadline)
+		return errors.New("project still up")
+	}}
+	env := &environment{}
+	env.stopOnClose(running)
+	env.close()
+	if budget < 50*time.Second || env.teardown == nil || !strings.Contains(env.teardown.Error(), "still up") {
+		t.Errorf("Stop got %s; teardown error %v; want about a minute and the error kept", budget, env.teardown)
 	}
 }

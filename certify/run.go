@@ -33,6 +33,10 @@ type Result struct {
 	// Logs are the target's own logs (a compose stack's containers), kept
 	// when a check failed or the run aborted; Write saves them in LogsDir.
 	Logs []targets.Log
+
+	// Teardown is why stopping the target failed or did not finish in
+	// time (a compose stack may then outlive the run); nil when it went.
+	Teardown error
 }
 
 // JournalFile is the journal's file name inside the report directory.
@@ -100,7 +104,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	phase(PhaseStarting)
 	env, err := placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
 	if err == nil {
-		defer env.close()
+		defer func() {
+			env.close()
+			res.Teardown = env.teardown
+		}()
 		rep.Target = env.target
 		phase(PhaseHealth)
 		err = waitHealthy(ctx, healthURL(env.front.URL(), env.health))

@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"net/url"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
@@ -30,6 +30,19 @@ type environment struct {
 	mu       sync.Mutex      // guards what PlaceDependency adds
 	launched map[string]bool // dependencies the launcher starts; true once placed
 	running  *targets.Running
+	teardown error // why stopping the target failed, once closed
+}
+
+// stopOnClose makes close stop running, giving it its StopTimeout, and
+// keep why it failed in e.teardown.
+func (e *environment) stopOnClose(running *targets.Running) {
+	e.closers = append(e.closers, func() {
+		c, cancel := context.WithTimeout(context.Background(), cmp.Or(running.StopTimeout, targets.DefaultStopTimeout))
+		defer cancel()
+		if err := running.Stop(c); err != nil {
+			e.teardown = err
+		}
+	})
 }
 
 func (e *environment) close() {
@@ -83,11 +96,7 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 		return nil, fmt.Errorf("%w: %w", ErrUnhealthy, err)
 	}
 	env.running = running
-	env.closers = append(env.closers, func() {
-		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = running.Stop(c)
-	})
+	env.stopOnClose(running)
 	if err := env.checkPlaced(); err != nil {
 		return nil, err
 	}

@@ -88,9 +88,10 @@ func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.
 		return nil, l.abandon(ctx, h, err)
 	}
 	return &targets.Running{
-		URL:      t.Service.URL,
-		URLs:     map[string]string{t.Compose.Service: t.Service.URL}, // the role the report knows it by
-		StopFunc: h.down,
+		URL:         t.Service.URL,
+		URLs:        map[string]string{t.Compose.Service: t.Service.URL}, // the role the report knows it by
+		StopFunc:    h.down,
+		StopTimeout: teardownTime,
 		LogsFunc: func(ctx context.Context) ([]targets.Log, error) {
 			ev, err := h.request(ctx, OpLogs)
 			return ev.Logs, err

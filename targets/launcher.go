@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Launcher brings a target up so the harness can certify it. Launch blocks
@@ -58,6 +59,10 @@ type Running struct {
 	// StopFunc tears the target down; nil means there is nothing to stop.
 	// Launchers outside this package (e.g. the reference) set it.
 	StopFunc func(ctx context.Context) error
+	// StopTimeout is how long a caller should give Stop; zero means
+	// DefaultStopTimeout. A compose project's teardown takes longer than a
+	// process's.
+	StopTimeout time.Duration
 	// LogsFunc returns the output of each part of the target so far (a
 	// compose stack's containers), for a report that needs it: a failed
 	// check is read next to the target's own account. Called before Stop;
@@ -67,6 +72,9 @@ type Running struct {
 	once sync.Once
 	err  error
 }
+
+// DefaultStopTimeout is how long Stop is given when the target does not say.
+const DefaultStopTimeout = 10 * time.Second
 
 // Stop tears the target down, blocking until it is gone or ctx is done.
 func (r *Running) Stop(ctx context.Context) error {

@@ -111,6 +111,9 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if res.Teardown != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "resilcheck: warning: stopping the target: %v\n", res.Teardown)
+	}
 	// The console format goes to stdout below; WriteDir skips it.
 	reportWrite.Lock() // a second signal waits for the files, not the console
 	err = res.Write(o.out, formats)
