@@ -64,8 +64,10 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 		res.abort(ctx, fmt.Errorf("%w: %w", ErrUnhealthy, err))
 	case ctx.Err() != nil:
 		rep.Interrupted = "stopped by a signal while the client's scenarios ran"
-	default:
+	case errors.Is(err, clients.ErrInvalid):
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	default:
+		return nil, fmt.Errorf("certify: running the client's scenarios: %w", err) // not the spec's fault
 	}
 	rep.Duration = reports.Duration(time.Since(started))
 	if cfg.Baseline != nil {

@@ -57,6 +57,10 @@ const (
 	Grace = 5 * time.Second
 )
 
+// ErrInvalid means Run was given a policy, check or scenario it cannot
+// run with: the caller's mistake, found before any call.
+var ErrInvalid = errors.New("clients: invalid input")
+
 // ErrNoTraffic means no scenario's call reached the server: the client is
 // misconfigured (a wrong URL in its command), and no check could judge it.
 var ErrNoTraffic = errors.New("clients: the client never called the harness")
@@ -108,18 +112,18 @@ func (r *Result) Failed() []reports.Check {
 // checks against p.
 func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error) {
 	if err := p.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	checks, err := Select(opts.Checks...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	scenarios := opts.Scenarios
 	if scenarios == nil {
 		scenarios = Scenarios()
 	}
 	if err := ValidateScenarios(scenarios); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	srv, err := NewServer(opts.Journal, p.keyHeader(), cmp.Or(opts.Seed, 1))
 	if err != nil {

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -77,5 +78,24 @@ func TestRun_catchesBrokenClients(t *testing.T) {
 				t.Errorf("failed %v, inconclusive %v; want %v and %v", failed, inconclusive, tc.fail, tc.inconclusive)
 			}
 		})
+	}
+}
+
+// TestRun_invalid: a policy, check or scenario Run cannot use is ErrInvalid,
+// found before any call, so callers tell it from a failure while running.
+func TestRun_invalid(t *testing.T) {
+	never := Func(func(context.Context, Call) error { t.Error("the client was called"); return nil })
+	for _, c := range []struct {
+		name string
+		p    Policy
+		opts Options
+	}{
+		{"negative attempts", Policy{MaxAttempts: -1}, Options{}},
+		{"unknown check", Policy{MaxAttempts: 3}, Options{Checks: []string{"CL-99"}}},
+		{"bad scenario", Policy{MaxAttempts: 3}, Options{Scenarios: []Scenario{{ID: ""}}}},
+	} {
+		if _, err := Run(t.Context(), never, c.p, c.opts); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v; want ErrInvalid", c.name, err)
+		}
 	}
 }
