@@ -72,15 +72,16 @@ func retryProperty(ctx context.Context, pc *Case) Result {
 	m := &rbMachine{h: h, ctx: ctx, id: pc.id, limit: limit, dirty: true}
 	res := properties.Explore(pc.id, cfg, m.run)
 	held := fmt.Sprintf(": %d requests, %d dependency calls", m.requests, m.calls)
-	return exploration{want: want, meaningful: "met a failing dependency call", held: held}.result(res, cfg, m.last)
+	return exploration{want: want, meaningful: "met a failing dependency call", held: held, trouble: &m.trouble}.result(res, cfg, m.last)
 }
 
 // rbMachine runs RB-01p's cases against the target.
 type rbMachine struct {
-	h     *Harness
-	ctx   context.Context
-	id    string
-	limit int
+	trouble harnessTrouble
+	h       *Harness
+	ctx     context.Context
+	id      string
+	limit   int
 	// dirty says an earlier case made calls fail, so the next starts by
 	// healing: a breaker left open would hide the next case's retries.
 	dirty           bool
@@ -136,7 +137,7 @@ func (m *rbMachine) run(t *rapid.T) bool {
 func (m *rbMachine) request(t *rapid.T, c *Case, script []rbStep) ([]faults.Entry, reply) {
 	for _, s := range script {
 		if err := c.fault(m.h.Dependency, c.effectMatch(1), s.fault()); err != nil {
-			t.Fatalf("placing the script: %v", err)
+			m.trouble.skip(t, "placing the script", err)
 		}
 	}
 	cl := call{key: c.key(), tenant: c.tenant(), amount: c.amount(),

@@ -58,11 +58,12 @@ func deadlineProperty(ctx context.Context, pc *Case) Result {
 	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), Budget: orDuration(h.Explore, dlExplore), ShrinkTime: 6 * time.Second, MinCases: 2}
 	m := &dlMachine{h: h, ctx: ctx, id: pc.id, tol: tol, formats: formats}
 	r := properties.Explore(pc.id, cfg, m.run)
-	return exploration{want: want, meaningful: "reached the dependency"}.result(r, cfg, m.last)
+	return exploration{want: want, meaningful: "reached the dependency", trouble: &m.trouble}.result(r, cfg, m.last)
 }
 
 // dlMachine runs DL-03p's cases.
 type dlMachine struct {
+	trouble harnessTrouble
 	h       *Harness
 	ctx     context.Context
 	id      string
@@ -86,7 +87,7 @@ func (m *dlMachine) run(t *rapid.T) bool {
 	d := budget * time.Duration(rapid.IntRange(1, 6).Draw(t, "latency (half budgets)")) / 2
 	if lat.fault != nil {
 		if err := c.fault(h.Dependency, c.effectMatch(0), lat.fault(d)); err != nil {
-			t.Fatalf("placing the latency: %v", err)
+			m.trouble.skip(t, "placing the latency", err)
 		}
 	}
 	hd := http.Header{}

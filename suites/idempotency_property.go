@@ -32,12 +32,13 @@ func idempotencyProperty(ctx context.Context, pc *Case) Result {
 		cfg.Budget, cfg.Checks = h.Explore, 0 // --explore: as many cases as fit
 	}
 	var cases, successes atomic.Int64
+	trouble := &harnessTrouble{}
 	prefix := fmt.Sprintf("p%04x", h.rng(pc.id+"/keys").IntN(1<<16))
 	res := properties.Run(pc.id, cfg, func(t *rapid.T) {
 		n := cases.Add(1)
 		c := pc.sub(ctx, pc.id)
 		defer c.done(ctx)
-		m := &idemMachine{h: h, c: c, ctx: ctx, name: fmt.Sprintf("%s-%d", prefix, n), successes: &successes}
+		m := &idemMachine{trouble: trouble, h: h, c: c, ctx: ctx, name: fmt.Sprintf("%s-%d", prefix, n), successes: &successes}
 		m.tenants = []string{m.newTenant(0)}
 		t.Repeat(map[string]func(*rapid.T){
 			"newOperation":     m.newOperation,
@@ -52,6 +53,8 @@ func idempotencyProperty(ctx context.Context, pc *Case) Result {
 	want := "at most one effect per (tenant, key); every success for a key returns the same body; mismatched payloads rejected"
 	observed := fmt.Sprintf("%d generated cases of up to ~%d steps, seed %d", res.Cases, 2*cfg.Steps, cfg.Seed)
 	switch {
+	case !res.Failed && trouble.err != nil:
+		return inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", trouble.err, observed)
 	case !res.Failed && successes.Load() == 0:
 		return inconclusive("no operation succeeded during the property (%s): nothing to judge", observed)
 	case !res.Failed:
@@ -71,6 +74,7 @@ const propertyResolve = 1500 * time.Millisecond
 // idemMachine models what a correct idempotent target must do for one
 // generated case; its ops are the logical operations issued so far.
 type idemMachine struct {
+	trouble *harnessTrouble // shared by every case
 	h       *Harness
 	c       *Case
 	ctx     context.Context
@@ -216,7 +220,7 @@ func (m *idemMachine) exercise(t *rapid.T, op *idemOp, fault string) {
 			match.Headers[m.h.Conventions.tenantHeader()] = op.tenant
 		}
 		if err := m.c.fault(m.h.Front, match, f); err != nil {
-			t.Fatalf("placing fault %s: %v", fault, err)
+			m.trouble.skip(t, "placing fault "+fault, err)
 		}
 		if fault == "delay-past-client-timeout" {
 			c.timeout = 150 * time.Millisecond

@@ -3,6 +3,8 @@ package suites
 import (
 	"fmt"
 
+	"pgregory.net/rapid"
+
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/properties"
 )
@@ -10,9 +12,24 @@ import (
 // exploration is what a property check says about its run, whatever the
 // outcome.
 type exploration struct {
-	want       string // the property, as the result's Expected
-	meaningful string // what a case that counts did, e.g. "reached the dependency"
-	held       string // appended to a pass's observation; may be empty
+	want       string          // the property, as the result's Expected
+	meaningful string          // what a case that counts did, e.g. "reached the dependency"
+	held       string          // appended to a pass's observation; may be empty
+	trouble    *harnessTrouble // resilcheck's own failures while exploring; may be nil
+}
+
+// harnessTrouble keeps the first failure of resilcheck's own making met
+// while exploring (a fault rule its proxy would not take): the case is
+// skipped, not failed, so the target is not blamed for it, and a run that
+// found no failure ends inconclusive.
+type harnessTrouble struct{ err error }
+
+// skip records err and skips t's case.
+func (h *harnessTrouble) skip(t *rapid.T, what string, err error) {
+	if h.err == nil {
+		h.err = fmt.Errorf("%s: %w", what, err)
+	}
+	t.Skipf("%s: %v (resilcheck's own failure, not the target's)", what, err)
 }
 
 // result turns a property run under cfg into the check's result:
@@ -21,6 +38,8 @@ type exploration struct {
 func (e exploration) result(r properties.Result, cfg properties.Config, evidence []faults.Entry) Result {
 	observed := fmt.Sprintf("%d cases (%d %s) in %s, seed %d", r.Cases, r.Meaningful, e.meaningful, cfg.Budget, cfg.Seed)
 	switch {
+	case !r.Failed && e.trouble != nil && e.trouble.err != nil:
+		return inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", e.trouble.err, observed)
 	case r.Inconclusive:
 		return inconclusive("only %d of %d cases %s (%s); %d needed", r.Meaningful, r.Cases, e.meaningful, observed, max(cfg.MinCases, 1))
 	case !r.Failed:
