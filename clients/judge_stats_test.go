@@ -106,6 +106,8 @@ func TestJudgeDispersal_errorRates(t *testing.T) {
 	const n = 1000
 	rates(t, judgeDispersal, n, []rateCase{
 		{"±10 %, 9 clients", scaled(2, 0.1), 9, 3, [2]int{0, n / 100}, [2]int{n * 98 / 100, n}},
+		{"±10 %, 16 clients (the backoff scenario)", scaled(2, 0.1), 16, 3, [2]int{0, n / 100}, [2]int{n * 98 / 100, n}},
+		{"lockstep, 16 clients", scaled(2, 0), 16, 3, [2]int{n, n}, [2]int{0, 0}},
 		{"full jitter, 9 clients", fullJitter, 9, 3, [2]int{0, 0}, [2]int{n, n}},
 		{"lockstep, 9 clients", scaled(2, 0), 9, 3, [2]int{n, n}, [2]int{0, 0}},
 		{"lockstep, 5 clients: never passes", scaled(2, 0), 5, 3, [2]int{0, n}, [2]int{0, 0}},
