@@ -93,9 +93,15 @@ type killOutcome struct {
 	conflicts int // copies of one key answered with different payments
 }
 
+// killClient is the processor client every server in these tests shares:
+// each kill point makes two servers, and a transport of their own each
+// would leave some two thousand idle pools behind.
+var killClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+// newServer makes a service on st; call it on the test's goroutine.
 func newServer(t *testing.T, st store.Store, procURL string, opts ...payments.Option) *payments.Server {
 	t.Helper()
-	srv, err := payments.New(append([]payments.Option{payments.WithStore(st), payments.WithProcessorURL(procURL), payments.WithLease(killLease)}, opts...)...)
+	srv, err := payments.New(append([]payments.Option{payments.WithStore(st), payments.WithProcessorURL(procURL), payments.WithLease(killLease), payments.WithHTTPClient(killClient)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,9 +132,12 @@ func TestCrash_killPoints(t *testing.T) {
 					key := fmt.Sprintf("kill-%s-%d", step, i)
 					amount := 1000 + si*killKeys + i
 					sem <- struct{}{}
+					crashed := make(chan struct{})
+					dying := newServer(t, st, procURL, payments.WithFailpoint(crashFirst(step, &out.kills, crashed)))
+					next := newServer(t, st, procURL)
 					wg.Go(func() {
 						defer func() { <-sem }()
-						killOne(t, st, procURL, step, key, amount, i%3 == 0, out)
+						killOne(t, dying, next, crashed, step, key, amount, i%3 == 0, out)
 					})
 				}
 			}
@@ -185,10 +194,7 @@ func TestCrash_killPoints(t *testing.T) {
 // killOne drives one key across a crash at step. With race, two more
 // copies of the request reach the successor the moment the first dies,
 // while its claim is still held.
-func killOne(t *testing.T, st store.Store, procURL string, step payments.Step, key string, amount int, race bool, out *killOutcome) {
-	crashed := make(chan struct{})
-	dying := newServer(t, st, procURL, payments.WithFailpoint(crashFirst(step, &out.kills, crashed)))
-	next := newServer(t, st, procURL)
+func killOne(t *testing.T, dying, next *payments.Server, crashed chan struct{}, step payments.Step, key string, amount int, race bool, out *killOutcome) {
 	copies := 1
 	if race {
 		copies = 3
@@ -337,14 +343,17 @@ func TestCrash_postgresRestart(t *testing.T) {
 	proc, procURL := startProcessor(t)
 	srv := newServer(t, st, procURL)
 	const clients, perClient = 8, 40
-	var sent atomic.Int64
+	var sent, sentAtCrash atomic.Int64
 	restarted := make(chan error, 1)
 	go func() {
 		for sent.Load() < clients*perClient/3 {
 			time.Sleep(time.Millisecond)
 		}
+		sentAtCrash.Store(sent.Load())
 		start := time.Now()
-		err := restart(context.Background())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		err := restart(ctx)
 		t.Logf("PostgreSQL crashed and back in %s, %d requests in", time.Since(start).Round(time.Millisecond), sent.Load())
 		restarted <- err
 	}()
@@ -369,6 +378,9 @@ func TestCrash_postgresRestart(t *testing.T) {
 	wg.Wait()
 	if err := <-restarted; err != nil {
 		t.Fatalf("restarting PostgreSQL: %v", err)
+	}
+	if at := sentAtCrash.Load(); at >= clients*perClient {
+		t.Fatalf("the crash came after all %d payments were sent: it hit no load", at)
 	}
 	ledger := proc.Ledger()
 	lost, n := 0, 0
