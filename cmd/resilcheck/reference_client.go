@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,7 +19,7 @@ var errCallFailed = errors.New("the call failed")
 
 type referenceClientOpts struct {
 	base, method, key, seedFrom string
-	backoff                     time.Duration
+	backoff, backoffCap         time.Duration
 	defects                     []string
 }
 
@@ -42,8 +43,9 @@ when the call succeeded and 1 when it failed, so a kind client spec can certify 
 				return err
 			}
 			opts := []client.Option{client.WithDefects(set)}
-			if o.backoff > 0 {
-				opts = append(opts, client.WithBackoff(o.backoff, max(o.backoff, client.DefaultCap)))
+			if o.backoff > 0 || o.backoffCap > 0 {
+				base := cmp.Or(o.backoff, client.DefaultBase)
+				opts = append(opts, client.WithBackoff(base, max(base, cmp.Or(o.backoffCap, client.DefaultCap))))
 			}
 			if o.seedFrom != "" {
 				opts = append(opts, client.WithSeedFrom(o.seedFrom))
@@ -72,6 +74,7 @@ when the call succeeded and 1 when it failed, so a kind client spec can certify 
 	f.StringVar(&o.method, "method", http.MethodPost, "POST (create a payment) or GET (read one)")
 	f.StringVar(&o.key, "key", "", "the idempotency key of a POST; empty: the SDK draws one")
 	f.DurationVar(&o.backoff, "backoff-base", 0, "the full-jitter backoff's base (default the SDK's 100ms)")
+	f.DurationVar(&o.backoffCap, "backoff-cap", 0, "the full-jitter backoff's cap, at least the base (default the SDK's 2s)")
 	f.StringVar(&o.seedFrom, "seed-from", "", "seed the jitter from a hash of this text (e.g. {{.Scenario}}: each instance its own seed, the same every run); default random")
 	f.StringArrayVar(&o.defects, "defect", nil, "switch an SDK defect on (repeatable)")
 	_ = cmd.MarkFlagRequired("base")
