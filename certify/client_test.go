@@ -61,8 +61,9 @@ func TestConfig_gate_baselineTarget(t *testing.T) {
 	}
 }
 
-// TestEnvironment_stopOnClose: the target gets its own stop budget, and a
-// teardown that fails or runs out of time is kept, not dropped.
+// TestEnvironment_stopOnClose: the target gets its own stop budget (a
+// short one once the run was interrupted), and a teardown that fails or
+// runs out of time is kept, not dropped.
 func TestEnvironment_stopOnClose(t *testing.T) {
 	var budget time.Duration
 	running := &targets.Running{StopTimeout: time.Minute, StopFunc: func(ctx context.Context) error {
@@ -71,9 +72,24 @@ func TestEnvironment_stopOnClose(t *testing.T) {
 		return errors.New("project still up")
 	}}
 	env := &environment{}
-	env.stopOnClose(running)
+	env.stopOnClose(t.Context(), running)
 	env.close()
 	if budget < 50*time.Second || env.teardown == nil || !strings.Contains(env.teardown.Error(), "still up") {
 		t.Errorf("Stop got %s; teardown error %v; want about a minute and the error kept", budget, env.teardown)
+	}
+	// An interrupted run does not wait for in-flight requests: the user's
+	// second signal allows a few seconds for the teardown and the report.
+	interrupted, cancel := context.WithCancel(t.Context())
+	cancel()
+	env = &environment{}
+	running.StopFunc = func(ctx context.Context) error {
+		deadline, _ := ctx.Deadline()
+		budget = time.Until(deadline)
+		return nil
+	}
+	env.stopOnClose(interrupted, &targets.Running{StopTimeout: time.Minute, StopFunc: running.StopFunc})
+	env.close()
+	if budget > interruptedStop || env.teardown != nil {
+		t.Errorf("an interrupted run's Stop got %s (error %v); want at most %s", budget, env.teardown, interruptedStop)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
@@ -33,11 +34,22 @@ type environment struct {
 	teardown error // why stopping the target failed, once closed
 }
 
-// stopOnClose makes close stop running, giving it its StopTimeout, and
-// keep why it failed in e.teardown.
-func (e *environment) stopOnClose(running *targets.Running) {
+// interruptedStop bounds the target's teardown once the run was
+// interrupted: the partial report waits for it, and the user's second
+// signal allows a few seconds (stopNow), so in-flight requests are not
+// waited for, as a finished run's are.
+const interruptedStop = time.Second
+
+// stopOnClose makes close stop running, giving it its StopTimeout, or
+// interruptedStop once run has ended (the run was interrupted), and keep
+// why it failed in e.teardown.
+func (e *environment) stopOnClose(run context.Context, running *targets.Running) {
 	e.closers = append(e.closers, func() {
-		c, cancel := context.WithTimeout(context.Background(), cmp.Or(running.StopTimeout, targets.DefaultStopTimeout))
+		budget := cmp.Or(running.StopTimeout, targets.DefaultStopTimeout)
+		if run.Err() != nil {
+			budget = min(budget, interruptedStop)
+		}
+		c, cancel := context.WithTimeout(context.Background(), budget)
 		defer cancel()
 		if err := running.Stop(c); err != nil {
 			e.teardown = err
@@ -96,7 +108,7 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 		return nil, fmt.Errorf("%w: %w", ErrUnhealthy, err)
 	}
 	env.running = running
-	env.stopOnClose(running)
+	env.stopOnClose(ctx, running)
 	if err := env.checkPlaced(); err != nil {
 		return nil, err
 	}
