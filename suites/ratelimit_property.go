@@ -274,8 +274,8 @@ func (m *rlMachine) judge(s *rlTenantState, o rlObs) string {
 	if !okP || !okC {
 		return ""
 	}
-	if k := pv.end; !k.IsZero() && k.Equal(cv.end) && cv.r > pv.r {
-		return fmt.Sprintf("r rose from %d to %d before the reset at %s", pv.r, cv.r, k.UTC().Format(time.TimeOnly))
+	if sameWindow(pv, o, cv) && cv.r > pv.r {
+		return fmt.Sprintf("r rose from %d to %d before the reset at %s", pv.r, cv.r, pv.end.UTC().Format(time.TimeOnly))
 	}
 	if m.countsRequests && prev.status != http.StatusTooManyRequests && pv.r > 0 && o.status == http.StatusTooManyRequests {
 		return fmt.Sprintf("429 right after a %d that advertised r=%d", prev.status, pv.r)

@@ -84,8 +84,8 @@ func judgeSequence(obs []rlObs, countsRequests bool) []string {
 		if !okP || !okC {
 			continue
 		}
-		if k := pv.end; !k.IsZero() && k.Equal(cv.end) && cv.r > pv.r {
-			bad = append(bad, fmt.Sprintf("request %d: r rose from %d to %d before the reset at %s", i+1, pv.r, cv.r, k.UTC().Format(time.TimeOnly)))
+		if sameWindow(pv, cur, cv) && cv.r > pv.r {
+			bad = append(bad, fmt.Sprintf("request %d: r rose from %d to %d before the reset at %s", i+1, pv.r, cv.r, pv.end.UTC().Format(time.TimeOnly)))
 		}
 		if countsRequests && prev.status != http.StatusTooManyRequests && pv.r > 0 && cur.status == http.StatusTooManyRequests {
 			bad = append(bad, fmt.Sprintf("request %d: 429 right after a %d that advertised r=%d", i+1, prev.status, pv.r))
@@ -94,16 +94,32 @@ func judgeSequence(obs []rlObs, countsRequests bool) []string {
 	return bad
 }
 
-// windowEnd is the instant a response says its window resets: the legacy
-// epoch reset when there is one (exact), else Date + t; zero when unknown.
-func windowEnd(o rlObs, l headers.Limit) time.Time {
+// windowEnd is the instant a response says its window resets, and
+// whether it is exact: the legacy epoch reset when there is one, else
+// Date + t, known only to within a second either way (Date is truncated to
+// the second and t rounded up); zero when unknown.
+func windowEnd(o rlObs, l headers.Limit) (time.Time, bool) {
 	if o.x.HasReset && (o.x.ResetKind == headers.ResetEpochSeconds || o.x.ResetKind == headers.ResetEpochMillis) {
-		return o.x.ResetAt
+		return o.x.ResetAt, true
 	}
 	if o.date.IsZero() || !l.HasReset {
-		return time.Time{}
+		return time.Time{}, false
 	}
-	return o.date.Add(l.Reset)
+	return o.date.Add(l.Reset), false
+}
+
+// sameWindow says whether cur certainly came within the window prev
+// advertised: both name one reset instant, and either it is exact or cur's
+// Date is a second or more before what Date + t allows as that window's
+// earliest end. Two windows of an unaligned limiter can show one Date + t.
+func sameWindow(pv quotaView, cur rlObs, cv quotaView) bool {
+	switch {
+	case pv.end.IsZero() || !pv.end.Equal(cv.end):
+		return false
+	case pv.exact && cv.exact:
+		return true
+	}
+	return !cur.date.IsZero() && !cur.date.Add(time.Second).After(pv.end.Add(-time.Second))
 }
 
 func lastRemaining(obs []rlObs) int64 {
@@ -120,6 +136,7 @@ func lastRemaining(obs []rlObs) int64 {
 type quotaView struct {
 	r      int64
 	end    time.Time
+	exact  bool // end is an epoch reset, not Date + t
 	legacy bool // read from X-RateLimit-* alone
 }
 
@@ -130,14 +147,15 @@ type quotaView struct {
 func (o rlObs) quotaLeft() (quotaView, bool) {
 	if o.advertises() {
 		l, ok := o.minRemaining()
-		return quotaView{r: l.Remaining, end: windowEnd(o, l)}, ok
+		end, exact := windowEnd(o, l)
+		return quotaView{r: l.Remaining, end: end, exact: exact}, ok
 	}
 	if !o.x.HasRemaining {
 		return quotaView{}, false
 	}
 	v := quotaView{r: o.x.Remaining, legacy: true}
 	if o.x.HasReset && o.x.ResetKind != headers.ResetDeltaSeconds {
-		v.end = o.x.ResetAt
+		v.end, v.exact = o.x.ResetAt, true
 	}
 	return v, true
 }
