@@ -55,8 +55,16 @@ func (r *Result) attachLogs(logs []targets.Log) {
 	}
 }
 
-// writeLogs writes each log to its file under dir.
+// writeLogs writes each log to its file under dir, first removing the
+// .log files an earlier run left there, which this report does not name.
 func (r *Result) writeLogs(dir string) error {
+	stale, _ := filepath.Glob(filepath.Join(dir, LogsDir, "*.log"))
+	for _, f := range stale {
+		if err := os.Remove(f); err != nil {
+			return fmt.Errorf("certify: logs: %w", err)
+		}
+	}
+	_ = os.Remove(filepath.Join(dir, LogsDir)) // only when empty: files not ours stay
 	if len(r.Logs) == 0 {
 		return nil
 	}

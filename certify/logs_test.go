@@ -73,3 +73,28 @@ func TestResult_Write_logs(t *testing.T) {
 		t.Errorf("a name with a path in it: %v", err)
 	}
 }
+
+// TestResult_Write_staleLogs: a run writing into a report directory that
+// an earlier failing run left logs in removes them, so no reader takes
+// another run's container logs for this one's; other files there stay.
+func TestResult_Write_staleLogs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"gateway-1.log", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, "logs", f), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := &Result{Report: &reports.Report{Schema: reports.Schema}, Journal: faults.NewJournal()}
+	if err := res.Write(dir, []string{"json"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "logs", "gateway-1.log")); !os.IsNotExist(err) {
+		t.Errorf("an earlier run's log survived: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "logs", "notes.txt")); err != nil {
+		t.Errorf("a file resilcheck did not write was removed: %v", err)
+	}
+}
