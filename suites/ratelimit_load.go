@@ -30,7 +30,7 @@ func enforcedQuota(ctx context.Context, c *Case) Result {
 	}
 	p, ok := tightestPolicy(first.fields)
 	if !ok && !first.advertises() {
-		p, ok = legacyPolicy(first)
+		p, ok = c.legacyPolicyOf(ctx, tenant, first)
 	}
 	if !ok {
 		return notApplicable("no request-unit policy with a quota and a window is advertised (RL-01 judges the fields)")
@@ -127,6 +127,25 @@ func legacyPolicy(o rlObs) (headers.Policy, bool) {
 		w += time.Second
 	}
 	return headers.Policy{Name: x.Prefix + "Limit" + x.Window, Quota: x.Limit, Window: w, Unit: headers.UnitRequests}, true
+}
+
+// legacyPolicyOf is legacyPolicy of first, or, when first's reset had
+// already passed as it arrived (a window ending between the target's
+// clock reading and ours, more likely on a busy machine), of up to two
+// more probes of tenant, each of which starts or meets a newer window.
+func (c *Case) legacyPolicyOf(ctx context.Context, tenant string, first rlObs) (headers.Policy, bool) {
+	o := first
+	for range 2 {
+		if p, ok := legacyPolicy(o); ok || !o.x.HasLimit || !o.x.HasReset || o.x.ResetIn > 0 {
+			return p, ok
+		}
+		next, err := c.rlProbe(ctx, tenant)
+		if err != nil {
+			return headers.Policy{}, false
+		}
+		o = next
+	}
+	return legacyPolicy(o)
 }
 
 // rlAttack sends the targeter's requests at pace for duration.

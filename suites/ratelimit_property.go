@@ -43,7 +43,8 @@ const (
 // window after it, where a sliding window's estimate rises.
 func rateLimitProperty(ctx context.Context, pc *Case) Result {
 	h := pc.h
-	first, err := pc.rlProbe(ctx, pc.rlTenant(ctx))
+	tenant := pc.rlTenant(ctx)
+	first, err := pc.rlProbe(ctx, tenant)
 	switch {
 	case err != nil:
 		return inconclusive("first request failed: %v", err)
@@ -61,7 +62,7 @@ func rateLimitProperty(ctx context.Context, pc *Case) Result {
 		p, known = policyOf(first.fields, l0)
 		m.countsRequests = !known || p.Unit == headers.UnitRequests
 	} else {
-		p, known = legacyPolicy(first)
+		p, known = pc.legacyPolicyOf(ctx, tenant, first)
 	}
 	if known {
 		m.scale = int(min(p.Quota, rlMaxBurst))

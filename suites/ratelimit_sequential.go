@@ -166,7 +166,7 @@ func (o rlObs) quotaLeft() (quotaView, bool) {
 // within it; a sliding window's estimate rises as the spent window's
 // weight decays, which a back-to-back burst never shows.
 func (c *Case) pacedAcrossReset(ctx context.Context, tenant string, first rlObs) ([]rlObs, error) {
-	p, ok := legacyPolicy(first)
+	p, ok := c.legacyPolicyOf(ctx, tenant, first)
 	if !ok {
 		return nil, nil
 	}

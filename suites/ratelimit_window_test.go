@@ -1,8 +1,13 @@
 package suites
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
 )
 
 // TestSameWindow: an exact reset instant (an epoch reset) names one window;
@@ -36,5 +41,37 @@ func TestSameWindow(t *testing.T) {
 				t.Errorf("sameWindow = %v; want %v", got, c.wantJudged)
 			}
 		})
+	}
+}
+
+// TestCase_legacyPolicyOf: a first response whose X-RateLimit-Reset had
+// passed as it arrived (its window ended between the target's clock
+// reading and ours) names no window; the next probe, in a new window,
+// does. RL-01q went not applicable on a busy runner for want of this.
+func TestCase_legacyPolicyOf(t *testing.T) {
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		reset := time.Now().Add(-time.Millisecond) // the first one: just past
+		if calls > 1 {
+			reset = time.Now().Add(700 * time.Millisecond)
+		}
+		w.Header().Set("X-RateLimit-Limit", "10")
+		w.Header().Set("X-RateLimit-Remaining", "9")
+		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(reset.UnixMilli(), 10))
+	}))
+	defer srv.Close()
+	h := &Harness{TargetURL: srv.URL, Journal: faults.NewJournal(), Seed: 1, Policy: Policy{RateLimitProbe: "/quota"}}
+	c := h.newCase(t.Context(), "RL-01q")
+	first, err := c.rlProbe(t.Context(), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := legacyPolicy(first); ok {
+		t.Fatal("a reset in the past named a window")
+	}
+	p, ok := c.legacyPolicyOf(t.Context(), "t1", first)
+	if !ok || p.Quota != 10 || p.Window != time.Second || calls != 2 {
+		t.Errorf("legacyPolicyOf = %+v, %v after %d probes; want q=10 per 1s after 2", p, ok, calls)
 	}
 }
