@@ -25,9 +25,21 @@ type job struct {
 	key       string
 	owner     string
 	paymentID string
+	claimedAt time.Time // the first claim of its key: the payment's creation, and its TTL's start
 	req       paymentRequest
 	fp        string
 	deadline  time.Time
+}
+
+// createdAt is when j's payment was created: its key's first claim, so a
+// payment is as old as its key and paymentIDFor's TTL test agrees with the
+// key record's expiry (the charge may complete many seconds after the
+// claim); now where no claim is held (the defects).
+func (j job) createdAt(now time.Time) time.Time {
+	if j.claimedAt.IsZero() {
+		return now
+	}
+	return j.claimedAt
 }
 
 // reply is a response to write.
@@ -128,7 +140,7 @@ func (s *Server) createClaimed(ctx context.Context, j job) reply {
 			return replay(stored)
 		}
 	}
-	j.paymentID = stored.PaymentID
+	j.paymentID, j.claimedAt = stored.PaymentID, stored.CreatedAt
 	s.failAt(StepClaimed, j)
 	return s.drive(ctx, j, s.complete)
 }
@@ -139,10 +151,11 @@ const maxGenerations = 1000
 
 // paymentIDFor returns the payment id a claim of j drives: the first
 // generation of its derived id whose payment is not in the ledger or was
-// made within the key's TTL. A retry whose committed claim was lost so
-// drives the id it drove before, which the processor dedupes; a key reused
-// with the same payload after its TTL, a new payment, drives a new one,
-// which the processor charges and the ledger keeps beside the old.
+// made within the key's TTL (a payment is dated by its key's first claim).
+// A retry whose committed claim was lost so drives the id it drove before,
+// which the processor dedupes; a key reused with the same payload after
+// its TTL, a new payment, drives a new one, which the processor charges
+// and the ledger keeps beside the old.
 func (s *Server) paymentIDFor(ctx context.Context, j job, now time.Time) (string, error) {
 	for gen := range maxGenerations {
 		id := claimedPaymentID(j.recTenant, j.key, j.fp, gen)
@@ -226,7 +239,7 @@ func (s *Server) execute(ctx context.Context, j job, fin finish, enforce bool) r
 		body, _ := json.Marshal(paymentView{ID: j.paymentID, Amount: j.req.Amount, Currency: j.req.Currency,
 			Status: "succeeded", ChargeID: out.chargeID})
 		p := &store.Payment{ID: j.paymentID, Tenant: j.tenant, Key: j.key, Amount: j.req.Amount,
-			Currency: j.req.Currency, ChargeID: out.chargeID, Status: "succeeded", CreatedAt: now}
+			Currency: j.req.Currency, ChargeID: out.chargeID, Status: "succeeded", CreatedAt: j.createdAt(now)}
 		if err := fin(wctx, j, store.Succeeded, http.StatusCreated, body, p); err != nil {
 			return s.unfinished(wctx, j, err)
 		}
@@ -236,7 +249,7 @@ func (s *Server) execute(ctx context.Context, j job, fin finish, enforce bool) r
 		body := problemBody(http.StatusPaymentRequired, probDeclined, "Payment declined",
 			"the processor declined this charge; this answer is final for this Idempotency-Key", j.paymentID)
 		p := &store.Payment{ID: j.paymentID, Tenant: j.tenant, Key: j.key, Amount: j.req.Amount,
-			Currency: j.req.Currency, Status: "declined", CreatedAt: now}
+			Currency: j.req.Currency, Status: "declined", CreatedAt: j.createdAt(now)}
 		if err := fin(wctx, j, store.Failed, http.StatusPaymentRequired, body, p); err != nil {
 			return s.unfinished(wctx, j, err)
 		}
