@@ -184,3 +184,19 @@ func TestRisingP_null(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeBackoff_lateFirstWait: a deterministic ×1.5 backoff whose
+// every first wait the runner delayed by 45 ms (a burst of sixteen client
+// processes on two cores) is not failed: the 50 ms allowance is added to
+// the scaled last wait, not scaled down with it.
+func TestJudgeBackoff_lateFirstWait(t *testing.T) {
+	late := func(r *rand.Rand, n int) []float64 {
+		out := scaled(1.5, 0)(r, n)
+		out[0] += 0.045
+		return out
+	}
+	got := tally(judgeBackoff, late, 16, 2, 50)
+	if got[reports.StatusFail] > 0 {
+		t.Errorf("verdicts %v; want no failure", got)
+	}
+}

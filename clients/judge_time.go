@@ -98,7 +98,7 @@ func judgeDeadline(j *judging) Verdict {
 // distribution. It fails when the last wait, even divided by
 // backoffGrowth and lengthened by the runner's noise, is shorter than the
 // first (exact Mann–Whitney, p < evidenceLevel); it passes when the waits
-// rise from each to the next (Jonckheere–Terpstra, p < evidenceLevel);
+// trend upward over the run (Jonckheere–Terpstra, p < evidenceLevel);
 // weaker evidence, as few instances of a full-jitter backoff give, is
 // inconclusive.
 func judgeBackoff(j *judging) Verdict {
@@ -136,7 +136,7 @@ func judgeBackoff(j *judging) Verdict {
 			groups[k] = seconds(column(series, k), 0, 1)
 		}
 		last := len(env) - 1
-		pShort := shorterP(seconds(column(series, last), waitNoise, backoffGrowth), groups[0])
+		pShort := shorterP(addSeconds(seconds(column(series, last), 0, backoffGrowth), waitNoise), groups[0])
 		pRise := risingP(groups)
 		observed += fmt.Sprintf("; p = %.2g that the last is under %.1f times the first, p = %.2g that they do not rise", pShort, backoffGrowth, pRise)
 		switch {

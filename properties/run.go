@@ -214,6 +214,19 @@ func (r *recorder) telling() bool {
 	return slices.ContainsFunc(r.logs, func(l string) bool { return strings.Contains(l, "Failed test output:") })
 }
 
+// retold says whether the story of the minimal case shows the failure the
+// message reports: some entry holds the failure's first line. A panic, and
+// a failure rapid could not reproduce (already said in the message), count
+// as retold.
+func retold(message string, story []string) bool {
+	_, failure, ok := strings.Cut(message, " tests: ")
+	if !ok || !strings.HasPrefix(message, "failed after ") || len(story) == 0 {
+		return true
+	}
+	first, _, _ := strings.Cut(failure, "\n")
+	return slices.ContainsFunc(story, func(e string) bool { return strings.Contains(e, first) })
+}
+
 // notRetold ends a story whose telling did not fail again.
 const notRetold = "(this retelling of the minimal case did not fail again: the failure above depends on timing, and its seed may need a few replays)"
 
@@ -248,7 +261,7 @@ func (r *recorder) result(seed uint64) Result {
 				res.Story = append(res.Story, c)
 			}
 		}
-		if n := len(res.Story); n > 0 && !strings.Contains(res.Message, "did not fail again on replay") && !strings.HasSuffix(res.Message, res.Story[n-1]) {
+		if !retold(res.Message, res.Story) {
 			// rapid replays the minimal case once more to tell it, and does
 			// not check that run: a case that fails on timing may not fail
 			// in it, and its story would then end without the failure.
