@@ -63,21 +63,11 @@ func risingP(groups [][]float64) float64 {
 	return 0.5 * math.Erfc(z/math.Sqrt2)
 }
 
-// addSeconds lengthens every value by d.
-func addSeconds(vs []float64, d time.Duration) []float64 {
-	out := make([]float64, len(vs))
-	for i, v := range vs {
-		out[i] = v + d.Seconds()
-	}
-	return out
-}
-
-// seconds converts waits to float seconds, each lengthened by add and
-// divided by div.
-func seconds(ws []time.Duration, add time.Duration, div float64) []float64 {
+// seconds converts waits to float seconds.
+func seconds(ws []time.Duration) []float64 {
 	out := make([]float64, len(ws))
 	for i, w := range ws {
-		out[i] = (w + add).Seconds() / div
+		out[i] = w.Seconds()
 	}
 	return out
 }

@@ -133,10 +133,14 @@ func judgeBackoff(j *judging) Verdict {
 		}
 		groups := make([][]float64, len(env))
 		for k := range groups {
-			groups[k] = seconds(column(series, k), 0, 1)
+			groups[k] = seconds(column(series, k))
 		}
 		last := len(env) - 1
-		pShort := shorterP(addSeconds(seconds(column(series, last), 0, backoffGrowth), waitNoise), groups[0])
+		allowed := make([]float64, len(groups[last])) // what the last wait allows the first
+		for i, w := range groups[last] {
+			allowed[i] = w/backoffGrowth + waitNoise.Seconds()
+		}
+		pShort := shorterP(allowed, groups[0])
 		pRise := risingP(groups)
 		observed += fmt.Sprintf("; p = %.2g that the last is under %.1f times the first, p = %.2g that they do not rise", pShort, backoffGrowth, pRise)
 		switch {

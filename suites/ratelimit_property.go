@@ -43,17 +43,9 @@ const (
 // window after it, where a sliding window's estimate rises.
 func rateLimitProperty(ctx context.Context, pc *Case) Result {
 	h := pc.h
-	tenant := pc.rlTenant(ctx)
-	first, err := pc.rlProbe(ctx, tenant)
-	switch {
-	case err != nil:
-		return inconclusive("first request failed: %v", err)
-	case !first.advertises() && !first.x.HasRemaining:
-		return notApplicable("the target sends neither RateLimit nor X-RateLimit-Remaining fields")
-	}
-	v0, ok := first.quotaLeft()
-	if !ok {
-		return notApplicable("RateLimit did not parse (RL-07 reports it): %v", first.fieldsErr)
+	tenant, first, v0, stop := pc.rlFirst(ctx)
+	if stop != nil {
+		return *stop
 	}
 	m := &rlMachine{h: h, ctx: ctx, id: pc.id, scale: int(min(v0.r+1, rlMaxBurst)), window: time.Second, tol: h.tolerance(),
 		twoTenants: h.Conventions.tenantHeader() != "", countsRequests: true}

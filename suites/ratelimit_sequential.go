@@ -14,17 +14,9 @@ import (
 // and a response with r>0 promises the next request at least one unit, so
 // a 429 right after it shows r overstated (time passing only adds quota).
 func sequentialRemaining(ctx context.Context, c *Case) Result {
-	tenant := c.rlTenant(ctx)
-	first, err := c.rlProbe(ctx, tenant)
-	switch {
-	case err != nil:
-		return inconclusive("first request failed: %v", err)
-	case !first.advertises() && !first.x.HasRemaining:
-		return notApplicable("the target sends neither RateLimit nor X-RateLimit-Remaining fields")
-	}
-	v0, ok := first.quotaLeft()
-	if !ok {
-		return notApplicable("RateLimit did not parse (RL-07 reports it): %v", first.fieldsErr)
+	tenant, first, v0, stop := c.rlFirst(ctx)
+	if stop != nil {
+		return *stop
 	}
 	budget := int(min(3*v0.r+20, 600))
 	deadline := time.Now().Add(3 * time.Second)
@@ -69,6 +61,28 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 		return r
 	}
 	return pass(want, got, c.evidence()...)
+}
+
+// rlFirst sends a fresh rate-limit tenant's first request and reads the
+// quota left from it; stop is the result to end the check with when the
+// request failed or advertises no readable remaining.
+func (c *Case) rlFirst(ctx context.Context) (tenant string, first rlObs, v0 quotaView, stop *Result) {
+	tenant = c.rlTenant(ctx)
+	first, err := c.rlProbe(ctx, tenant)
+	switch {
+	case err != nil:
+		r := inconclusive("first request failed: %v", err)
+		return tenant, first, v0, &r
+	case !first.advertises() && !first.x.HasRemaining:
+		r := notApplicable("the target sends neither RateLimit nor X-RateLimit-Remaining fields")
+		return tenant, first, v0, &r
+	}
+	v0, ok := first.quotaLeft()
+	if !ok {
+		r := notApplicable("RateLimit did not parse (RL-07 reports it): %v", first.fieldsErr)
+		return tenant, first, v0, &r
+	}
+	return tenant, first, v0, nil
 }
 
 func judgeSequence(obs []rlObs, countsRequests bool) []string {
