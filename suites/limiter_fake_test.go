@@ -2,6 +2,7 @@ package suites
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"math"
 	"net/http"
@@ -37,6 +38,12 @@ type limiterFake struct {
 	// enforcing each tenant's alone.
 	sharedRemaining bool
 	shared          *fakeWindow
+	// global, when set, speaks the draft-10 fields instead, with two
+	// policies as a two-tier gateway does: "tenant" (quota, partition key
+	// the tenant) and "global" (global requests a window for all tenants),
+	// both enforced.
+	global    int
+	globalWin *fakeWindow
 	// racy checks the key store before the charge and records after it,
 	// with no lock in between: concurrent copies all charge, each under a
 	// charge key of its own.
@@ -140,6 +147,14 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 		enforced = f.enforced
 	}
 	ok := win.used < enforced && !now.Before(win.blocked)
+	if f.global > 0 {
+		if start := now.Truncate(window); f.globalWin == nil || !f.globalWin.start.Equal(start) {
+			f.globalWin = &fakeWindow{start: start}
+		}
+		if ok = ok && f.globalWin.used < f.global; ok {
+			f.globalWin.used++
+		}
+	}
 	if ok {
 		win.used++
 	} else if f.lateReset && win.blocked.IsZero() {
@@ -157,8 +172,17 @@ func (f *limiterFake) admit(w http.ResponseWriter, tenant string) bool {
 		f.shared.used++
 		remaining = max(0, min(remaining, f.quota-f.shared.used))
 	}
+	var globalLeft int
+	if f.global > 0 {
+		globalLeft = f.global - f.globalWin.used
+	}
 	f.mu.Unlock()
-	if !f.silent {
+	if f.global > 0 {
+		pk := base64.StdEncoding.EncodeToString([]byte(tenant))
+		t, w2 := int(math.Ceil(time.Until(end).Seconds())), int(window.Seconds())
+		w.Header().Set("RateLimit-Policy", fmt.Sprintf(`"tenant";q=%d;w=%d;pk=:%s:, "global";q=%d;w=%d`, f.quota, w2, pk, f.global, w2))
+		w.Header().Set("RateLimit", fmt.Sprintf(`"tenant";r=%d;t=%d;pk=:%s:, "global";r=%d;t=%d`, remaining, t, pk, globalLeft, t))
+	} else if !f.silent {
 		w.Header().Set("X-RateLimit-Limit", strconv.Itoa(f.quota))
 		w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(end.Unix(), 10))

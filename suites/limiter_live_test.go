@@ -108,6 +108,11 @@ func TestLimiter_property(t *testing.T) {
 		// gets the time --explore gives before a release.
 		{"sliding window", &limiterFake{quota: 10, sliding: true}, 20 * time.Second, reports.StatusFail},
 		{"no fields", &limiterFake{quota: 10, silent: true}, 0, reports.StatusNotApplicable},
+		// A global policy beside each tenant's: the other tenant's use
+		// lowers the global r and, at 15, spends it, refusing a tenant
+		// whose own policy still has r > 0. Neither breaks a promise.
+		{"two tiers", &limiterFake{quota: 10, global: 15}, 0, reports.StatusPass},
+		{"two tiers, the tenant's remaining shared", &limiterFake{quota: 10, global: 100, sharedRemaining: true}, 0, reports.StatusFail},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

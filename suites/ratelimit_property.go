@@ -270,11 +270,21 @@ func (m *rlMachine) judge(s *rlTenantState, o rlObs) string {
 	if sameWindow(pv, o, cv) && cv.r > pv.r {
 		return fmt.Sprintf("r rose from %d to %d before the reset at %s", pv.r, cv.r, pv.end.UTC().Format(time.TimeOnly))
 	}
-	if m.countsRequests && prev.status != http.StatusTooManyRequests && pv.r > 0 && o.status == http.StatusTooManyRequests {
-		return fmt.Sprintf("429 right after a %d that advertised r=%d", prev.status, pv.r)
+	if m.countsRequests && prev.status != http.StatusTooManyRequests && o.status == http.StatusTooManyRequests {
+		// Another tenant's use may have spent a global policy; only what
+		// it cannot lower promised this tenant a request.
+		r, promised := pv.r, true
+		if m.twoTenants && s.others > 0 {
+			r, promised = leastOwn(prev, pv)
+		}
+		if promised && r > 0 {
+			return fmt.Sprintf("429 right after a %d that advertised r=%d", prev.status, r)
+		}
 	}
-	if m.countsRequests && m.twoTenants && s.others > 0 && cv.r < pv.r-1 {
-		return fmt.Sprintf("r fell from %d to %d over one request of its own and %d of the other tenant's: their use counted against it", pv.r, cv.r, s.others)
+	if m.countsRequests && m.twoTenants && s.others > 0 {
+		if name, from, to, fell := fellForOthers(prev, o, pv, cv); fell {
+			return fmt.Sprintf("r%s fell from %d to %d over one request of its own and %d of the other tenant's: their use counted against it", name, from, to, s.others)
+		}
 	}
 	return ""
 }
@@ -305,4 +315,47 @@ func remainingOf(o *rlObs) string {
 		return fmt.Sprint(v.r)
 	}
 	return "unparsed"
+}
+
+// ownQuotas is the r of each limit in o that only its tenant's use may
+// lower: a lone policy, or each that advertises a partition key (a global
+// policy beside a per-tenant one falls for every tenant's use); with the
+// legacy fields alone, the one quota, named "".
+func ownQuotas(o rlObs, v quotaView) map[string]int64 {
+	if len(o.fields.Limits) == 0 {
+		return map[string]int64{"": v.r}
+	}
+	lone := len(o.fields.Limits) == 1
+	own := map[string]int64{}
+	for _, l := range o.fields.Limits {
+		if lone || len(l.PartitionKey) > 0 {
+			own[l.Name] = l.Remaining
+		}
+	}
+	return own
+}
+
+// leastOwn is the least of o's own quotas; ok is false when it has none.
+func leastOwn(o rlObs, v quotaView) (r int64, ok bool) {
+	for _, q := range ownQuotas(o, v) {
+		if !ok || q < r {
+			r, ok = q, true
+		}
+	}
+	return r, ok
+}
+
+// fellForOthers reports an own quota (see ownQuotas) whose r fell by more
+// than one between two responses of one tenant.
+func fellForOthers(prev, cur rlObs, pv, cv quotaView) (name string, from, to int64, fell bool) {
+	was, now := ownQuotas(prev, pv), ownQuotas(cur, cv)
+	for _, n := range slices.Sorted(maps.Keys(now)) {
+		if r, ok := was[n]; ok && now[n] < r-1 {
+			if n != "" {
+				name = fmt.Sprintf(" of %q", n)
+			}
+			return name, r, now[n], true
+		}
+	}
+	return "", 0, 0, false
 }

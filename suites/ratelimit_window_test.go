@@ -75,3 +75,38 @@ func TestCase_legacyPolicyOf(t *testing.T) {
 		t.Errorf("legacyPolicyOf = %+v, %v after %d probes; want q=10 per 1s after 2", p, ok, calls)
 	}
 }
+
+// TestFellForOthers: the cross-tenant rule judges a lone policy, or one
+// partitioned by a key, and the legacy quota; a global policy beside a
+// per-tenant one may fall for the other tenant's use.
+func TestFellForOthers(t *testing.T) {
+	obs := func(h map[string]string) rlObs {
+		hd := http.Header{}
+		for k, v := range h {
+			hd.Set(k, v)
+		}
+		return observe(hd, time.Now())
+	}
+	for _, c := range []struct {
+		name       string
+		prev, cur  map[string]string
+		wantFallen bool
+	}{
+		{"lone policy fell", map[string]string{"RateLimit": `"tenant";r=9;t=1`}, map[string]string{"RateLimit": `"tenant";r=4;t=1`}, true},
+		{"lone policy kept", map[string]string{"RateLimit": `"tenant";r=9;t=1`}, map[string]string{"RateLimit": `"tenant";r=8;t=1`}, false},
+		{"global beside per-tenant", map[string]string{"RateLimit": `"tenant";r=9;t=1;pk=:YQ==:, "global";r=90;t=1`},
+			map[string]string{"RateLimit": `"tenant";r=8;t=1;pk=:YQ==:, "global";r=70;t=1`}, false},
+		{"per-tenant beside global fell", map[string]string{"RateLimit": `"tenant";r=9;t=1;pk=:YQ==:, "global";r=90;t=1`},
+			map[string]string{"RateLimit": `"tenant";r=5;t=1;pk=:YQ==:, "global";r=89;t=1`}, true},
+		{"legacy fell", map[string]string{"X-RateLimit-Remaining": "9"}, map[string]string{"X-RateLimit-Remaining": "4"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, q := obs(c.prev), obs(c.cur)
+			pv, _ := p.quotaLeft()
+			cv, _ := q.quotaLeft()
+			if _, _, _, fell := fellForOthers(p, q, pv, cv); fell != c.wantFallen {
+				t.Errorf("fellForOthers = %v; want %v", fell, c.wantFallen)
+			}
+		})
+	}
+}
