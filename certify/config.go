@@ -28,6 +28,9 @@ type Config struct {
 	// Explore is the time each exploring property spends generating cases;
 	// 0 means the properties' small defaults.
 	Explore time.Duration
+	// ExploreCases, when > 0, runs exactly that many cases of each property
+	// and no time budget: how a failure's reproduce line replays it.
+	ExploreCases int
 	// Version is the tool version recorded in the report.
 	Version string
 	// Reproduce is the command line replaying this run; it is recorded in

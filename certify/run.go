@@ -84,6 +84,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Policy:          specPolicy(t),
 		Seed:            seed,
 		Explore:         cfg.Explore,
+		ExploreCases:    cfg.ExploreCases,
 		Reproduce:       reproduceLine(cfg.Reproduce, seed),
 	}
 	phase := func(p string) {

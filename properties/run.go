@@ -43,6 +43,11 @@ type Result struct {
 	// Cases counts the cases run before the budget was spent, and
 	// Meaningful those the property judged meaningful.
 	Cases, Meaningful int
+	// FailedCase is the 1-based number of the case that failed, 0 on
+	// success. Cases are drawn from Seed in order, so Config{Seed: Seed,
+	// Checks: FailedCase} with no Budget runs to the same failure however
+	// fast the target answers this time.
+	FailedCase int
 	// Inconclusive says the run passed on fewer than MinCases meaningful cases.
 	Inconclusive bool
 }
@@ -105,6 +110,9 @@ func Explore(name string, cfg Config, prop func(*rapid.T) bool) Result {
 	<-done
 	res := tb.result(cfg.Seed)
 	res.Cases, res.Meaningful = b.cases, b.meaningful
+	if res.Failed {
+		res.FailedCase = b.failedCase
+	}
 	res.Inconclusive = !res.Failed && b.meaningful < cfg.MinCases
 	return res
 }
@@ -120,9 +128,10 @@ type budget struct {
 	// would pass. Shrinking is cut at ShrinkTime: rapid checks its own
 	// limit only between passes, and one pass can replay a slow case
 	// dozens of times. The replay that tells the story is never cut.
-	failing  bool
-	failedAt time.Time
-	rec      *recorder
+	failing    bool
+	failedAt   time.Time
+	failedCase int
+	rec        *recorder
 	// confirmNext says the next run confirms a failure: rapid runs a case
 	// that failed again at once, and a cut confirmation would look like a
 	// failure that does not reproduce.
@@ -142,7 +151,7 @@ func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
 		defer func() {
 			b.confirmNext = !confirming && t.Failed()
 			if t.Failed() && !b.failing {
-				b.failing, b.failedAt = true, time.Now()
+				b.failing, b.failedAt, b.failedCase = true, time.Now(), b.cases
 			}
 		}()
 		// One call site for prop: rapid compares the failure's traceback

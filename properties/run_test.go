@@ -197,3 +197,26 @@ func TestRetold(t *testing.T) {
 		}
 	}
 }
+
+// A failure found under a time budget is reached again by count: the
+// replay runs exactly FailedCase cases from the same seed, with no budget
+// to cut it short on a slower run, and one case fewer passes.
+func TestExplore_replayByCount(t *testing.T) {
+	prop := func(t *rapid.T) bool {
+		if n := rapid.IntRange(0, 1000).Draw(t, "n"); n%7 == 3 {
+			t.Fatalf("n %% 7 == 3")
+		}
+		return true
+	}
+	found := Explore("rare", Config{Seed: 11, Budget: 10 * time.Second}, prop)
+	if !found.Failed || found.FailedCase < 2 || found.FailedCase != found.Cases {
+		t.Fatalf("Explore = failed %v at case %d of %d; want a failure after a few passing cases", found.Failed, found.FailedCase, found.Cases)
+	}
+	replay := Explore("rare", Config{Seed: 11, Checks: found.FailedCase}, prop)
+	if !replay.Failed || replay.FailedCase != found.FailedCase || !slices.Equal(replay.Story, found.Story) {
+		t.Errorf("replay of %d cases = failed %v at case %d, story %q; want the story %q", found.FailedCase, replay.Failed, replay.FailedCase, replay.Story, found.Story)
+	}
+	if short := Explore("rare", Config{Seed: 11, Checks: found.FailedCase - 1}, prop); short.Failed {
+		t.Errorf("%d cases failed at case %d; the failure is case %d", found.FailedCase-1, short.FailedCase, found.FailedCase)
+	}
+}

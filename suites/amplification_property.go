@@ -68,7 +68,8 @@ func retryProperty(ctx context.Context, pc *Case) Result {
 	limit := h.Policy.Retry.maxAttempts()
 	want := fmt.Sprintf("for every request: at most %s dependency calls, none after a success, none before a Retry-After (−%s); over requests that fail throughout: retries ≤ %s·requests + %d",
 		h.Policy.Retry.attemptsText(), raMs(h.RetryAfter.tolerance(h)), h.Policy.Retry.ratioText(), h.Amplification.retryFloor())
-	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), Budget: orDuration(h.Explore, rbExplore), ShrinkTime: 6 * time.Second, MinCases: 2}
+	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
+	cfg = h.exploring(cfg, rbExplore)
 	m := &rbMachine{h: h, ctx: ctx, id: pc.id, limit: limit, dirty: true}
 	res := properties.Explore(pc.id, cfg, m.run)
 	held := fmt.Sprintf(": %d requests, %d dependency calls", m.requests, m.calls)

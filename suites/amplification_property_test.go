@@ -87,5 +87,14 @@ func TestRetryProperty_catchesCapPerKind(t *testing.T) {
 	if !slices.Equal(again.Counterexample, bad.Counterexample) {
 		t.Errorf("the same seed told\n%s\nthen\n%s", strings.Join(bad.Counterexample, "\n"), strings.Join(again.Counterexample, "\n"))
 	}
-	t.Logf("story:\n%s", strings.Join(bad.Counterexample, "\n"))
+	// The reproduce line's replay: exactly the cases up to the failing one,
+	// no time budget.
+	h := rbFakeHarness(t, &rbFake{perKind: true})
+	h.Explore, h.ExploreCases = 0, bad.FailedCase
+	byCount := runOne(context.Background(), h, check)
+	if bad.FailedCase == 0 || byCount.FailedCase != bad.FailedCase || !slices.Equal(byCount.Counterexample, bad.Counterexample) {
+		t.Errorf("replaying %d cases failed at case %d telling\n%s\nwant\n%s", bad.FailedCase, byCount.FailedCase,
+			strings.Join(byCount.Counterexample, "\n"), strings.Join(bad.Counterexample, "\n"))
+	}
+	t.Logf("story (case %d):\n%s", bad.FailedCase, strings.Join(bad.Counterexample, "\n"))
 }

@@ -33,6 +33,9 @@ type Result struct {
 	Evidence       []faults.Entry
 	Counterexample []string
 	Reproduce      string // overrides the default reproduce command
+	// FailedCase is the property case that failed (1-based), 0 for a
+	// check that does not explore; the reproduce line replays that many.
+	FailedCase int
 }
 
 // pass, fail, inconclusive and notApplicable build Results; reasons are

@@ -55,7 +55,8 @@ func deadlineProperty(ctx context.Context, pc *Case) Result {
 	if len(formats) == 0 {
 		formats = []string{dlHeader(h.Conventions)}
 	}
-	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), Budget: orDuration(h.Explore, dlExplore), ShrinkTime: 6 * time.Second, MinCases: 2}
+	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
+	cfg = h.exploring(cfg, dlExplore)
 	m := &dlMachine{h: h, ctx: ctx, id: pc.id, tol: tol, formats: formats}
 	r := properties.Explore(pc.id, cfg, m.run)
 	return exploration{want: want, meaningful: "reached the dependency", trouble: &m.trouble}.result(r, cfg, m.last)

@@ -26,11 +26,8 @@ func idempotencyProperty(ctx context.Context, pc *Case) Result {
 	if !h.succeeded(first) {
 		return inconclusive("the operation does not succeed even without faults (%s); the property needs successes to judge", describe(first))
 	}
-	cfg := propertyConfig
+	cfg := h.exploring(propertyConfig, 0)
 	cfg.Seed = h.rng(pc.id).Uint64()
-	if h.Explore > 0 {
-		cfg.Budget, cfg.Checks = h.Explore, 0 // --explore: as many cases as fit
-	}
 	var cases, successes atomic.Int64
 	trouble := &harnessTrouble{}
 	prefix := fmt.Sprintf("p%04x", h.rng(pc.id+"/keys").IntN(1<<16))
@@ -61,7 +58,7 @@ func idempotencyProperty(ctx context.Context, pc *Case) Result {
 		return pass(want, fmt.Sprintf("held over %s; %d successful answers", observed, successes.Load()))
 	}
 	r := fail(want, res.Message)
-	r.Counterexample = res.Counterexample
+	r.Counterexample, r.FailedCase = res.Counterexample, res.FailedCase
 	r.Observed = res.Message + " (" + observed + ")"
 	return r
 }

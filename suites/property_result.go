@@ -2,6 +2,7 @@ package suites
 
 import (
 	"fmt"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -37,6 +38,9 @@ func (h *harnessTrouble) skip(t *rapid.T, what string, err error) {
 // rapid's message, the shrunk story and evidence.
 func (e exploration) result(r properties.Result, cfg properties.Config, evidence []faults.Entry) Result {
 	observed := fmt.Sprintf("%d cases (%d %s) in %s, seed %d", r.Cases, r.Meaningful, e.meaningful, cfg.Budget, cfg.Seed)
+	if cfg.Budget == 0 {
+		observed = fmt.Sprintf("%d cases (%d %s), seed %d", r.Cases, r.Meaningful, e.meaningful, cfg.Seed)
+	}
 	switch {
 	case !r.Failed && e.trouble != nil && e.trouble.err != nil:
 		return inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", e.trouble.err, observed)
@@ -46,6 +50,22 @@ func (e exploration) result(r properties.Result, cfg properties.Config, evidence
 		return pass(e.want, "held over "+observed+e.held)
 	}
 	out := fail(e.want, fmt.Sprintf("%s (seed %d, shrunk to the story below)", r.Message, cfg.Seed), evidence...)
-	out.Counterexample = r.Story
+	out.Counterexample, out.FailedCase = r.Story, r.FailedCase
 	return out
+}
+
+// exploring returns cfg bounded the way this run explores: exactly
+// ExploreCases cases when a replay asks for them, else --explore's time or
+// def when def > 0, else cfg's own count (as many cases as fit --explore's
+// time when it is set).
+func (h *Harness) exploring(cfg properties.Config, def time.Duration) properties.Config {
+	switch {
+	case h.ExploreCases > 0:
+		cfg.Checks, cfg.Budget = h.ExploreCases, 0
+	case h.Explore > 0:
+		cfg.Checks, cfg.Budget = 0, h.Explore
+	case def > 0:
+		cfg.Checks, cfg.Budget = 0, def
+	}
+	return cfg
 }

@@ -46,3 +46,55 @@ func TestExploration_result_harnessTrouble(t *testing.T) {
 		})
 	}
 }
+
+func TestHarness_exploring(t *testing.T) {
+	base := properties.Config{Seed: 9, Checks: 8, ShrinkTime: time.Second}
+	for _, c := range []struct {
+		name   string
+		h      Harness
+		def    time.Duration
+		checks int
+		budget time.Duration
+	}{
+		{"default budget", Harness{}, 3 * time.Second, 0, 3 * time.Second},
+		{"default count", Harness{}, 0, 8, 0},
+		{"--explore", Harness{Explore: time.Minute}, 3 * time.Second, 0, time.Minute},
+		{"--explore on a counted property", Harness{Explore: time.Minute}, 0, 0, time.Minute},
+		{"--explore-cases", Harness{ExploreCases: 5}, 3 * time.Second, 5, 0},
+		{"--explore-cases beats --explore", Harness{Explore: time.Minute, ExploreCases: 5}, 0, 5, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := c.h.exploring(base, c.def)
+			if got.Checks != c.checks || got.Budget != c.budget || got.Seed != base.Seed || got.ShrinkTime != base.ShrinkTime {
+				t.Errorf("exploring = %+v; want Checks %d, Budget %s, the rest of %+v", got, c.checks, c.budget, base)
+			}
+		})
+	}
+}
+
+// A property's failure replays by count, since a time budget may end
+// before the failing case on a slower run; a run that already replays by
+// count keeps its own line.
+func TestHarness_toReport_failedCase(t *testing.T) {
+	c := Check{ID: "RB-01p", Suite: "amplification"}
+	failed := Result{Status: reports.StatusFail, FailedCase: 7}
+	for _, tc := range []struct {
+		name string
+		h    Harness
+		r    Result
+		want string
+	}{
+		{"failed property", Harness{Reproduce: "resilcheck certify --reference --seed 3"}, failed,
+			"resilcheck certify --reference --seed 3 --check RB-01p --explore-cases 7"},
+		{"fixed check", Harness{Reproduce: "resilcheck certify --reference --seed 3"}, Result{Status: reports.StatusFail},
+			"resilcheck certify --reference --seed 3 --check RB-01p"},
+		{"already by count", Harness{Reproduce: "resilcheck certify --reference --seed 3 --explore-cases 7", ExploreCases: 7}, failed,
+			"resilcheck certify --reference --seed 3 --explore-cases 7 --check RB-01p"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.h.toReport(c, tc.r, 0).Reproduce; got != tc.want {
+				t.Errorf("Reproduce = %q; want %q", got, tc.want)
+			}
+		})
+	}
+}

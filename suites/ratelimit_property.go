@@ -68,7 +68,8 @@ func rateLimitProperty(ctx context.Context, pc *Case) Result {
 	if m.twoTenants {
 		want += "; a tenant's r falls by at most one per request of its own, whatever the other sent"
 	}
-	pcfg := properties.Config{Seed: h.rng(pc.id).Uint64(), Budget: orDuration(h.Explore, rlExplore), ShrinkTime: 15 * time.Second, MinCases: 1}
+	pcfg := properties.Config{Seed: h.rng(pc.id).Uint64(), ShrinkTime: 15 * time.Second, MinCases: 1}
+	pcfg = h.exploring(pcfg, rlExplore)
 	r := properties.Explore(pc.id, pcfg, m.run)
 	return exploration{want: want, meaningful: "reached a 429 or interleaved two tenants"}.result(r, pcfg, m.last)
 }

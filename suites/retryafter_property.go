@@ -30,7 +30,8 @@ func retryAfterProperty(ctx context.Context, pc *Case) Result {
 	m := &raMachine{h: h, ctx: ctx, id: pc.id, tol: cfg.tolerance(h), slack: cfg.answerSlack()}
 	want := fmt.Sprintf("for every Retry-After of 2–4 s on a 429 or 503, with or without RateLimit fields, and a budget that does or does not leave room for it: no dependency call before the Retry-After (−%s), an answer by the budget (+%s)",
 		raMs(m.tol), raMs(m.slack))
-	pcfg := properties.Config{Seed: h.rng(pc.id).Uint64(), Budget: orDuration(h.Explore, raExplore), ShrinkTime: 12 * time.Second, MinCases: 1}
+	pcfg := properties.Config{Seed: h.rng(pc.id).Uint64(), ShrinkTime: 12 * time.Second, MinCases: 1}
+	pcfg = h.exploring(pcfg, raExplore)
 	r := properties.Explore(pc.id, pcfg, m.run)
 	return exploration{want: want, meaningful: "reached the dependency"}.result(r, pcfg, m.last)
 }

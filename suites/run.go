@@ -102,7 +102,7 @@ const exploreShrinkRoom = 30 * time.Second
 // time when --explore set one, so a long exploration (and the shrinking of
 // what it found) is not cut short as a stalled target.
 func (h *Harness) checkTimeout() time.Duration {
-	if h.Explore > 0 {
+	if h.Explore > 0 || h.ExploreCases > 0 {
 		return CheckTimeout + h.Explore + exploreShrinkRoom
 	}
 	return CheckTimeout
@@ -153,6 +153,10 @@ func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check 
 	}
 	if rc.Reproduce == "" && h.Reproduce != "" {
 		rc.Reproduce = h.Reproduce + " --check " + c.ID
+		if r.FailedCase > 0 && h.ExploreCases == 0 {
+			// A time budget may end before case N on a slower replay.
+			rc.Reproduce += fmt.Sprintf(" --explore-cases %d", r.FailedCase)
+		}
 	}
 	all := make([]reports.Exchange, len(r.Evidence))
 	for i, e := range r.Evidence {

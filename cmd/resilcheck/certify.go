@@ -29,6 +29,7 @@ type certifyOpts struct {
 	formats   string
 	seed      uint64
 	explore   time.Duration
+	cases     int
 	quiet     bool
 	gate      gateOpts
 }
@@ -68,6 +69,7 @@ says so), 5 internal error.`,
 	f.StringVar(&o.formats, "format", "console,json,junit,md,html", "report formats: console (stdout), json, junit, md, html")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (0: draw one; the report prints it)")
 	f.DurationVar(&o.explore, "explore", 0, "time each property check spends exploring random cases, e.g. 2m before a release (0: a few seconds each)")
+	f.IntVar(&o.cases, "explore-cases", 0, "run exactly N cases of each property check, with no time budget (a failure's reproduce line sets it)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr (a live line on a terminal, else a line per check)")
 	o.gate.addFlags(f)
 	_ = cmd.MarkFlagDirname(reportDirFlag)
@@ -78,6 +80,9 @@ says so), 5 internal error.`,
 }
 
 func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
+	if o.explore < 0 || o.cases < 0 {
+		return usagef("--explore and --explore-cases cannot be negative")
+	}
 	spec, err := o.target()
 	if err != nil {
 		return err
@@ -91,7 +96,7 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 	}
 	cfg := certify.Config{
 		Target: spec, TargetLog: o.targetLog(cmd),
-		Suites: o.suites, Checks: o.checks, Seed: o.seed, Explore: o.explore,
+		Suites: o.suites, Checks: o.checks, Seed: o.seed, Explore: o.explore, ExploreCases: o.cases,
 		Version: buildVersion(), Reproduce: o.reproduce(),
 	}
 	if err := o.gate.apply(&cfg); err != nil {
@@ -188,6 +193,9 @@ func (o *certifyOpts) reproduce() string {
 	}
 	if o.explore > 0 {
 		parts = append(parts, "--explore", o.explore.String()) // a replay explores as long, so it reaches the same case
+	}
+	if o.cases > 0 {
+		parts = append(parts, "--explore-cases", fmt.Sprint(o.cases))
 	}
 	return strings.Join(parts, " ")
 }

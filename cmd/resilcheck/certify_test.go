@@ -42,6 +42,8 @@ func TestCertify_usage(t *testing.T) {
 		{"unknown format", []string{"certify", "--reference", "--format", "pdf"}, "pdf"},
 		{"invalid spec", []string{"certify", "-f", bad}, "bad.yaml:5:3"},
 		{"missing spec", []string{"certify", "-f", filepath.Join(dir, "absent.yaml")}, "absent.yaml"},
+		{"negative explore", []string{"certify", "--reference", "--explore", "-1s"}, "cannot be negative"},
+		{"negative explore-cases", []string{"certify", "--reference", "--explore-cases", "-3"}, "cannot be negative"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

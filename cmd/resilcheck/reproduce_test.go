@@ -21,6 +21,7 @@ func TestCertifyOpts_reproduce(t *testing.T) {
 		{"spec with a space", certifyOpts{file: "my specs/target.yaml", suites: []string{"deadlines"}},
 			"resilcheck certify -f 'my specs/target.yaml' --suite deadlines"},
 		{"explore", certifyOpts{reference: true, explore: 2 * time.Minute}, "resilcheck certify --reference --explore 2m0s"},
+		{"explore cases", certifyOpts{reference: true, cases: 7}, "resilcheck certify --reference --explore-cases 7"},
 	}
 	for _, tt := range tests {
 		if got := tt.o.reproduce(); got != tt.want {
