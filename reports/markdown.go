@@ -15,16 +15,21 @@ var (
 )
 
 // StepSummaryLimit is the most a GitHub Actions job step may write to
-// $GITHUB_STEP_SUMMARY (1 MiB); WriteMarkdown keeps summary.md within it.
-const StepSummaryLimit = 1 << 20
+// $GITHUB_STEP_SUMMARY (1 MiB). WriteMarkdown keeps summary.md within it
+// less StepSummaryMargin, the room the action's own lines take
+// (.github/actions/certify.sh cuts anything longer, mid-structure).
+const (
+	StepSummaryLimit  = 1 << 20
+	StepSummaryMargin = 4 << 10
+)
 
 // WriteMarkdown writes GitHub-flavoured Markdown for $GITHUB_STEP_SUMMARY:
 // a heading with the verdict, the checks that did not pass (failures first,
 // each failure's details open), then the passing checks in a collapsed
-// section. User text is escaped. It fits StepSummaryLimit: see
-// WriteMarkdownLimit.
+// section. User text is escaped. It fits StepSummaryLimit less
+// StepSummaryMargin: see WriteMarkdownLimit.
 func WriteMarkdown(w io.Writer, r *Report) error {
-	return WriteMarkdownLimit(w, r, StepSummaryLimit)
+	return WriteMarkdownLimit(w, r, StepSummaryLimit-StepSummaryMargin)
 }
 
 func mdRender(w io.Writer, r *Report, trim mdTrim) {

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"io"
+	"strings"
 )
 
 // mdTrim is how much a Markdown rendering leaves out to fit a size limit,
@@ -41,15 +42,62 @@ func WriteMarkdownLimit(w io.Writer, r *Report, limit int) error {
 	}
 	buf.Reset()
 	mdRender(&buf, r, mdCut)
-	b := buf.Bytes()
-	if len(b) > limit {
-		tail := []byte("\n… (cut to fit)\n")
-		cut := bytes.LastIndexByte(b[:max(limit-len(tail), 0)], '\n')
-		b = append(b[:max(cut, 0):max(cut, 0)], tail...)
-		if len(b) > limit {
-			b = b[:0] // a limit too small for any text: write nothing rather than break it
+	_, err := w.Write(mdCutAt(buf.Bytes(), limit))
+	return err
+}
+
+// mdCutTail ends a rendering cut to fit.
+const mdCutTail = "\n… (cut to fit)\n"
+
+// mdCutAt returns b, or when it is longer than limit, its longest prefix of
+// whole lines that fits with the closers of what the prefix left open (a
+// code fence, <details> sections) and a note that it was cut; nothing when
+// not even that fits, rather than broken Markdown.
+func mdCutAt(b []byte, limit int) []byte {
+	if len(b) <= limit {
+		return b
+	}
+	end := max(limit-len(mdCutTail), 0)
+	for {
+		cut := bytes.LastIndexByte(b[:end], '\n')
+		if cut < 0 {
+			return nil
+		}
+		closers := mdClosers(b[:cut+1])
+		if cut+1+len(closers)+len(mdCutTail) <= limit {
+			out := append(b[:cut+1:cut+1], closers...)
+			return append(out, mdCutTail...)
+		}
+		end = cut
+	}
+}
+
+// mdClosers is what closes the code fence and the <details> sections that
+// the whole lines of b leave open, fence first.
+func mdClosers(b []byte) string {
+	fence, open := "", 0
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimRight(line, "\n")
+		ticks := len(line) - len(strings.TrimLeft(line, "`"))
+		switch {
+		case fence == "" && ticks >= 3:
+			fence = line[:ticks]
+		case fence != "":
+			if ticks >= len(fence) && strings.TrimSpace(line[ticks:]) == "" {
+				fence = ""
+			}
+		case strings.HasPrefix(line, "<details"):
+			open++
+		case strings.HasPrefix(line, "</details>"):
+			open = max(open-1, 0)
 		}
 	}
-	_, err := w.Write(b)
-	return err
+	var c strings.Builder
+	if fence != "" {
+		c.WriteString(fence + "\n")
+	}
+	for range open {
+		c.WriteString("\n</details>\n")
+	}
+	return c.String()
 }

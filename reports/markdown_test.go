@@ -65,7 +65,7 @@ func TestWriteMarkdownLimit(t *testing.T) {
 			t.Errorf("%s: %d bytes under a limit of %d (valid UTF-8 %v, says trimmed %v)", c.name, len(out), c.limit,
 				utf8.ValidString(out), strings.Contains(out, "**Trimmed**"))
 		}
-		if c.name != "then the text is cut" && strings.Count(out, "<details") != strings.Count(out, "</details>") {
+		if strings.Count(out, "<details") != strings.Count(out, "</details>") {
 			t.Errorf("%s: unbalanced <details>", c.name)
 		}
 		for _, s := range c.want {
@@ -91,7 +91,40 @@ func TestWriteMarkdown_StepSummary(t *testing.T) {
 	if err := WriteMarkdown(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	if full.Len() <= StepSummaryLimit || buf.Len() > StepSummaryLimit {
-		t.Errorf("whole rendering %d bytes, written %d; want over and under %d", full.Len(), buf.Len(), StepSummaryLimit)
+	if full.Len() <= StepSummaryLimit || buf.Len() > StepSummaryLimit-StepSummaryMargin {
+		t.Errorf("whole rendering %d bytes, written %d; want over %d and under %d", full.Len(), buf.Len(), StepSummaryLimit, StepSummaryLimit-StepSummaryMargin)
+	}
+}
+
+// TestMdCutAt: a cut ends on a whole line and closes what it left open, so
+// a summary cut inside evidence or a section still renders as Markdown.
+func TestMdCutAt(t *testing.T) {
+	t.Parallel()
+	doc := "# head\n\n<details><summary>a</summary>\n\n````text\nline ``` inside\n```\nmore\n````\n\n</details>\n\n<details open><summary>b</summary>\n\n```text\nx\ny\n" + strings.Repeat("z", 40) + "\n```\n</details>\n"
+	at := func(s string) int { return strings.Index(doc, s) + len(s) }
+	for _, c := range []struct {
+		name  string
+		limit int
+		want  string // the output's start; "" for nothing
+		ends  string // what it ends with before the note
+	}{
+		{"fits", len(doc), doc, ""},
+		{"inside a longer fence", at("```\n") + len("````\n\n</details>\n") + len(mdCutTail), "# head\n\n<details><summary>a</summary>\n\n````text\nline ``` inside\n```\n", "```\n````\n\n</details>\n"},
+		{"inside the second section", at("y\n") + len("```\n\n</details>\n") + len(mdCutTail), doc[:at("y\n")], "y\n```\n\n</details>\n"},
+		{"too small for any line", 8, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := string(mdCutAt([]byte(doc), c.limit))
+			switch {
+			case len(out) > c.limit:
+				t.Errorf("%d bytes under a limit of %d", len(out), c.limit)
+			case !strings.HasPrefix(out, c.want) || (c.want == "") != (out == ""):
+				t.Errorf("mdCutAt = %q; want it to start %q", out, c.want)
+			case c.ends != "" && !strings.HasSuffix(out, c.ends+mdCutTail):
+				t.Errorf("mdCutAt = %q; want it to end %q and the note", out, c.ends)
+			case strings.Count(out, "<details") != strings.Count(out, "</details>"):
+				t.Errorf("mdCutAt = %q: unbalanced <details>", out)
+			}
+		})
 	}
 }

@@ -4,8 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/resilcheck/resilcheck/reports"
 )
 
 // actionScript is the shell logic of action.yml, run here as the runner
@@ -123,6 +127,25 @@ exit 1
 	}
 	if code, _, _, _ := actionStep(t, dir, "run", "RC_BIN="+fake); code != 2 {
 		t.Errorf("run without a spec = %d; want 2", code)
+	}
+}
+
+// TestAction_summaryLimitAgrees: the action passes summary.md through
+// whole when it is within the limit WriteMarkdown writes to, so a summary
+// is never cut by the script's byte count in the middle of a table or a
+// fence; the two limits are one figure.
+func TestAction_summaryLimitAgrees(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile(actionScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^summary_limit=\$\(\(1024 \* 1024 - (\d+)\)\)$`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("certify.sh sets no summary_limit=$((1024 * 1024 - N))")
+	}
+	if margin, _ := strconv.Atoi(string(m[1])); reports.StepSummaryLimit != 1024*1024 || margin != reports.StepSummaryMargin {
+		t.Errorf("certify.sh cuts summaries over 1 MiB - %d; WriteMarkdown keeps them within %d - %d", margin, reports.StepSummaryLimit, reports.StepSummaryMargin)
 	}
 }
 
