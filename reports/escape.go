@@ -141,6 +141,12 @@ func escapeValue(v reflect.Value, mode escapeMode) reflect.Value {
 			s.Index(i).Set(escapeValue(v.Index(i), mode))
 		}
 		return s
+	case reflect.Array:
+		s := reflect.New(v.Type()).Elem()
+		for i := range v.Len() {
+			s.Index(i).Set(escapeValue(v.Index(i), mode))
+		}
+		return s
 	case reflect.Map:
 		if v.IsNil() {
 			return v

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -119,4 +120,62 @@ func TestEscapeText(t *testing.T) {
 	if clean := fixture(); escaped(clean, escapeControls) != clean {
 		t.Errorf("escaped copied a report that needed no escaping")
 	}
+}
+
+// TestEscapeValue: strings are escaped wherever a report can hold them,
+// arrays included, and the copy leaves the original alone.
+func TestEscapeValue(t *testing.T) {
+	t.Parallel()
+	type holder struct {
+		Arr [2]string
+		Ptr *string
+		Map map[string][]string
+		N   int
+	}
+	bad := "x\xff"
+	in := holder{Arr: [2]string{"ok", bad}, Ptr: &bad, Map: map[string][]string{bad: {bad}}, N: 3}
+	if !valueNeedsEscape(reflect.ValueOf(in), escapeInvalid) {
+		t.Fatal("valueNeedsEscape missed the malformed strings")
+	}
+	out := escapeValue(reflect.ValueOf(in), escapeInvalid).Interface().(holder)
+	want := `x\xFF`
+	if out.Arr != [2]string{"ok", want} || *out.Ptr != want || len(out.Map[want]) != 1 || out.Map[want][0] != want || out.N != 3 {
+		t.Errorf("escapeValue = %+v (ptr %q); want every string %q", out, *out.Ptr, want)
+	}
+	if in.Arr[1] != bad || bad != "x\xff" {
+		t.Errorf("escapeValue changed its input: %+v", in)
+	}
+}
+
+// TestReport_escapableKinds: every kind a Report can hold is one
+// escapeValue copies with its strings escaped; an interface or a func field
+// would carry text past it unescaped.
+func TestReport_escapableKinds(t *testing.T) {
+	t.Parallel()
+	seen := map[reflect.Type]bool{}
+	var walk func(tp reflect.Type, path string)
+	walk = func(tp reflect.Type, path string) {
+		if seen[tp] {
+			return
+		}
+		seen[tp] = true
+		switch tp.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			walk(tp.Elem(), path+"[]")
+		case reflect.Map:
+			walk(tp.Key(), path+"{key}")
+			walk(tp.Elem(), path+"{}")
+		case reflect.Struct:
+			for i := range tp.NumField() {
+				if f := tp.Field(i); f.IsExported() {
+					walk(f.Type, path+"."+f.Name)
+				}
+			}
+		case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		default:
+			t.Errorf("Report%s is a %s, which escapeValue copies unescaped", path, tp.Kind())
+		}
+	}
+	walk(reflect.TypeOf(Report{}), "")
 }
