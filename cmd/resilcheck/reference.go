@@ -49,7 +49,7 @@ Each component can also run alone, to split the stack across processes:
 		Example: "  resilcheck reference --addr 127.0.0.1:8080\n  resilcheck reference --defect racy-idempotency",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set, rate, burst, err := o.parse()
+			set, rate, burst, err := o.parse(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -95,13 +95,20 @@ func (o *referenceOpts) flags(cmd *cobra.Command, addr string, all bool) {
 // how a compose file or container platform configures a component.
 const defectEnv = "RESILCHECK_DEFECT"
 
-func (o *referenceOpts) parse() (defect.Set, float64, int, error) {
-	names := o.defects
-	if env := os.Getenv(defectEnv); len(names) == 0 && env != "" {
-		names = strings.Split(env, ",")
-	}
-	set, err := defect.Parse(names...)
-	if err != nil {
+// parse reads the flags. Defects taken from $RESILCHECK_DEFECT are named on
+// stderr, since a variable left set would otherwise make a component
+// defective unseen, and an unknown name there is blamed on the variable.
+func (o *referenceOpts) parse(stderr io.Writer) (defect.Set, float64, int, error) {
+	var set defect.Set
+	var err error
+	if env := os.Getenv(defectEnv); len(o.defects) == 0 && env != "" {
+		if set, err = defect.Parse(strings.Split(env, ",")...); err != nil {
+			return nil, 0, 0, fmt.Errorf("$%s: %w", defectEnv, err)
+		}
+		if len(set) > 0 {
+			fmt.Fprintf(stderr, "resilcheck: defects from $%s: %s\n", defectEnv, strings.Join(set.Names(), ", "))
+		}
+	} else if set, err = defect.Parse(o.defects...); err != nil {
 		return nil, 0, 0, err
 	}
 	rate, burst, err := parseRateLimit(o.rateLimit)
@@ -218,7 +225,7 @@ func newReferenceServiceCmd() *cobra.Command {
 		Short: "Run the payments service alone",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set, _, _, err := o.parse()
+			set, _, _, err := o.parse(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -261,7 +268,7 @@ func newReferenceGatewayCmd() *cobra.Command {
 		Short: "Run the gateway alone",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set, rate, burst, err := o.parse()
+			set, rate, burst, err := o.parse(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/resilcheck/resilcheck/reference/defect"
 )
 
 func TestReferenceCmd(t *testing.T) {
@@ -39,23 +42,31 @@ func TestReferenceOpts_parse_defectEnv(t *testing.T) {
 		name, env string
 		flags     []string
 		want      string // the set's names, comma-separated; "error" for a refusal
+		said      string // what stderr must say; "" for nothing
 	}{
-		{"env alone", "no-jitter,racy-idempotency", nil, "no-jitter,racy-idempotency"},
-		{"the flag wins", "no-jitter", []string{"no-downstream-key"}, "no-downstream-key"},
-		{"neither", "", nil, ""},
-		{"an unknown name is refused", "typo", nil, "error"},
+		{"env alone", "no-jitter,racy-idempotency", nil, "no-jitter,racy-idempotency", "defects from $RESILCHECK_DEFECT: no-jitter, racy-idempotency"},
+		{"the flag wins", "no-jitter", []string{"no-downstream-key"}, "no-downstream-key", ""},
+		{"neither", "", nil, "", ""},
+		{"an unknown name is refused", "typo", nil, "error", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv(defectEnv, c.env)
 			o := &referenceOpts{defects: c.flags}
-			set, _, _, err := o.parse()
+			var stderr strings.Builder
+			set, _, _, err := o.parse(&stderr)
 			got := strings.Join(set.Names(), ",")
 			if err != nil {
 				got = "error"
+				if !strings.Contains(err.Error(), "$RESILCHECK_DEFECT") || !errors.As(err, new(*defect.UnknownError)) {
+					t.Errorf("parse() error %q does not blame $RESILCHECK_DEFECT as an unknown defect", err)
+				}
 			}
 			if got != c.want {
 				t.Errorf("parse() = %q (%v); want %q", got, err, c.want)
+			}
+			if said := stderr.String(); (c.said == "") != (said == "") || !strings.Contains(said, c.said) {
+				t.Errorf("parse() said %q; want %q", said, c.said)
 			}
 		})
 	}
