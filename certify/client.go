@@ -12,6 +12,7 @@ import (
 	"github.com/resilcheck/resilcheck/clients"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/suites"
 )
 
 // PhaseClient is reported while the client suite runs its scenarios, all at once.
@@ -24,7 +25,8 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 	if slices.ContainsFunc(cfg.Suites, func(s string) bool { return s != clients.SuiteName }) {
 		return nil, fmt.Errorf("%w: a client target runs the %s suite only, not %v", ErrConfig, clients.SuiteName, cfg.Suites)
 	}
-	if _, err := clients.Select(cfg.Checks...); err != nil {
+	selected, err := clients.Select(cfg.Checks...)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	client, policy, scenarios, err := clients.FromSpec(t)
@@ -52,12 +54,13 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Report: rep, Journal: journal}
 	if cfg.Progress != nil {
-		cfg.Progress(Event{Phase: PhaseClient, Total: len(clients.Checks())})
+		cfg.Progress(Event{Phase: PhaseClient, Total: len(selected)})
 	}
 	out, err := clients.Run(ctx, client, policy, clients.Options{Scenarios: scenarios, Checks: cfg.Checks, Seed: seed, Journal: journal})
 	switch {
 	case err == nil:
 		rep.Checks, rep.Tolerances = out.Checks, out.Tolerances
+		clientProgress(cfg.Progress, out.Checks)
 	case errors.Is(err, clients.ErrNoTraffic) && clients.NotStarted(err):
 		return nil, fmt.Errorf("%w: the client command could not start: %w", ErrConfig, err)
 	case errors.Is(err, clients.ErrNoTraffic):
@@ -75,4 +78,16 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rep.ApplyGate(gate, started)
 	return res, nil
+}
+
+// clientProgress tells progress each judged check as finished, in order:
+// the client's scenarios run all at once, so no check starts on its own.
+func clientProgress(progress func(Event), checks []reports.Check) {
+	if progress == nil {
+		return
+	}
+	for i, c := range checks {
+		progress(Event{Total: len(checks), Done: i + 1, Finished: true, Result: c,
+			Check: suites.Check{ID: c.ID, Suite: c.Suite, Title: c.Title, Source: c.Source, Level: c.Level}})
+	}
 }

@@ -3,6 +3,9 @@ package certify
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +94,33 @@ func TestEnvironment_stopOnClose(t *testing.T) {
 	env.close()
 	if budget > interruptedStop || env.teardown != nil {
 		t.Errorf("an interrupted run's Stop got %s (error %v); want at most %s", budget, env.teardown, interruptedStop)
+	}
+}
+
+// TestRun_clientProgress: a client run counts only the checks selected, and
+// tells progress each one as finished, since its scenarios run all at once.
+func TestRun_clientProgress(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("needs curl as the client")
+	}
+	spec, err := targets.Parse("c.yaml", []byte("client: {command: [curl, -s, -o, /dev/null, '{{.URL}}'], policy: {max_attempts: 3}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []Event
+	res, err := Run(t.Context(), Config{Target: spec, Seed: 1, Checks: []string{"CL-01", "CL-02"}, Progress: func(e Event) { events = append(events, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range events {
+		got = append(got, fmt.Sprintf("%s|%s|%d/%d|%v", e.Phase, e.Check.ID, e.Done, e.Total, e.Finished))
+	}
+	want := []string{PhaseClient + "||0/2|false", "|CL-01|1/2|true", "|CL-02|2/2|true"}
+	if !slices.Equal(got, want) {
+		t.Errorf("progress events %q; want %q", got, want)
+	}
+	if n := len(res.Report.Checks); n != 2 || events[len(events)-1].Result.Status != res.Report.Checks[1].Status {
+		t.Errorf("report has %d checks; the last event's status %s", n, events[len(events)-1].Result.Status)
 	}
 }
