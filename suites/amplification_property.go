@@ -159,6 +159,9 @@ func (m *rbMachine) judge(t *rapid.T, n int, script []rbStep, calls []faults.Ent
 		if !prev.failure && prev.name == "success" {
 			t.Fatalf("request %d: call %d came after the dependency had answered call %d with success", n, i+1, i)
 		}
+		if !prev.failure && readAnswer(calls[i-1], calls[i]) {
+			t.Fatalf("request %d: call %d came after the target had read the %s that answered call %d (it sent call %d on the same connection)", n, i+1, prev.name, i, i+1)
+		}
 		if gap := calls[i].Received.Sub(calls[i-1].Finished); prev.retryAfter > 0 && gap+tol < prev.retryAfter {
 			t.Fatalf("request %d: call %d came %s after a %s, before the Retry-After had passed", n, i+1, raMs(gap), prev.name)
 		}
@@ -183,6 +186,15 @@ func (m *rbMachine) judgeOutage(t *rapid.T, retries []int, calls []faults.Entry)
 	if float64(sum) > budget {
 		t.Fatalf("%d requests in a row failed throughout and caused %d retries, above the budget of %.1f", len(retries), sum, budget)
 	}
+}
+
+// readAnswer says the target read prev's whole answer before sending
+// next: it stayed for the answer and then sent next on the same connection,
+// which an HTTP/1.1 client reuses only once it has read the response before
+// (a timed-out attempt closes its connection). A retry after a slow success
+// is then no timeout's retry; on a new connection it is not judged.
+func readAnswer(prev, next faults.Entry) bool {
+	return prev.ClientGone.IsZero() && prev.Conn != 0 && next.Conn == prev.Conn && !next.Received.Before(prev.Finished)
 }
 
 // stepAt is the script's answer to call i (from 0): past its end, the

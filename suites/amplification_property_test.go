@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
 )
 
@@ -21,20 +22,31 @@ import (
 type rbFake struct {
 	dep     string
 	perKind bool
-	client  http.Client
+	// slowIsFailure retries a success that took over 150 ms, as a client
+	// that judges latency after the fact would: it read the answer.
+	slowIsFailure bool
+	client        http.Client
 }
 
 func (f *rbFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := r.Header.Get("Idempotency-Key")
 	var kind string
 	for n, streak := 1, 0; ; n++ {
-		req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, f.dep+"/charges", strings.NewReader("{}"))
+		// A body net/http cannot rewind: it would otherwise replay a keyed
+		// request that met a reset on a reused connection, a call the fake
+		// did not count.
+		req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, f.dep+"/charges", io.NopCloser(strings.NewReader("{}")))
+		req.ContentLength = 2
 		req.Header.Set("Idempotency-Key", key)
+		sent := time.Now()
 		resp, err := f.client.Do(req)
 		now, wait := "transport", 5*time.Millisecond
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
+			if resp.StatusCode < 300 && f.slowIsFailure && time.Since(sent) > 150*time.Millisecond {
+				resp.StatusCode = http.StatusGatewayTimeout // judged too slow, after reading it
+			}
 			if resp.StatusCode < 300 {
 				w.WriteHeader(http.StatusCreated)
 				return
@@ -97,4 +109,51 @@ func TestRetryProperty_catchesCapPerKind(t *testing.T) {
 			strings.Join(byCount.Counterexample, "\n"), strings.Join(bad.Counterexample, "\n"))
 	}
 	t.Logf("story (case %d):\n%s", bad.FailedCase, strings.Join(bad.Counterexample, "\n"))
+}
+
+// TestRetryProperty_afterSlowSuccess: a target that read a slow success
+// and called again fails; one whose attempt timed out before the answer
+// came retries rightly and passes. Both run the same 12 cases.
+func TestRetryProperty_afterSlowSuccess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores a dozen cases against a fake")
+	}
+	check := Check{ID: "RB-01p", Run: retryProperty}
+	run := func(f *rbFake, timeout time.Duration) Result {
+		h := rbFakeHarness(t, f)
+		f.client.Timeout = timeout
+		h.Explore, h.ExploreCases = 0, 12
+		return runOne(context.Background(), h, check)
+	}
+	bad := run(&rbFake{slowIsFailure: true}, 300*time.Millisecond)
+	if bad.Status != reports.StatusFail || !strings.Contains(bad.Observed, "had read the slow success") {
+		t.Fatalf("a retry after a read success: %s %s%s; want a failure naming it", bad.Status, bad.Observed, bad.Reason)
+	}
+	if timedOut := run(&rbFake{}, 150*time.Millisecond); timedOut.Status != reports.StatusPass {
+		t.Errorf("a retry after a 150 ms attempt timeout: %s %s%s; want a pass", timedOut.Status, timedOut.Observed, timedOut.Reason)
+	}
+	t.Logf("story:\n%s", strings.Join(bad.Counterexample, "\n"))
+}
+
+func TestReadAnswer(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	prev := faults.Entry{Conn: 4, Received: t0, Finished: t0.Add(200 * time.Millisecond)}
+	gone := prev
+	gone.ClientGone = t0.Add(150 * time.Millisecond)
+	after := t0.Add(210 * time.Millisecond)
+	for _, c := range []struct {
+		name       string
+		prev, next faults.Entry
+		want       bool
+	}{
+		{"same connection after the answer", prev, faults.Entry{Conn: 4, Received: after}, true},
+		{"a new connection", prev, faults.Entry{Conn: 5, Received: after}, false},
+		{"the target left before the answer", gone, faults.Entry{Conn: 4, Received: after}, false},
+		{"sent while the answer was under way", prev, faults.Entry{Conn: 4, Received: t0.Add(100 * time.Millisecond)}, false},
+		{"no connection recorded", faults.Entry{Received: t0, Finished: prev.Finished}, faults.Entry{Received: after}, false},
+	} {
+		if got := readAnswer(c.prev, c.next); got != c.want {
+			t.Errorf("%s: readAnswer = %v; want %v", c.name, got, c.want)
+		}
+	}
 }
