@@ -54,10 +54,18 @@ install() {
   "$RC_BIN" version
 }
 
-# is_compose reports whether $RC_SPEC is a target spec of kind compose.
+# is_compose reports whether $RC_SPEC is a target spec of kind compose. The
+# built binary reads it as certify will (any YAML spelling of the kind);
+# before there is one, a line `kind: compose` says so.
 is_compose() {
-  [ -n "${RC_SPEC:-}" ] && [ "$RC_SPEC" != reference ] && [ -f "$RC_SPEC" ] &&
+  [ -n "${RC_SPEC:-}" ] && [ "$RC_SPEC" != reference ] && [ -f "$RC_SPEC" ] || return 1
+  if [ -x "${RC_BIN:-}" ]; then
+    local said
+    said=$("$RC_BIN" target validate "$RC_SPEC" 2>/dev/null) || return 1
+    [[ $said == *": ok (kind compose)" ]]
+  else
     grep -Eq '^kind:[[:space:]]*["'\'']?compose\b' "$RC_SPEC"
+  fi
 }
 
 # certify_args sets args to certify's arguments from the RC_* inputs.

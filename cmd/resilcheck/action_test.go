@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,6 +164,42 @@ func TestAction_installCompose(t *testing.T) {
 	code, log, _, _ := actionStep(t, dir, "install", "RC_BIN="+filepath.Join(dir, "bin", "resilcheck"), "RC_VERSION=v9.9.9", "RC_SPEC="+spec)
 	if code != 2 || !strings.Contains(log, "resilcheck-compose helper") {
 		t.Errorf("install = %d; want 2 and a word on the compose helper\n%s", code, log)
+	}
+}
+
+// TestAction_installComposeInferred: whether the helper is built follows
+// the spec's kind as the built binary reads it, so a compose spec in YAML's
+// flow style (which a line match misses) gets its helper and a running one
+// does not. A stand-in go records the builds; the resilcheck it "builds"
+// reports the kind it is given.
+func TestAction_installComposeInferred(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"compose", "running"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			bin, builds := filepath.Join(dir, "fakebin"), filepath.Join(dir, "builds.log")
+			if err := os.MkdirAll(bin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			fakeGo := `#!/usr/bin/env bash
+echo "$*" >>"` + builds + `"
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+printf '#!/usr/bin/env bash\n[ "$1 $2" = "target validate" ] && echo "$3: ok (kind ` + kind + `)"\nexit 0\n' >"$out"
+chmod +x "$out"
+`
+			spec := filepath.Join(dir, "target.yaml")
+			if err := errors.Join(os.WriteFile(filepath.Join(bin, "go"), []byte(fakeGo), 0o755),
+				os.WriteFile(spec, []byte("{version: 1, kind: "+kind+", compose: {files: [c.yaml]}}\n"), 0o644)); err != nil {
+				t.Fatal(err)
+			}
+			code, log, _, _ := actionStep(t, dir, "install", "PATH="+bin+":"+os.Getenv("PATH"),
+				"RC_BIN="+filepath.Join(dir, "out", "resilcheck"), "RC_SOURCE="+dir, "RC_SPEC="+spec)
+			got, _ := os.ReadFile(builds)
+			if helper := strings.Contains(string(got), "resilcheck-compose"); code != 0 || helper != (kind == "compose") {
+				t.Errorf("install = %d, builds:\n%s\nwant the helper built only for kind compose\n%s", code, got, log)
+			}
+		})
 	}
 }
 

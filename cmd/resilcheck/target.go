@@ -29,17 +29,17 @@ target.yaml", then run "resilcheck certify -f target.yaml".`,
 func newTargetValidateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate FILE...",
-		Short: "Check target specs; print FILE: ok or each problem as FILE:LINE:COL",
+		Short: "Check target specs; print FILE: ok (kind KIND) or each problem as FILE:LINE:COL",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			out := cmd.OutOrStdout()
 			invalid := 0
 			for _, file := range files {
-				_, err := targets.Load(file)
+				t, err := targets.Load(file)
 				var se *targets.SpecError
 				switch {
 				case err == nil:
-					fmt.Fprintf(out, "%s: ok\n", file)
+					fmt.Fprintf(out, "%s: ok (kind %s)\n", file, t.Kind)
 				case errors.As(err, &se):
 					invalid++
 					for _, line := range se.Lines() {

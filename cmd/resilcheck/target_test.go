@@ -42,10 +42,10 @@ func TestTargetCmd_ExitCodes(t *testing.T) {
 		stdout  string // substring
 		stderrs string // substring
 	}{
-		{"validate ok", []string{"target", "validate", good}, exitPass, good + ": ok\n", ""},
+		{"validate ok", []string{"target", "validate", good}, exitPass, good + ": ok (kind running)\n", ""},
 		{"validate bad", []string{"target", "validate", bad}, exitUsage,
 			bad + `:4:3: service: unknown field "helth" (did you mean "health"?)`, "invalid: 1 of 1 spec"},
-		{"validate mixed", []string{"target", "validate", good, bad}, exitUsage, good + ": ok\n" + bad + ":4:3:", "invalid: 1 of 2 specs"},
+		{"validate mixed", []string{"target", "validate", good, bad}, exitUsage, good + ": ok (kind running)\n" + bad + ":4:3:", "invalid: 1 of 2 specs"},
 		{"validate missing file", []string{"target", "validate", "/nonexistent/t.yaml"}, exitUsage,
 			"/nonexistent/t.yaml: cannot read: no such file or directory", ""},
 		{"validate no file", []string{"target", "validate"}, exitUsage, "", "requires at least 1 arg"},
