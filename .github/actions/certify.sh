@@ -68,6 +68,22 @@ is_compose() {
   fi
 }
 
+# report_verdict prints a report's verdict: read with jq where the runner has
+# it, else from the line resilcheck writes; "unknown" when neither finds one.
+report_verdict() {
+  local v=""
+  if command -v jq >/dev/null 2>&1; then
+    v=$(jq -r '.verdict // empty' "$1" 2>/dev/null) || v=""
+  fi
+  if [ -z "$v" ]; then
+    v=$(sed -n 's/^ *"verdict": *"\([a-z]*\)",\{0,1\}$/\1/p' "$1" | head -n 1)
+  fi
+  case "$v" in
+    "" | *[!a-z]*) echo unknown ;;
+    *) echo "$v" ;;
+  esac
+}
+
 # certify_args sets args to certify's arguments from the RC_* inputs.
 certify_args() {
   args=()
@@ -102,7 +118,7 @@ run() {
   "$RC_BIN" certify "${args[@]}" || code=$?
   local verdict=none
   if [ -f "$RC_REPORT_DIR/report.json" ]; then
-    verdict=$(sed -n 's/^  "verdict": "\([a-z]*\)",$/\1/p' "$RC_REPORT_DIR/report.json" | head -n 1)
+    verdict=$(report_verdict "$RC_REPORT_DIR/report.json")
   fi
   summarize "$code" "$verdict"
   output exit-code "$code"

@@ -203,6 +203,46 @@ chmod +x "$out"
 	}
 }
 
+// TestAction_verdict: the verdict output is read from report.json however
+// it is laid out, with jq or, where the runner has none, from resilcheck's
+// own line; a report without one says "unknown", never an empty output.
+func TestAction_verdict(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, report string
+		noJq         bool
+		want         string
+	}{
+		{"pretty", "{\n  \"schema\": \"resilcheck.report/v1\",\n  \"verdict\": \"fail\",\n  \"seed\": 1\n}\n", false, "fail"},
+		{"pretty without jq", "{\n  \"schema\": \"resilcheck.report/v1\",\n  \"verdict\": \"fail\",\n  \"seed\": 1\n}\n", true, "fail"},
+		{"last member without jq", "{\n  \"seed\": 1,\n  \"verdict\": \"pass\"\n}\n", true, "pass"},
+		{"one line", `{"seed":1,"verdict":"inconclusive"}`, false, "inconclusive"},
+		{"no verdict", `{"seed":1}`, false, "unknown"},
+		{"not JSON", "garbage", false, "unknown"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			bin := filepath.Join(dir, "fakebin")
+			fake := "#!/usr/bin/env bash\nwhile [ $# -gt 0 ]; do [ \"$1\" = --report-dir ] && d=$2; shift; done\nmkdir -p \"$d\"\ncp \"" +
+				filepath.Join(dir, "report.json") + "\" \"$d/report.json\"\nexit 1\n"
+			files := []error{os.MkdirAll(bin, 0o755), os.WriteFile(filepath.Join(dir, "report.json"), []byte(c.report), 0o644),
+				os.WriteFile(filepath.Join(dir, "resilcheck"), []byte(fake), 0o755)}
+			if c.noJq { // a jq that is not there: the runner's PATH finds this one first
+				files = append(files, os.WriteFile(filepath.Join(bin, "jq"), []byte("#!/bin/sh\nexit 127\n"), 0o755))
+			}
+			if err := errors.Join(files...); err != nil {
+				t.Fatal(err)
+			}
+			_, log, outs, _ := actionStep(t, dir, "run", "PATH="+bin+":"+os.Getenv("PATH"),
+				"RC_BIN="+filepath.Join(dir, "resilcheck"), "RC_SPEC=target.yaml", "RC_REPORT_DIR=out")
+			if outs["verdict"] != c.want {
+				t.Errorf("verdict output %q; want %q\n%s", outs["verdict"], c.want, log)
+			}
+		})
+	}
+}
+
 // TestAction_oneLineInputs: a report-dir input with a newline would forge a
 // line in $GITHUB_OUTPUT (exit-code=0 after the real one); it is refused
 // before certify runs.
