@@ -35,7 +35,8 @@ func (c Command) Validate() error {
 }
 
 func (c Command) render(call Call) (argv, env []string, err error) {
-	exec := func(what, text string) (string, error) {
+	// expand renders one template; not named exec, which is the package here.
+	expand := func(what, text string) (string, error) {
 		t, err := template.New(what).Option("missingkey=error").Parse(text)
 		if err != nil {
 			return "", fmt.Errorf("clients: command %s: %w", what, err)
@@ -47,7 +48,7 @@ func (c Command) render(call Call) (argv, env []string, err error) {
 		return b.String(), nil
 	}
 	for i, a := range c.Argv {
-		s, err := exec(fmt.Sprintf("argv[%d]", i), a)
+		s, err := expand(fmt.Sprintf("argv[%d]", i), a)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -56,7 +57,7 @@ func (c Command) render(call Call) (argv, env []string, err error) {
 		}
 	}
 	for k, v := range c.Env {
-		s, err := exec("env "+k, v)
+		s, err := expand("env "+k, v)
 		if err != nil {
 			return nil, nil, err
 		}
