@@ -60,7 +60,7 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 	switch {
 	case err == nil:
 		rep.Checks, rep.Tolerances = out.Checks, out.Tolerances
-		clientProgress(cfg.Progress, out.Checks)
+		clientProgress(cfg.Progress, len(selected), out.Checks)
 	case errors.Is(err, clients.ErrNoTraffic) && clients.NotStarted(err):
 		return nil, fmt.Errorf("%w: the client command could not start: %w", ErrConfig, err)
 	case errors.Is(err, clients.ErrNoTraffic):
@@ -82,12 +82,12 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 
 // clientProgress tells progress each judged check as finished, in order:
 // the client's scenarios run all at once, so no check starts on its own.
-func clientProgress(progress func(Event), checks []reports.Check) {
+func clientProgress(progress func(Event), total int, checks []reports.Check) {
 	if progress == nil {
 		return
 	}
 	for i, c := range checks {
-		progress(Event{Total: len(checks), Done: i + 1, Finished: true, Result: c,
+		progress(Event{Total: total, Done: i + 1, Finished: true, Result: c,
 			Check: suites.Check{ID: c.ID, Suite: c.Suite, Title: c.Title, Source: c.Source, Level: c.Level}})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -339,6 +340,9 @@ func TestProxy_FloodOfIdleConnections(t *testing.T) {
 	}
 }
 
+// TestProxy_HTTP2Cleartext: h2c is served, and the journal says which
+// protocol each exchange used (a connection carries many h2 streams but
+// one HTTP/1.1 exchange at a time, on the lean path or net/http's).
 func TestProxy_HTTP2Cleartext(t *testing.T) {
 	t.Parallel()
 	up := newUpstream(t, nil)
@@ -349,5 +353,23 @@ func TestProxy_HTTP2Cleartext(t *testing.T) {
 	resp, body, err := do(t, c, "POST", p.URL()+"/", "h2")
 	if err != nil || resp.ProtoMajor != 2 || body != "echo:h2" {
 		t.Fatal(resp, err, body)
+	}
+	if _, _, err := do(t, client(), "POST", p.URL()+"/", "h1"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var protoOf []string
+	for len(protoOf) < 2 {
+		es, err := p.Journal().Next(ctx, uint64(len(protoOf)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			protoOf = append(protoOf, e.Proto)
+		}
+	}
+	if !slices.Equal(protoOf, []string{"HTTP/2.0", "HTTP/1.1"}) {
+		t.Errorf("journaled protocols %q; want HTTP/2.0 then HTTP/1.1", protoOf)
 	}
 }

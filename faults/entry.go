@@ -20,6 +20,9 @@ type Entry struct {
 	Seed uint64
 	// Conn identifies the client connection within the proxy, from 1.
 	Conn uint64
+	// Proto is the request's protocol version, "HTTP/1.1" or "HTTP/2.0"; it
+	// says what Conn means: one exchange at a time, or many streams.
+	Proto string
 	// Start is the journal's start, the origin of the JSON offsets.
 	Start time.Time
 

@@ -16,6 +16,7 @@ type entryJSON struct {
 	Side             string            `json:"side"`
 	Seed             uint64            `json:"seed"`
 	Conn             uint64            `json:"conn"`
+	Proto            string            `json:"proto,omitempty"`
 	JournalStart     time.Time         `json:"journal_start"`
 	ReceivedUS       *int64            `json:"received_us,omitempty"`
 	ForwardedUS      *int64            `json:"forwarded_us,omitempty"`
@@ -58,7 +59,7 @@ func fromOffset(start time.Time, us *int64) time.Time {
 // journal start ("received_us", …) and the start itself as RFC 3339.
 func (e Entry) MarshalJSON() ([]byte, error) {
 	return json.Marshal(entryJSON{
-		Seq: e.Seq, ID: e.ID, Side: e.Side, Seed: e.Seed, Conn: e.Conn, JournalStart: e.Start.Round(0),
+		Seq: e.Seq, ID: e.ID, Side: e.Side, Seed: e.Seed, Conn: e.Conn, Proto: e.Proto, JournalStart: e.Start.Round(0),
 		ReceivedUS: offsetUS(&e, e.Received), ForwardedUS: offsetUS(&e, e.Forwarded),
 		AnsweredUS: offsetUS(&e, e.Answered), FinishedUS: offsetUS(&e, e.Finished),
 		ClientGoneUS: offsetUS(&e, e.ClientGone),
@@ -77,7 +78,7 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("faults: journal entry: %w", err)
 	}
 	*e = Entry{
-		Seq: w.Seq, ID: w.ID, Side: w.Side, Seed: w.Seed, Conn: w.Conn, Start: w.JournalStart,
+		Seq: w.Seq, ID: w.ID, Side: w.Side, Seed: w.Seed, Conn: w.Conn, Proto: w.Proto, Start: w.JournalStart,
 		Received: fromOffset(w.JournalStart, w.ReceivedUS), Forwarded: fromOffset(w.JournalStart, w.ForwardedUS),
 		Answered: fromOffset(w.JournalStart, w.AnsweredUS), Finished: fromOffset(w.JournalStart, w.FinishedUS),
 		ClientGone: fromOffset(w.JournalStart, w.ClientGoneUS),

@@ -85,7 +85,7 @@ func TestEntry_JSONRoundTrip(t *testing.T) {
 	j := NewJournal()
 	start := j.Start()
 	e := j.Record(Entry{
-		ID: "front-1", Side: "front", Seed: 7, Conn: 3,
+		ID: "front-1", Side: "front", Seed: 7, Conn: 3, Proto: "HTTP/1.1",
 		Received: start.Add(time.Millisecond), Forwarded: start.Add(2 * time.Millisecond),
 		Answered: start.Add(3 * time.Millisecond), Finished: start.Add(4 * time.Millisecond),
 		ClientGone: start.Add(5 * time.Millisecond), Method: "POST", Path: "/p", Query: "a=1",

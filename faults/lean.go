@@ -187,6 +187,7 @@ func (lc *leanConn) exchange() (keep bool) {
 	p, h := lc.p, &lc.req
 	path, query := h.pathQuery()
 	e := p.newEntry(lc.id, string(h.method), path, query)
+	e.Proto = "HTTP/1.1" // the lean path takes nothing else
 	e.Headers = p.reqHeaders.pickFields(h.fields, nil, false)
 	lc.out = h.appendOutbound(lc.out[:0], p.upstream)
 	head := string(h.method) == http.MethodHead

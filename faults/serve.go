@@ -54,6 +54,7 @@ func (p *Proxy) begin(w http.ResponseWriter, r *http.Request) *Exchange {
 	ex := &Exchange{p: p, w: w, r: r, ctx: r.Context()}
 	conn, _ := r.Context().Value(connKey{}).(uint64)
 	ex.entry = p.newEntry(conn, r.Method, r.URL.Path, r.URL.RawQuery)
+	ex.entry.Proto = r.Proto
 	ex.entry.Headers = p.reqHeaders.pick(r.Header)
 	ex.stopGone = context.AfterFunc(ex.ctx, ex.clientLeft)
 	p.metrics.inflight.Inc()

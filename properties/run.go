@@ -113,6 +113,12 @@ func Explore(name string, cfg Config, prop func(*rapid.T) bool) Result {
 	if res.Failed {
 		res.FailedCase = b.failedCase
 	}
+	if res.Failed && b.failedCase == 0 && strings.HasPrefix(res.Message, "[rapid] only generated") {
+		// Every case skipped (the target could not be driven, or the
+		// harness could not set a case up): rapid calls that a failure,
+		// but no case failed.
+		res.Failed, res.Message = false, strings.TrimPrefix(res.Message, "[rapid] ")
+	}
 	res.Inconclusive = !res.Failed && b.meaningful < cfg.MinCases
 	return res
 }

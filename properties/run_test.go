@@ -220,3 +220,17 @@ func TestExplore_replayByCount(t *testing.T) {
 		t.Errorf("%d cases failed at case %d; the failure is case %d", found.FailedCase-1, short.FailedCase, found.FailedCase)
 	}
 }
+
+// Cases that all skip (a target that could not be driven, a case the
+// harness could not set up) leave rapid short of valid cases, which it
+// calls a failure; no case failed, so the run is inconclusive.
+func TestExplore_allSkipped(t *testing.T) {
+	res := Explore("skips", Config{Seed: 3, Checks: 1}, func(t *rapid.T) bool {
+		_ = rapid.IntRange(0, 9).Draw(t, "n")
+		t.Skip("the target did not heal")
+		return true
+	})
+	if res.Failed || !res.Inconclusive || res.FailedCase != 0 || !strings.HasPrefix(res.Message, "only generated 0 valid tests") {
+		t.Errorf("Explore = failed %v, inconclusive %v, case %d, message %q; want inconclusive with rapid's count", res.Failed, res.Inconclusive, res.FailedCase, res.Message)
+	}
+}

@@ -66,7 +66,7 @@ var rbSteps = func() []rbStep {
 func retryProperty(ctx context.Context, pc *Case) Result {
 	h := pc.h
 	limit := h.Policy.Retry.maxAttempts()
-	want := fmt.Sprintf("for every request: at most %s dependency calls, none after a success, none before a Retry-After (−%s); over requests that fail throughout: retries ≤ %s·requests + %d",
+	want := fmt.Sprintf("for every request: at most %s dependency calls, none after a success it read, none before a Retry-After (−%s); over requests that fail throughout: retries ≤ %s·requests + %d",
 		h.Policy.Retry.attemptsText(), raMs(h.RetryAfter.tolerance(h)), h.Policy.Retry.ratioText(), h.Amplification.retryFloor())
 	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
 	cfg = h.exploring(cfg, rbExplore)
@@ -189,12 +189,16 @@ func (m *rbMachine) judgeOutage(t *rapid.T, retries []int, calls []faults.Entry)
 }
 
 // readAnswer says the target read prev's whole answer before sending
-// next: it stayed for the answer and then sent next on the same connection,
-// which an HTTP/1.1 client reuses only once it has read the response before
-// (a timed-out attempt closes its connection). A retry after a slow success
-// is then no timeout's retry; on a new connection it is not judged.
+// next: it stayed for the answer and then sent next on the same HTTP/1.x
+// connection, which a client reuses only once it has read the response
+// before (an attempt that timed out closes its connection, or the late
+// answer would be read as the next one's). A retry after a slow success is
+// then no timeout's retry. HTTP/2 carries a timed-out stream's successor on
+// the same connection, and a new connection proves nothing: neither is
+// judged.
 func readAnswer(prev, next faults.Entry) bool {
-	return prev.ClientGone.IsZero() && prev.Conn != 0 && next.Conn == prev.Conn && !next.Received.Before(prev.Finished)
+	return strings.HasPrefix(prev.Proto, "HTTP/1.") && next.Proto == prev.Proto &&
+		prev.ClientGone.IsZero() && prev.Conn != 0 && next.Conn == prev.Conn && !next.Received.Before(prev.Finished)
 }
 
 // stepAt is the script's answer to call i (from 0): past its end, the

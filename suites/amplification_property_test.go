@@ -119,8 +119,9 @@ func TestRetryProperty_afterSlowSuccess(t *testing.T) {
 		t.Skip("explores a dozen cases against a fake")
 	}
 	check := Check{ID: "RB-01p", Run: retryProperty}
+	var h *Harness
 	run := func(f *rbFake, timeout time.Duration) Result {
-		h := rbFakeHarness(t, f)
+		h = rbFakeHarness(t, f)
 		f.client.Timeout = timeout
 		h.Explore, h.ExploreCases = 0, 12
 		return runOne(context.Background(), h, check)
@@ -132,12 +133,25 @@ func TestRetryProperty_afterSlowSuccess(t *testing.T) {
 	if timedOut := run(&rbFake{}, 150*time.Millisecond); timedOut.Status != reports.StatusPass {
 		t.Errorf("a retry after a 150 ms attempt timeout: %s %s%s; want a pass", timedOut.Status, timedOut.Observed, timedOut.Reason)
 	}
+	// The pass means something only if slow successes were met and given up on.
+	abandoned := 0
+	for _, e := range h.Journal.Snapshot() {
+		if e.Side == h.Dependency.Side() && e.Fault == faults.TypeOf(faults.Delay{}) && !e.ClientGone.IsZero() {
+			abandoned++
+		}
+	}
+	if abandoned == 0 {
+		t.Errorf("the timed-out fake never gave up on a slow success: the pass judged no such retry")
+	}
+	t.Logf("the timed-out fake gave up on %d slow successes", abandoned)
 	t.Logf("story:\n%s", strings.Join(bad.Counterexample, "\n"))
 }
 
 func TestReadAnswer(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	prev := faults.Entry{Conn: 4, Received: t0, Finished: t0.Add(200 * time.Millisecond)}
+	prev := faults.Entry{Conn: 4, Proto: "HTTP/1.1", Received: t0, Finished: t0.Add(200 * time.Millisecond)}
+	h2 := prev
+	h2.Proto = "HTTP/2.0"
 	gone := prev
 	gone.ClientGone = t0.Add(150 * time.Millisecond)
 	after := t0.Add(210 * time.Millisecond)
@@ -146,11 +160,12 @@ func TestReadAnswer(t *testing.T) {
 		prev, next faults.Entry
 		want       bool
 	}{
-		{"same connection after the answer", prev, faults.Entry{Conn: 4, Received: after}, true},
-		{"a new connection", prev, faults.Entry{Conn: 5, Received: after}, false},
-		{"the target left before the answer", gone, faults.Entry{Conn: 4, Received: after}, false},
-		{"sent while the answer was under way", prev, faults.Entry{Conn: 4, Received: t0.Add(100 * time.Millisecond)}, false},
-		{"no connection recorded", faults.Entry{Received: t0, Finished: prev.Finished}, faults.Entry{Received: after}, false},
+		{"same connection after the answer", prev, faults.Entry{Conn: 4, Proto: "HTTP/1.1", Received: after}, true},
+		{"a new connection", prev, faults.Entry{Conn: 5, Proto: "HTTP/1.1", Received: after}, false},
+		{"the target left before the answer", gone, faults.Entry{Conn: 4, Proto: "HTTP/1.1", Received: after}, false},
+		{"sent while the answer was under way", prev, faults.Entry{Conn: 4, Proto: "HTTP/1.1", Received: t0.Add(100 * time.Millisecond)}, false},
+		{"no connection recorded", faults.Entry{Proto: "HTTP/1.1", Received: t0, Finished: prev.Finished}, faults.Entry{Proto: "HTTP/1.1", Received: after}, false},
+		{"HTTP/2: a timed-out stream's successor shares the connection", h2, faults.Entry{Conn: 4, Proto: "HTTP/2.0", Received: after}, false},
 	} {
 		if got := readAnswer(c.prev, c.next); got != c.want {
 			t.Errorf("%s: readAnswer = %v; want %v", c.name, got, c.want)

@@ -56,9 +56,10 @@ type Harness struct {
 	// Explore is the time each exploring property spends generating cases;
 	// 0 means each property's own small default, so a certification stays fast.
 	Explore time.Duration
-	// ExploreCases, when > 0, runs exactly that many cases of each exploring
-	// property, with no time budget: the replay of a failure found in case
-	// N (--explore-cases N) reaches it however fast the target answers.
+	// ExploreCases, when > 0, runs that many cases of each exploring
+	// property (cases it skipped not counted), with no time budget: the
+	// replay of a failure found in case N (--explore-cases N) reaches it
+	// however fast the target answers.
 	ExploreCases int
 
 	// Per-suite settings; zero values mean each type's documented defaults.

@@ -99,11 +99,12 @@ const CheckTimeout = 90 * time.Second
 const exploreShrinkRoom = 30 * time.Second
 
 // checkTimeout bounds one check: CheckTimeout, lengthened by the exploring
-// time when --explore set one, so a long exploration (and the shrinking of
-// what it found) is not cut short as a stalled target.
+// time --explore set and a second per case --explore-cases asks for, so a
+// long exploration or replay (and the shrinking of what it found) is not cut
+// short as a stalled target.
 func (h *Harness) checkTimeout() time.Duration {
 	if h.Explore > 0 || h.ExploreCases > 0 {
-		return CheckTimeout + h.Explore + exploreShrinkRoom
+		return CheckTimeout + h.Explore + time.Duration(h.ExploreCases)*time.Second + exploreShrinkRoom
 	}
 	return CheckTimeout
 }

@@ -38,13 +38,13 @@ install() {
       : "${RC_SOURCE:?RC_SOURCE: the resilcheck checkout to build}"
       (cd "$RC_SOURCE" && go build -o "$RC_BIN" ./cmd/resilcheck) ;;
     *)
-      if is_compose; then
-        die "a kind compose spec needs the resilcheck-compose helper, built from the action's own checkout: leave the version input empty (or 'source') and pin the action's ref instead"
-      fi
+      if is_compose; then die_compose_version; fi
       local gobin
       gobin=$(mktemp -d)
       GOBIN="$gobin" go install "github.com/resilcheck/resilcheck/cmd/resilcheck@$RC_VERSION"
-      mv "$gobin/resilcheck" "$RC_BIN" ;;
+      mv "$gobin/resilcheck" "$RC_BIN"
+      # The binary reads every spelling of the kind the line match above may miss.
+      if is_compose; then die_compose_version; fi ;;
   esac
   if is_compose; then
     # Its own module (compose/engine), so its dependencies stay out of
@@ -52,6 +52,10 @@ install() {
     (cd "$RC_SOURCE" && go -C compose/engine build -o "$(dirname "$RC_BIN")/resilcheck-compose" ./cmd/resilcheck-compose)
   fi
   "$RC_BIN" version
+}
+
+die_compose_version() {
+  die "a kind compose spec needs the resilcheck-compose helper, built from the action's own checkout: leave the version input empty (or 'source') and pin the action's ref instead"
 }
 
 # is_compose reports whether $RC_SPEC is a target spec of kind compose. The

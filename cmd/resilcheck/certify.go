@@ -69,7 +69,7 @@ says so), 5 internal error.`,
 	f.StringVar(&o.formats, "format", "console,json,junit,md,html", "report formats: console (stdout), json, junit, md, html")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (0: draw one; the report prints it)")
 	f.DurationVar(&o.explore, "explore", 0, "time each property check spends exploring random cases, e.g. 2m before a release (0: a few seconds each)")
-	f.IntVar(&o.cases, "explore-cases", 0, "run exactly N cases of each property check, with no time budget (a failure's reproduce line sets it)")
+	f.IntVar(&o.cases, "explore-cases", 0, "run N cases of each property check (skipped ones not counted), with no time budget (a failure's reproduce line sets it)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr (a live line on a terminal, else a line per check)")
 	o.gate.addFlags(f)
 	_ = cmd.MarkFlagDirname(reportDirFlag)

@@ -94,7 +94,7 @@ func (v *progressView) Event(ev certify.Event) {
 	default:
 		v.st.done = ev.Done
 		v.st.counts[ev.Result.Status]++
-		v.st.id = ""
+		v.st.id, v.st.phase = "", "" // a client run's checks finish after its phase
 		if !v.live {
 			fmt.Fprintln(v.out, plainLine(ev))
 		} else if ev.Result.Status != reports.StatusPass {
