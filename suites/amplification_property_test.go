@@ -71,6 +71,9 @@ func (f *rbFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func rbFakeHarness(t *testing.T, f *rbFake) *Harness {
 	t.Helper()
 	f.client.Timeout = 300 * time.Millisecond // a hang is a transport failure
+	// One connection at a time: a call after an answer the fake read takes
+	// the connection back from the pool, never a fresh dial that raced it.
+	f.client.Transport = &http.Transport{MaxConnsPerHost: 1}
 	st := startFakeStack(t, f, &f.dep)
 	return &Harness{
 		TargetURL: st.frontURL, Front: st.front, Dependency: st.dep, Journal: st.journal, Seed: 1,
