@@ -43,10 +43,11 @@ type Result struct {
 	// Cases counts the cases run before the budget was spent, and
 	// Meaningful those the property judged meaningful.
 	Cases, Meaningful int
-	// FailedCase is the 1-based number of the case that failed, 0 on
-	// success. Cases are drawn from Seed in order, so Config{Seed: Seed,
-	// Checks: FailedCase} with no Budget runs to the same failure however
-	// fast the target answers this time.
+	// FailedCase is the 1-based number of the case that failed, skipped
+	// cases counted; 0 on success, and for a panic, which rapid catches
+	// before the case can be seen failing. Cases are drawn from Seed in
+	// order, so Config{Seed: Seed, Checks: FailedCase} with no Budget runs
+	// at least to the same failure however fast the target answers.
 	FailedCase int
 	// Inconclusive says the run passed on fewer than MinCases meaningful cases.
 	Inconclusive bool
