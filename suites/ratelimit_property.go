@@ -272,11 +272,13 @@ func (m *rlMachine) judge(s *rlTenantState, o rlObs) string {
 		return fmt.Sprintf("r rose from %d to %d before the reset at %s", pv.r, cv.r, pv.end.UTC().Format(time.TimeOnly))
 	}
 	if m.countsRequests && prev.status != http.StatusTooManyRequests && o.status == http.StatusTooManyRequests {
-		// Another tenant's use may have spent a global policy; only what
-		// it cannot lower promised this tenant a request.
+		// Another tenant's use may have spent a global policy: then only
+		// what it cannot lower promised this tenant a request, and only if
+		// the refusal does not show a global policy spent.
 		r, promised := pv.r, true
 		if m.twoTenants && s.others > 0 {
 			r, promised = leastOwn(prev, pv)
+			promised = promised && !sharedSpent(prev, o)
 		}
 		if promised && r > 0 {
 			return fmt.Sprintf("429 right after a %d that advertised r=%d", prev.status, r)
@@ -334,6 +336,23 @@ func ownQuotas(o rlObs, v quotaView) map[string]int64 {
 		}
 	}
 	return own
+}
+
+// sharedSpent reports whether a policy of prev that every tenant's use
+// lowers (one ownQuotas leaves out) may explain the refusal o: o shows it
+// spent, or does not show it at all.
+func sharedSpent(prev, o rlObs) bool {
+	own := ownQuotas(prev, quotaView{})
+	for _, l := range prev.fields.Limits {
+		if _, ok := own[l.Name]; ok {
+			continue
+		}
+		i := slices.IndexFunc(o.fields.Limits, func(c headers.Limit) bool { return c.Name == l.Name })
+		if i < 0 || o.fields.Limits[i].Remaining <= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // leastOwn is the least of o's own quotas; ok is false when it has none.

@@ -110,3 +110,52 @@ func TestFellForOthers(t *testing.T) {
 		})
 	}
 }
+
+// TestRLMachine_judge: a 429 right after a response that advertised r > 0
+// breaks a promise unless the other tenant's use may have spent a policy
+// that every tenant shares: the refusal shows that policy spent, or omits
+// it. Against a two-tier limiter (tenant q=10, global q=15) RL-07p blamed
+// tenant A for the global window tenant B had just emptied.
+func TestRLMachine_judge(t *testing.T) {
+	obs := func(status int, rl string) rlObs {
+		hd := http.Header{}
+		if rl != "" {
+			hd.Set("RateLimit", rl)
+		}
+		o := observe(hd, time.Now())
+		o.status = status
+		return o
+	}
+	const (
+		twoTier     = `"tenant";r=1;t=1;pk=:YQ==:, "global";r=1;t=1`
+		globalSpent = `"tenant";r=1;t=1;pk=:YQ==:, "global";r=0;t=1`
+		globalLeft  = `"tenant";r=1;t=1;pk=:YQ==:, "global";r=4;t=1`
+		tenantOnly  = `"tenant";r=1;t=1;pk=:YQ==:`
+		lone        = `"tenant";r=1;t=1`
+		loneRefusal = `"tenant";r=0;t=1`
+	)
+	for _, c := range []struct {
+		name     string
+		prev     string
+		cur      rlObs
+		others   int
+		wantFail bool
+	}{
+		{"global spent by the other tenant", twoTier, obs(429, globalSpent), 1, false},
+		{"refusal without fields", twoTier, obs(429, ""), 1, false},
+		{"refusal omits the global policy", twoTier, obs(429, tenantOnly), 1, false},
+		{"global still has room", twoTier, obs(429, globalLeft), 1, true},
+		{"no other request between", twoTier, obs(429, globalSpent), 0, true},
+		{"lone policy, other tenant between", lone, obs(429, loneRefusal), 1, true},
+		{"admitted", twoTier, obs(201, globalSpent), 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := &rlMachine{twoTenants: true, countsRequests: true}
+			prev := obs(201, c.prev)
+			s := &rlTenantState{label: "A", prev: &prev, others: c.others}
+			if msg := m.judge(s, c.cur); (msg != "") != c.wantFail {
+				t.Errorf("judge = %q; want a failure: %v", msg, c.wantFail)
+			}
+		})
+	}
+}
