@@ -69,6 +69,8 @@ type Harness struct {
 	RateLimits    RateLimitConfig
 
 	quotas *quotaBook // when declared tenants' quotas are back; see book
+	// stallWatch replaces watchStalls in tests.
+	stallWatch func() (stop func() time.Duration)
 }
 
 // Operation describes the effectful request. Render returns the request

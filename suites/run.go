@@ -123,12 +123,22 @@ func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 	if why := h.tooNoisy(c); why != "" {
 		return inconclusive("%s", why)
 	}
+	res, stall := h.watched(parent, c, c.ID)
+	if res.Status == reports.StatusFail && stall > h.stallLimit() && parent.Err() == nil {
+		return h.rejudged(parent, c, res, stall)
+	}
+	return res
+}
+
+// once runs c once in a case of its own, named id (which seeds its
+// draws), bounded by checkTimeout.
+func (h *Harness) once(parent context.Context, c Check, id string) Result {
 	timeout := h.checkTimeout()
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
-	cs := h.newCase(ctx, c.ID)
+	cs := h.newCase(ctx, id)
 	defer cs.done(ctx)
-	res = c.Run(ctx, cs)
+	res := c.Run(ctx, cs)
 	if ctx.Err() != nil && parent.Err() == nil {
 		return inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", timeout, res.Observed, res.Reason)
 	}
