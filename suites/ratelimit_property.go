@@ -274,7 +274,7 @@ func (m *rlMachine) judge(s *rlTenantState, o rlObs) string {
 	if m.countsRequests && prev.status != http.StatusTooManyRequests && o.status == http.StatusTooManyRequests {
 		// Another tenant's use may have spent a global policy: then only
 		// what it cannot lower promised this tenant a request, and only if
-		// the refusal does not show a global policy spent.
+		// the refusal neither shows a shared policy spent nor omits one.
 		r, promised := pv.r, true
 		if m.twoTenants && s.others > 0 {
 			r, promised = leastOwn(prev, pv)
@@ -338,9 +338,10 @@ func ownQuotas(o rlObs, v quotaView) map[string]int64 {
 	return own
 }
 
-// sharedSpent reports whether a policy of prev that every tenant's use
-// lowers (one ownQuotas leaves out) may explain the refusal o: o shows it
-// spent, or does not show it at all.
+// sharedSpent reports whether a policy that every tenant's use lowers (one
+// ownQuotas leaves out of prev) may explain the refusal o: o shows such a
+// policy of prev spent or omits it, or names a policy spent that was not
+// one of prev's own (a server may list only the policy nearest its end).
 func sharedSpent(prev, o rlObs) bool {
 	own := ownQuotas(prev, quotaView{})
 	for _, l := range prev.fields.Limits {
@@ -349,6 +350,11 @@ func sharedSpent(prev, o rlObs) bool {
 		}
 		i := slices.IndexFunc(o.fields.Limits, func(c headers.Limit) bool { return c.Name == l.Name })
 		if i < 0 || o.fields.Limits[i].Remaining <= 0 {
+			return true
+		}
+	}
+	for _, l := range o.fields.Limits {
+		if _, ok := own[l.Name]; !ok && l.Remaining <= 0 {
 			return true
 		}
 	}

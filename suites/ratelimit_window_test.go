@@ -114,7 +114,7 @@ func TestFellForOthers(t *testing.T) {
 // TestRLMachine_judge: a 429 right after a response that advertised r > 0
 // breaks a promise unless the other tenant's use may have spent a policy
 // that every tenant shares: the refusal shows that policy spent, or omits
-// it. Against a two-tier limiter (tenant q=10, global q=15) RL-07p blamed
+// it, or names only a policy the earlier response did not. Against a two-tier limiter (tenant q=10, global q=15) RL-07p blamed
 // tenant A for the global window tenant B had just emptied.
 func TestRLMachine_judge(t *testing.T) {
 	obs := func(status int, rl string) rlObs {
@@ -123,6 +123,11 @@ func TestRLMachine_judge(t *testing.T) {
 			hd.Set("RateLimit", rl)
 		}
 		o := observe(hd, time.Now())
+		o.status = status
+		return o
+	}
+	legacy := func(status int, remaining string) rlObs {
+		o := observe(http.Header{"X-Ratelimit-Remaining": {remaining}}, time.Now())
 		o.status = status
 		return o
 	}
@@ -142,7 +147,9 @@ func TestRLMachine_judge(t *testing.T) {
 		wantFail bool
 	}{
 		{"global spent by the other tenant", twoTier, obs(429, globalSpent), 1, false},
-		{"refusal without fields", twoTier, obs(429, ""), 1, false},
+		{"refusal with legacy fields alone", twoTier, legacy(429, "0"), 1, false},
+		{"refusal names only a policy the 201 did not", tenantOnly, obs(429, `"global";r=0;t=1`), 1, false},
+		{"refusal names only its own policy, with room", tenantOnly, obs(429, tenantOnly), 1, true},
 		{"refusal omits the global policy", twoTier, obs(429, tenantOnly), 1, false},
 		{"global still has room", twoTier, obs(429, globalLeft), 1, true},
 		{"no other request between", twoTier, obs(429, globalSpent), 0, true},
