@@ -61,6 +61,10 @@ func TestProxy_IdleConnectionsMakeRoom(t *testing.T) {
 					t.Fatalf("connection %d of the limit: %v", i, err)
 				}
 			}
+			// A client reads its answer before the proxy marks the connection
+			// idle again: wait until it has, or a newcomer's turn could come
+			// first and held[0] would not be the oldest.
+			idleCount(t, p, maxConns)
 			// Every new client is one more idle connection afterwards: each
 			// must push out the oldest, whether an original one or a newcomer.
 			var slowest time.Duration
@@ -127,16 +131,22 @@ func TestProxy_HalfSentHeadIsNotIdle(t *testing.T) {
 // busy waits until p's listener holds no idle connection.
 func busy(t *testing.T, p *Proxy) {
 	t.Helper()
+	idleCount(t, p, 0)
+}
+
+// idleCount waits until p's listener holds exactly n idle connections.
+func idleCount(t *testing.T, p *Proxy, n int) {
+	t.Helper()
 	ln := p.ln.(*limitListener)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		ln.mu.Lock()
-		n := len(ln.idle)
+		got := len(ln.idle)
 		ln.mu.Unlock()
-		if n == 0 {
+		if got == n {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d connections still idle after 10 s", n)
+			t.Fatalf("%d connections idle after 10 s; want %d", got, n)
 		}
 	}
 }
