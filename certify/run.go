@@ -86,6 +86,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Explore:         cfg.Explore,
 		ExploreCases:    cfg.ExploreCases,
 		Reproduce:       reproduceLine(cfg.Reproduce, seed),
+		Suites:          suites.Builtin(),
 	}
 	phase := func(p string) {
 		if cfg.Progress != nil {
@@ -164,7 +165,7 @@ func (r *Result) Write(dir string, formats []string) error {
 }
 
 func selectChecks(suiteNames, ids []string) ([]suites.Check, error) {
-	checks, err := suites.Select(suiteNames...)
+	checks, err := suites.Select(suites.Builtin(), suiteNames...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"cmp"
+	"fmt"
 	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -69,17 +70,17 @@ func Amplification() []Check {
 			Title: "a non-retryable answer (400, 401, 422) from the dependency is not retried: exactly one call", Run: nonRetryable},
 		{ID: "HS-14", Suite: suiteRB, Level: reports.LevelMustNot, Needs: []Need{needDependency, needProxyTier}, Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
 			Title: "a gateway does not re-send a failed POST to the service behind it", Run: gatewayNoRetry},
-		{ID: "RB-15", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,
+		{ID: "RB-15", Suite: suiteRB, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,
 			Title: "retry waits grow exponentially and are dispersed, never fixed or synchronized", Run: randomizedBackoff},
-		{ID: "BO-01", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("full")}, Source: brooker + " (Full Jitter); aws-arch-backoff-simulator",
+		{ID: "BO-01", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("full")}, Source: brooker + " (Full Jitter); aws-arch-backoff-simulator",
 			Title: "full jitter: retry n waits uniformly in [0, min(cap, base·2ⁿ)]", Run: jitterFormula("full")},
-		{ID: "BO-02", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("equal")}, Source: brooker + " (Equal Jitter)",
+		{ID: "BO-02", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("equal")}, Source: brooker + " (Equal Jitter)",
 			Title: "equal jitter: retry n waits uniformly in [v/2, v], v = min(cap, base·2ⁿ)", Run: jitterFormula("equal")},
-		{ID: "BO-03", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("decorrelated")}, Source: brooker + " (Decorrelated Jitter)",
+		{ID: "BO-03", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("decorrelated")}, Source: brooker + " (Decorrelated Jitter)",
 			Title: "decorrelated jitter: each wait in [base, min(cap, 3·previous wait)]", Run: jitterFormula("decorrelated")},
-		{ID: "BO-04", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("exponential")}, Source: "gRFC A6 \"gRPC Retry Design\" (backoff ±20 %); " + brooker,
+		{ID: "BO-04", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("exponential")}, Source: "gRFC A6 \"gRPC Retry Design\" (backoff ±20 %); " + brooker,
 			Title: "exponential backoff with declared jitter j: retry n waits within [(1−j)·v, (1+j)·v], v = min(cap, base·2ⁿ)", Run: jitterFormula("exponential")},
-		{ID: "BO-08", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: brooker + "; " + sreCh22 + " (retry ripples)",
+		{ID: "BO-08", Suite: suiteRB, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: brooker + "; " + sreCh22 + " (retry ripples)",
 			Title: "requests failing together do not retry in lockstep", Run: fleetLockstep},
 		{ID: "RB-01", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",
 			Title: "attempts per logical request stay within the cap (503 without Retry-After, reset, hang)", Run: attemptCap},
@@ -91,7 +92,30 @@ func Amplification() []Check {
 			Title: "under load, retries happen at one layer only: attempts per request ≤ one layer's cap", Run: oneLayer},
 		{ID: "RB-02", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " \"Deciding to Retry\"",
 			Title: "a sustained outage amplifies calls to the dependency by at most the retry ratio", Run: outageAmplification},
-		{ID: "RB-05", Suite: suiteRB, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: sreCh21 + " (per-client retry budget); " + sreCh22,
+		{ID: "RB-05", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: sreCh21 + " (per-client retry budget); " + sreCh22,
 			Title: "retries fall off under a sustained outage and calls come back without a storm", Run: outageRecovery},
+	}
+}
+
+// rbTolerances are the amplification suite's thresholds.
+func rbTolerances(h *Harness) []reports.Tolerance {
+	a := h.Amplification
+	return []reports.Tolerance{
+		{Name: "attempts per logical request", Value: h.Policy.Retry.attemptsText(),
+			Why: "RB-01, RB-03: policy.retry.max_attempts; undeclared, the SRE book ch. 21's cap of 3"},
+		{Name: "dependency calls per request in an outage", Value: fmt.Sprintf("≤ 1 + %s, + %d", h.Policy.Retry.ratioText(), a.retryFloor()),
+			Why: "RB-02: policy.retry.budget_ratio; undeclared, the SRE book ch. 21's per-client retry budget of 10 %"},
+		{Name: "retry waits", Value: h.Policy.Retry.backoffText(),
+			Why: "BO-01..04, HS-09, DL-06: policy.retry.backoff, base, cap and jitter; undeclared, only \"waits grow and are dispersed\" (RB-15) is judged"},
+		{Name: "backoff sampling", Value: fmt.Sprintf("≤ %d rounds within %s", a.backoffRounds(), a.sampleWithin()),
+			Why: "RB-15, BO-01..04, BO-08: the first two retries are sampled; the verdict says how many rounds ran"},
+		{Name: "breaker recovery", Value: h.Policy.Retry.recoveryText(),
+			Why: "RB-05: policy.retry.breaker_recovery; undeclared, how soon requests succeed again is not judged"},
+		{Name: "retries in an outage and its recovery", Value: fmt.Sprintf("≤ %s·requests + %d, in each", h.Policy.Retry.ratioText(), a.retryFloor()),
+			Why: "RB-05: policy.retry.budget_ratio (undeclared, the SRE book ch. 21's 10 %) plus the floor of RB-02"},
+		{Name: "lockstep retries", Value: fmt.Sprintf("≤ %.0f %% in one bucket of %s", a.maxBucketShare()*100, h.bucketText()),
+			Why: "BO-08: jitter spreads retries that failed together over the declared first wait's range; lockstep puts them in one bucket"},
+		{Name: "backoff sampling refill", Value: fmt.Sprintf("%d successes after each round", h.Policy.Retry.refill(4)),
+			Why: "RB-15, BO-01..04, BO-08: ⌈a round's 4 failures / budget ratio⌉, so a retry throttle never starves the sample"},
 	}
 }

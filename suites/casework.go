@@ -1,9 +1,11 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"time"
 
@@ -160,5 +162,15 @@ func (h *Harness) settle(ctx context.Context) {
 		case <-ctx.Done():
 		case <-time.After(10 * time.Millisecond):
 		}
+	}
+}
+
+// effectMatch selects the effectful dependency calls; first > 0 limits the
+// rule to the first calls after it is placed.
+func (c *Case) effectMatch(first int) faults.Match {
+	return faults.Match{
+		Method: cmp.Or(c.h.Operation.EffectMethod, http.MethodPost),
+		Path:   c.h.Operation.EffectPath,
+		First:  first,
 	}
 }

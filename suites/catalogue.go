@@ -28,10 +28,10 @@ type Entry struct {
 
 // Catalogue returns every registered check, suites in reporting order and
 // checks by ID within a suite, as reports list them, then the client suite.
-func Catalogue() []Entry {
+func Catalogue(suites []Suite) []Entry {
 	var out []Entry
-	for _, s := range registry {
-		cs := s.checks()
+	for _, s := range suites {
+		cs := slices.Clone(s.Checks)
 		slices.SortStableFunc(cs, func(a, b Check) int { return reports.CompareIDs(a.ID, b.ID) })
 		for _, c := range cs {
 			e := Entry{ID: c.ID, Suite: c.Suite, Level: c.Level, Title: c.Title, Source: c.Source, Needs: []string{}}
@@ -41,21 +41,18 @@ func Catalogue() []Entry {
 			out = append(out, e)
 		}
 	}
-	return append(out, clientEntries()...)
+	return out
 }
 
 // catalogueNeeds returns every need some check declares, by name.
-func catalogueNeeds() []Need {
+func catalogueNeeds(suites []Suite) []Need {
 	seen := map[string]Need{}
-	for _, s := range registry {
-		for _, c := range s.checks() {
+	for _, s := range suites {
+		for _, c := range s.Checks {
 			for _, n := range c.Needs {
 				seen[n.Name] = n
 			}
 		}
-	}
-	for _, n := range clientNeeds() {
-		seen[n.Name] = n
 	}
 	out := make([]Need, 0, len(seen))
 	for _, n := range seen {
@@ -67,19 +64,19 @@ func catalogueNeeds() []Need {
 
 // WriteCatalogue renders the catalogue of checks in format (one of
 // CatalogueFormats). docs/checks.md is its "md" output.
-func WriteCatalogue(w io.Writer, format string) error {
+func WriteCatalogue(w io.Writer, format string, suites []Suite) error {
 	var err error
 	switch format {
 	case "text":
-		err = catalogueText(w)
+		err = catalogueText(w, suites)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(struct {
 			Checks []Entry `json:"checks"`
-		}{Catalogue()})
+		}{Catalogue(suites)})
 	case "md":
-		err = catalogueMarkdown(w)
+		err = catalogueMarkdown(w, suites)
 	default:
 		return fmt.Errorf("suites: unknown catalogue format %q (known: %s)", format, strings.Join(CatalogueFormats(), ", "))
 	}
@@ -89,10 +86,10 @@ func WriteCatalogue(w io.Writer, format string) error {
 	return nil
 }
 
-func catalogueText(w io.Writer) error {
+func catalogueText(w io.Writer, suites []Suite) error {
 	var b strings.Builder
 	suite := ""
-	for _, e := range Catalogue() {
+	for _, e := range Catalogue(suites) {
 		if e.Suite != suite {
 			if suite != "" {
 				b.WriteString("\n")
@@ -120,7 +117,7 @@ var levelMeaning = map[reports.Level]string{
 	reports.LevelConvention:  "a de-facto convention: a vendor's documented behaviour or a library default",
 }
 
-func catalogueMarkdown(w io.Writer) error {
+func catalogueMarkdown(w io.Writer, suites []Suite) error {
 	var b strings.Builder
 	b.WriteString(`# Checks
 
@@ -143,11 +140,11 @@ rule (a property over random faults, a scenario) carries the level of that rule.
 		fmt.Fprintf(&b, "| %s | %s |\n", l, levelMeaning[l])
 	}
 	b.WriteString("\n## Needs\n\nWhat a target must declare or show for a check to apply.\n\n| Need | Meaning |\n|---|---|\n")
-	for _, n := range catalogueNeeds() {
+	for _, n := range catalogueNeeds(suites) {
 		fmt.Fprintf(&b, "| %s | %s |\n", n.Name, mdCell(n.Doc))
 	}
 	suite := ""
-	for _, e := range Catalogue() {
+	for _, e := range Catalogue(suites) {
 		if e.Suite != suite {
 			suite = e.Suite
 			fmt.Fprintf(&b, "\n## %s\n\n| ID | Level | Check | Needs | Source |\n|---|---|---|---|---|\n", suite)

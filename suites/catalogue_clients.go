@@ -2,29 +2,22 @@ package suites
 
 import "github.com/resilcheck/resilcheck/clients"
 
-// clientEntries lists the client suite. Its checks judge a client calling
-// the harness, not a service behind it, so they run through clients.Run
-// (certify runs them for a target of kind client) and join the registry
-// only here, in the catalogue.
-func clientEntries() []Entry {
-	var out []Entry
+// clientSuite is the client suite as the catalogue lists it. Its checks
+// judge a client calling the harness, not a service behind it, so they run
+// through clients.Run (certify runs them for a target of kind client) and
+// have no Run here.
+func clientSuite() Suite {
+	s := Suite{Name: clients.SuiteName}
 	for _, c := range clients.Checks() {
-		e := Entry{ID: c.ID, Suite: clients.SuiteName, Level: c.Level, Title: c.Title, Source: c.Source, Needs: []string{}}
+		k := Check{ID: c.ID, Suite: clients.SuiteName, Level: c.Level, Title: c.Title, Source: c.Source}
 		for _, n := range c.Needs {
-			e.Needs = append(e.Needs, n.Name)
+			k.Needs = append(k.Needs, Need{Name: n.Name, Doc: n.Doc})
 		}
-		out = append(out, e)
+		s.Checks = append(s.Checks, k)
 	}
-	return out
+	return s
 }
 
-// clientNeeds lists the client suite's needs for the catalogue's legend.
-func clientNeeds() []Need {
-	var out []Need
-	for _, c := range clients.Checks() {
-		for _, n := range c.Needs {
-			out = append(out, Need{Name: n.Name, Doc: n.Doc})
-		}
-	}
-	return out
-}
+// Catalogued returns every suite the catalogue lists: the built-in suites,
+// then the client suite.
+func Catalogued() []Suite { return append(Builtin(), clientSuite()) }

@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
@@ -20,7 +21,26 @@ type Check struct {
 	Source string // public citation, e.g. "draft-ietf-httpapi-idempotency-key-header-07 §2.6"
 	Level  reports.Level
 	Needs  []Need // all must be met, or the check is not applicable
-	Run    func(ctx context.Context, c *Case) Result
+	// Timed says the verdict rests on measured time (a wait, a window, a
+	// deadline): on a noisy runner the check is inconclusive rather than
+	// guessed, and a failure during a stall of the runner is judged again.
+	Timed bool
+	Run   func(ctx context.Context, c *Case) Result
+}
+
+// Suite is one contract's checks, in the order they run, named as reports
+// name the suite. The zero Tolerances and Slack add nothing to the harness's
+// own.
+type Suite struct {
+	Name   string
+	Checks []Check
+	// Tolerances lists the thresholds the suite's checks judge by, with the
+	// values h gives them, so a reader of the report can weigh a verdict.
+	Tolerances func(h *Harness) []reports.Tolerance
+	// Slack is the least time slack the suite's timed checks judge with. A
+	// timing failure during which the runner stalled longer than the least
+	// Slack of the run's suites (and the harness's own) is judged again.
+	Slack func(h *Harness) time.Duration
 }
 
 // Result is a check's verdict with what it expected, what it saw and the

@@ -107,25 +107,25 @@ func dlHeader(c Conventions) string {
 // sent while the dependency hangs, and what the target does with them.
 func Deadlines() []Check {
 	return []Check{
-		{ID: "HS-18", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; " + grpcDL + " (Deadlines on the Server)",
+		{ID: "HS-18", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; " + grpcDL + " (Deadlines on the Server)",
 			Title: "with the dependency hanging, the target answers 504 by the caller's budget", Run: dlAnswersByBudget},
-		{ID: "DL-03", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadlines on the Server); " + grpcWire + " (Client Cancellation)",
+		{ID: "DL-03", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadlines on the Server); " + grpcWire + " (Client Cancellation)",
 			Title: "the target cancels its dependency call when the caller's budget runs out", Run: dlCancelsAtDeadline},
-		{ID: "DL-03p", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadlines on the Server, Deadline Propagation); " + sreDL + " (a property over random budgets, deadline headers and dependency latencies)",
+		{ID: "DL-03p", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadlines on the Server, Deadline Propagation); " + sreDL + " (a property over random budgets, deadline headers and dependency latencies)",
 			Title: "for random budgets, deadline headers and dependency latencies (late headers, a trickling body, a hang): answered, every dependency call started and let go, by the budget; the forwarded budget never more than what is left", Run: deadlineProperty},
-		{ID: "DL-04", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadline Propagation); " + sreDL + " (Deadline propagation)",
+		{ID: "DL-04", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadline Propagation); " + sreDL + " (Deadline propagation)",
 			Title: "the budget passed downstream is what was received minus what was spent (the target's deadline header)", Run: dlPropagates(dlConventionFormat)},
-		{ID: "DL-04g", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency, needDeadlineHeader(headers.GRPCTimeout)}, Source: grpcWire + " (Requests: grpc-timeout); " + grpcDL + " (Deadline Propagation)",
+		{ID: "DL-04g", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency, needDeadlineHeader(headers.GRPCTimeout)}, Source: grpcWire + " (Requests: grpc-timeout); " + grpcDL + " (Deadline Propagation)",
 			Title: "a budget sent as grpc-timeout is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.GRPCTimeout)},
-		{ID: "DL-04e", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency, needDeadlineHeader(headers.EnvoyUpstreamRqMs)}, Source: envoyDL + " (x-envoy-upstream-rq-timeout-ms, x-envoy-expected-rq-timeout-ms); " + grpcDL + " (Deadline Propagation)",
+		{ID: "DL-04e", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency, needDeadlineHeader(headers.EnvoyUpstreamRqMs)}, Source: envoyDL + " (x-envoy-upstream-rq-timeout-ms, x-envoy-expected-rq-timeout-ms); " + grpcDL + " (Deadline Propagation)",
 			Title: "a budget sent as x-envoy-upstream-rq-timeout-ms is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.EnvoyUpstreamRqMs)},
-		{ID: "DL-06", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines)",
+		{ID: "DL-06", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines)",
 			Title: "no dependency call starts after the caller's deadline, even when calls fail and could be retried", Run: dlNoWorkAfterDeadline},
-		{ID: "DL-06b", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines)",
+		{ID: "DL-06b", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines)",
 			Title: "a request whose budget is already spent gets an immediate 504 and causes no dependency call", Run: dlExpiredBudget},
-		{ID: "DL-07", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Cancellation propagation); " + grpcWire + " (Client Cancellation)",
+		{ID: "DL-07", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Cancellation propagation); " + grpcWire + " (Client Cancellation)",
 			Title: "a caller that disconnects cancels the target's dependency call", Run: dlCancelsOnDisconnect},
-		{ID: "HS-18b", Suite: suiteDL, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; connectrpc.com protocol (Unary-Request: servers may clamp a timeout)",
+		{ID: "HS-18b", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; connectrpc.com protocol (Unary-Request: servers may clamp a timeout)",
 			Title: "with no budget and the dependency hanging, the target still answers (504, or 503 giving up on its dependency) within its maximum budget", Run: dlAnswersWithoutBudget},
 	}
 }
@@ -135,3 +135,21 @@ func dlWatchText(h *Harness) string {
 	d, why := h.Deadlines.watch(h)
 	return fmt.Sprintf("%s (%s)", d, why)
 }
+
+// dlTolerances are the deadline suite's thresholds.
+func dlTolerances(h *Harness) []reports.Tolerance {
+	out := []reports.Tolerance{
+		{Name: "DL-06 watch after the deadline", Value: dlWatchText(h),
+			Why: "DL-06: how long a retry after the deadline is looked for"},
+		{Name: "deadline slack", Value: max(h.Deadlines.tolerance(), h.Noise.slack()).String(),
+			Why: "DL-03, DL-04, DL-06, HS-18: answers, cancellations and budgets within the deadline plus this"},
+	}
+	if h.Deadlines.Warmup != 0 {
+		out = append(out, reports.Tolerance{Name: "heal streak, deadline checks", Value: fmt.Sprintf("%d (DeadlineConfig.Warmup)", h.Deadlines.warmup(h)),
+			Why: "before the deadline checks, in place of the heal streak"})
+	}
+	return out
+}
+
+// dlSlack is the least time slack the deadline checks judge with.
+func dlSlack(h *Harness) time.Duration { return h.Deadlines.tolerance() }

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
@@ -62,13 +63,18 @@ type Harness struct {
 	// however fast the target answers.
 	ExploreCases int
 
+	// Suites are the run's suites, whether or not their checks were
+	// selected: their tolerances are reported and their slack bounds how
+	// long a stall of the runner a timing verdict can bear.
+	Suites []Suite
+
 	// Per-suite settings; zero values mean each type's documented defaults.
 	Amplification AmplificationConfig
 	RetryAfter    RetryAfterConfig
 	Deadlines     DeadlineConfig
 	RateLimits    RateLimitConfig
 
-	quotas *quotaBook // when declared tenants' quotas are back; see book
+	values *sharedValues // see shared; a copy of the harness shares them
 	// stallWatch replaces watchStalls in tests.
 	stallWatch func() (stop func() time.Duration)
 }
@@ -244,5 +250,34 @@ func orFloat(v, def float64) float64 {
 	if v <= 0 {
 		return def
 	}
+	return v
+}
+
+// sharedValues are a run's shared values.
+type sharedValues struct {
+	mu sync.Mutex
+	m  map[any]any
+}
+
+// sharedInit guards the lazy creation of a harness's shared values.
+var sharedInit sync.Mutex
+
+// shared returns the value the run keeps under key, made by init on first
+// use: state the checks of a suite share across one run, such as when a
+// quota that refused a declared tenant is back. Safe for concurrent use.
+func (h *Harness) shared(key any, init func() any) any {
+	sharedInit.Lock()
+	if h.values == nil {
+		h.values = &sharedValues{m: map[any]any{}}
+	}
+	sv := h.values
+	sharedInit.Unlock()
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if v, ok := sv.m[key]; ok {
+		return v
+	}
+	v := init()
+	sv.m[key] = v
 	return v
 }

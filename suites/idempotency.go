@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -75,21 +74,4 @@ func replayAfterCompletion(ctx context.Context, c *Case) Result {
 		return fail(want, fmt.Sprintf("identical replays but %d effects at the dependency", ef.total), c.evidence()...)
 	}
 	return pass(want, "3 identical replays, 1 effect", c.evidence()...)
-}
-
-// describe renders a reply for a report line.
-func describe(r reply) string {
-	if r.err != nil {
-		return "transport error (" + r.err.Error() + ")"
-	}
-	return fmt.Sprintf("%d", r.status)
-}
-
-// excerpt shortens a body for a report line.
-func excerpt(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 120 {
-		s = s[:117] + "..."
-	}
-	return fmt.Sprintf("%q", s)
 }

@@ -1,10 +1,8 @@
 package suites
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -145,16 +143,6 @@ func (h *Harness) burst(ctx context.Context, base call, n int) []reply {
 	start.Done()
 	wg.Wait()
 	return replies
-}
-
-// effectMatch selects the effectful dependency calls; first > 0 limits the
-// rule to the first calls after it is placed.
-func (c *Case) effectMatch(first int) faults.Match {
-	return faults.Match{
-		Method: cmp.Or(c.h.Operation.EffectMethod, http.MethodPost),
-		Path:   c.h.Operation.EffectPath,
-		First:  first,
-	}
 }
 
 // dropResponse loses an answer after the upstream committed it.

@@ -94,22 +94,9 @@ func p99(ds []time.Duration) time.Duration {
 	return s[min(i, len(s))-1]
 }
 
-// timed says whether c's verdict rests on measured time: the Retry-After
-// and deadline suites, the backoff shape, recovery and lockstep, and the
-// rate-limit checks that pace load or wait out a reset.
-func timed(c Check) bool {
-	switch c.Suite {
-	case suiteRA, suiteDL:
-		return true
-	}
-	return slices.Contains(timedChecks, c.ID)
-}
-
-var timedChecks = []string{"BO-01", "BO-02", "BO-03", "BO-04", "BO-08", "RB-05", "RB-15", "RL-01q", "RL-09", "RL-09b", "HS-01a"}
-
 // tooNoisy is why a timed check cannot be judged on this runner, or "".
 func (h *Harness) tooNoisy(c Check) string {
-	if s := h.Noise.slack(); s > maxNoiseSlack && timed(c) {
+	if s := h.Noise.slack(); s > maxNoiseSlack && c.Timed {
 		return fmt.Sprintf("noisy runner: %s, so time bounds would need %s of slack (%d× the worse), more than the %s a timing verdict can bear",
 			h.Noise, s.Round(time.Millisecond), noiseFactor, maxNoiseSlack)
 	}

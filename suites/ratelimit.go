@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -52,9 +53,9 @@ func RateLimitHeaders() []Check {
 	return []Check{
 		{ID: "RL-07b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.1, §6",
 			Title: "a sequential client sees remaining never negative, never rising within a window, and no 429 after r>0", Run: sequentialRemaining},
-		{ID: "RL-01q", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §3.1.1, §3.1.3",
+		{ID: "RL-01q", Suite: suiteRL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §3.1.1, §3.1.3",
 			Title: "the quota enforced is the quota advertised: at twice the rate, admissions per window match q", Run: enforcedQuota},
-		{ID: "RL-09b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
+		{ID: "RL-09b", Suite: suiteRL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
 			Title: "once the advertised reset has passed, requests are admitted again", Run: admittedAfterReset},
 		{ID: "HS-05", Suite: suiteRL, Level: reports.LevelShould, Needs: []Need{needRateLimitedRoute}, Source: "RFC 6585 §4",
 			Title: "a 429 explains itself in a non-empty body", Run: tooManyBody},
@@ -83,4 +84,10 @@ func RateLimitHeaders() []Check {
 		{ID: "RL-24", Suite: suiteRL, Level: reports.LevelConvention, Source: rlSource + " §4.1.1, §4.1.2 and appendix \"RateLimit header fields currently used on the web\" (the legacy fields name the same quota)",
 			Title: "X-RateLimit-* and RateLimit describe the same quota", Run: legacyAgrees},
 	}
+}
+
+// rlTolerances are the rate-limit suite's thresholds.
+func rlTolerances(h *Harness) []reports.Tolerance {
+	return []reports.Tolerance{{Name: "quota slack", Value: fmt.Sprintf("%.0f %% per window", h.RateLimits.quotaSlack()*100),
+		Why: "RL-01q: admissions at twice the advertised rate within q minus this"}}
 }

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/resilcheck/resilcheck/headers"
 )
 
 // exhaustWorkers is how many probes exhaust keeps in flight: enough to
@@ -63,46 +61,4 @@ func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent
 		return rlObs{}, sent, false
 	}
 	return *got, sent, true
-}
-
-// exhaustedReset is the latest reset t among the limits at r=0.
-func exhaustedReset(o rlObs) (time.Duration, bool) {
-	var t time.Duration
-	found := false
-	for _, l := range o.fields.Limits {
-		if l.Remaining == 0 && l.HasReset {
-			t, found = max(t, l.Reset), true
-		}
-	}
-	return t, found
-}
-
-// anyReset is exhaustedReset, or else the latest reset of any limit.
-func anyReset(o rlObs) (time.Duration, bool) {
-	if t, ok := exhaustedReset(o); ok {
-		return t, true
-	}
-	var t time.Duration
-	found := false
-	for _, l := range o.fields.Limits {
-		if l.HasReset {
-			t, found = max(t, l.Reset), true
-		}
-	}
-	return t, found
-}
-
-// retryAfter parses the response's Retry-After against its Date (or its
-// arrival when it has none), as the ratelimit draft -10 §6 compares them.
-func (o rlObs) retryAfter() (headers.RetryAfter, string, error) {
-	v := o.header.Get("Retry-After")
-	if v == "" {
-		return headers.RetryAfter{}, "", nil
-	}
-	now := o.at
-	if !o.date.IsZero() {
-		now = o.date
-	}
-	ra, err := headers.ParseRetryAfter(v, now)
-	return ra, v, err
 }

@@ -9,65 +9,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
-	"github.com/resilcheck/resilcheck/headers"
 )
-
-// rlObs is one response as the rate-limit checks see it: its fields parsed
-// strictly, with the violations kept apart so each check judges its rules.
-type rlObs struct {
-	sent   time.Time // when the request left (own) or reached the front proxy (journal)
-	at     time.Time // when the response headers arrived
-	date   time.Time // the response's Date; zero when unknown (journal entries)
-	status int
-	tenant string
-	source string // "own GET /healthz #3" or "journal front-17"
-	header http.Header
-	body   []byte
-	entry  *faults.Entry // the journal entry, for evidence; nil for own replies
-	// limited is set for responses of a route the target declares rate limited.
-	limited bool
-
-	fields    headers.RateLimitFields
-	fieldsErr error
-	x         headers.XRateLimit
-	xErr      error
-}
-
-func observe(h http.Header, at time.Time) rlObs {
-	o := rlObs{at: at, header: h}
-	o.fields, o.fieldsErr = headers.ParseRateLimitFields(h)
-	o.x, o.xErr = headers.ParseXRateLimit(h, at)
-	if d, err := http.ParseTime(h.Get("Date")); err == nil {
-		o.date = d
-	}
-	return o
-}
-
-// advertises reports whether the response carries any IETF field, valid or not.
-func (o rlObs) advertises() bool {
-	for _, n := range []string{headers.RateLimit, headers.RateLimitPolicy, headers.RateLimitLimit,
-		headers.RateLimitRemaining, headers.RateLimitReset} {
-		if len(o.header.Values(n)) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// minRemaining is the smallest r over the response's limits and the limit it
-// belongs to; ok is false when no limit parsed.
-func (o rlObs) minRemaining() (headers.Limit, bool) {
-	if len(o.fields.Limits) == 0 {
-		return headers.Limit{}, false
-	}
-	m := o.fields.Limits[0]
-	for _, l := range o.fields.Limits[1:] {
-		if l.Remaining < m.Remaining {
-			m = l
-		}
-	}
-	return m, true
-}
 
 // rlProbe sends one request of a declared rate-limited route for tenant:
 // a GET of the probe path, or else the first rate-limited operation with a

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"cmp"
+	"fmt"
 	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -103,25 +104,39 @@ func (c RetryAfterConfig) invalidValues() []string {
 // target's circuit breaker never sees more than one case's failures.
 func RetryAfter() []Check {
 	return []Check{
-		{ID: "HS-01a", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: raSource + "; RFC 6585 §4",
+		{ID: "HS-01a", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: raSource + "; RFC 6585 §4",
 			Title: "a 429 carries a valid Retry-After that tells the truth: refused before it elapses, admitted after", Run: raTruthful429},
-		{ID: "RL-09", Suite: suiteRA, Level: reports.LevelShouldNot, Needs: []Need{needRateLimitedRoute}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
+		{ID: "RL-09", Suite: suiteRA, Timed: true, Level: reports.LevelShouldNot, Needs: []Need{needRateLimitedRoute}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
 			Title: "a 429's Retry-After does not point earlier than the RateLimit reset", Run: raNotBeforeReset},
-		{ID: "HS-01b", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; RFC 9110 §15.6.4",
+		{ID: "HS-01b", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; RFC 9110 §15.6.4",
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
-		{ID: "HS-08", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; gRFC A6 (Pushback)",
+		{ID: "HS-08", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; gRFC A6 (Pushback)",
 			Title: "after a dependency's 503 with Retry-After: 1, the next call comes no earlier", Run: raHonoursSeconds},
-		{ID: "HS-08p", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + " (a property over values, statuses and budgets); draft-ietf-httpapi-ratelimit-headers-10 §7; RFC 9110 §15.6.4",
+		{ID: "HS-08p", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + " (a property over values, statuses and budgets); draft-ietf-httpapi-ratelimit-headers-10 §7; RFC 9110 §15.6.4",
 			Title: "under random Retry-After values of 2–4 s on 429 and 503, with and without RateLimit fields, and budgets that do or do not leave room: no dependency call before the Retry-After, an answer by the budget", Run: retryAfterProperty},
-		{ID: "RL-10", Suite: suiteRA, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
+		{ID: "RL-10", Suite: suiteRA, Timed: true, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
 			Title: "after a dependency's 429 with Retry-After and an earlier RateLimit reset, Retry-After wins", Run: raPrecedence},
-		{ID: "HS-03", Suite: suiteRA, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "RFC 9110 §5.6.7, §10.2.3",
+		{ID: "HS-03", Suite: suiteRA, Timed: true, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "RFC 9110 §5.6.7, §10.2.3",
 			Title: "a Retry-After HTTP-date in each of the three formats is honoured", Run: raHonoursDates},
-		{ID: "HS-09", Suite: suiteRA, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: "Envoy router filter docs (an unparseable reset header falls back to the exponential back-off); AWS SDKs and Tools Reference Guide \"Retry behavior\"",
+		{ID: "HS-09", Suite: suiteRA, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: "Envoy router filter docs (an unparseable reset header falls back to the exponential back-off); AWS SDKs and Tools Reference Guide \"Retry behavior\"",
 			Title: "an invalid Retry-After falls back to the normal backoff: neither a storm nor no retry", Run: raInvalidFallsBack},
-		{ID: "HS-10", Suite: suiteRA, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1; Envoy RetryPolicy rate_limited_retry_back_off (max_interval)",
+		{ID: "HS-10", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1; Envoy RetryPolicy rate_limited_retry_back_off (max_interval)",
 			Title: "a huge Retry-After does not hold the caller past its deadline", Run: raHugeIsCapped},
-		{ID: "HS-02", Suite: suiteRA, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
+		{ID: "HS-02", Suite: suiteRA, Timed: true, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
 			Title: "every 429 and 503 of the run carries Retry-After as delay-seconds or IMF-fixdate", Run: raRunWideSyntax},
 	}
 }
+
+// raTolerances are the Retry-After suite's thresholds.
+func raTolerances(h *Harness) []reports.Tolerance {
+	out := []reports.Tolerance{{Name: "Retry-After slack", Value: h.RetryAfter.tolerance(h).String(),
+		Why: "HS-08: no call earlier than Retry-After minus this"}}
+	if n := h.RetryAfter.BreakerFlush; n > 0 {
+		out = append(out, reports.Tolerance{Name: "heal streak, Retry-After cases", Value: fmt.Sprintf("%d (RetryAfterConfig.BreakerFlush)", n),
+			Why: "before HS-08..HS-10's dependency-fault cases, in place of the heal streak"})
+	}
+	return out
+}
+
+// raSlack is the least time slack the Retry-After checks judge with.
+func raSlack(h *Harness) time.Duration { return h.RetryAfter.tolerance(h) }

@@ -151,14 +151,6 @@ func raAlignedSecond(ctx context.Context) time.Time {
 	return s.UTC()
 }
 
-// raMs renders a duration in milliseconds for report lines.
-func raMs(d time.Duration) string {
-	if d > -10*time.Millisecond && d < 10*time.Millisecond {
-		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
-	}
-	return fmt.Sprintf("%d ms", d.Milliseconds())
-}
-
 // advertisedRemaining is the largest quota the replies say is left (the
 // smallest r of each reply's limits); 0 when none advertises one.
 func advertisedRemaining(rs []raStamped) int {

@@ -12,51 +12,28 @@ import (
 	"github.com/resilcheck/resilcheck/reports"
 )
 
-// Suites returns every suite by name.
-func Suites() map[string][]Check {
-	all := map[string][]Check{}
-	for _, s := range registry {
-		all[s.name] = s.checks()
-	}
-	return all
-}
-
-// SuiteNames returns the known suite names in reporting order.
-func SuiteNames() []string {
-	names := make([]string, len(registry))
-	for i, s := range registry {
-		names[i] = s.name
+// SuiteNames returns the names of suites, in order.
+func SuiteNames(suites []Suite) []string {
+	names := make([]string, len(suites))
+	for i, s := range suites {
+		names[i] = s.Name
 	}
 	return names
 }
 
-// registry lists the suites in reporting order, one per contract. A suite
-// without checks yet is left out rather than registered empty.
-var registry = []struct {
-	name   string
-	checks func() []Check
-}{
-	{suiteIK, Idempotency},
-	{suiteRB, Amplification},
-	{suiteRA, RetryAfter},
-	{suiteDL, Deadlines},
-	{suiteRL, RateLimitHeaders},
-}
-
-// Select returns the checks of the named suites (all when names is empty)
-// or an error naming an unknown suite.
-func Select(names ...string) ([]Check, error) {
-	all := Suites()
+// Select returns the checks of the named suites among suites (all when
+// names is empty), or an error naming an unknown suite.
+func Select(suites []Suite, names ...string) ([]Check, error) {
 	if len(names) == 0 {
-		names = SuiteNames()
+		names = SuiteNames(suites)
 	}
 	var out []Check
 	for _, n := range names {
-		cs, ok := all[n]
-		if !ok {
-			return nil, fmt.Errorf("suites: unknown suite %q (known: %s)", n, strings.Join(SuiteNames(), ", "))
+		i := slices.IndexFunc(suites, func(s Suite) bool { return s.Name == n })
+		if i < 0 {
+			return nil, fmt.Errorf("suites: unknown suite %q (known: %s)", n, strings.Join(SuiteNames(suites), ", "))
 		}
-		out = append(out, cs...)
+		out = append(out, suites[i].Checks...)
 	}
 	return out, nil
 }

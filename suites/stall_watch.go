@@ -48,13 +48,19 @@ func watchStalls() (stop func() time.Duration) {
 // tolerance a timed check judges with, which absorbs a shorter stall
 // wherever it falls.
 func (h *Harness) stallLimit() time.Duration {
-	return min(h.tolerance(), h.RetryAfter.tolerance(h), h.Deadlines.tolerance())
+	limit := h.tolerance()
+	for _, s := range h.Suites {
+		if s.Slack != nil {
+			limit = min(limit, s.Slack(h))
+		}
+	}
+	return limit
 }
 
 // watched runs c once (see once); for a timed check it also returns the
 // longest stall of the runner while it ran.
 func (h *Harness) watched(parent context.Context, c Check, id string) (res Result, stall time.Duration) {
-	if !timed(c) {
+	if !c.Timed {
 		return h.once(parent, c, id), 0
 	}
 	watch := h.stallWatch

@@ -47,13 +47,13 @@ func TestHarness_rejudged(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var ids []string
 			watches := 0
-			h := &Harness{Journal: faults.NewJournal(), Seed: 1}
+			h := &Harness{Journal: faults.NewJournal(), Seed: 1, Suites: Builtin()}
 			h.stallWatch = func() func() time.Duration {
 				i := watches
 				watches++
 				return func() time.Duration { return c.stalls[i] }
 			}
-			chk := Check{ID: "HS-T", Suite: c.suite, Run: func(_ context.Context, cs *Case) Result {
+			chk := Check{ID: "HS-T", Suite: c.suite, Timed: c.suite == suiteRA || c.suite == suiteDL, Run: func(_ context.Context, cs *Case) Result {
 				ids = append(ids, cs.id)
 				return c.runs[len(ids)-1]
 			}}
@@ -80,12 +80,12 @@ func TestHarness_rejudged(t *testing.T) {
 // TestHarness_watchedPanic: a timed check that panics stops its watch
 // before runOne recovers, so no watch outlives its check.
 func TestHarness_watchedPanic(t *testing.T) {
-	h := &Harness{Journal: faults.NewJournal(), Seed: 1}
+	h := &Harness{Journal: faults.NewJournal(), Seed: 1, Suites: Builtin()}
 	stopped := false
 	h.stallWatch = func() func() time.Duration {
 		return func() time.Duration { stopped = true; return 0 }
 	}
-	chk := Check{ID: "HS-T", Suite: suiteRA, Run: func(context.Context, *Case) Result { panic("boom") }}
+	chk := Check{ID: "HS-T", Suite: suiteRA, Timed: true, Run: func(context.Context, *Case) Result { panic("boom") }}
 	if res := runOne(t.Context(), h, chk); res.Status != reports.StatusInconclusive || !stopped {
 		t.Errorf("%s, watch stopped: %v; want inconclusive and stopped", res.Status, stopped)
 	}
@@ -111,7 +111,7 @@ func TestWatchStalls(t *testing.T) {
 // ExampleHarness_stallLimit shows that the limit follows the least
 // tolerance a timed check judges with.
 func ExampleHarness_stallLimit() {
-	h := &Harness{RetryAfter: RetryAfterConfig{Tolerance: 20 * time.Millisecond}}
+	h := &Harness{RetryAfter: RetryAfterConfig{Tolerance: 20 * time.Millisecond}, Suites: Builtin()}
 	fmt.Println(h.stallLimit())
 	// Output: 20ms
 }

@@ -25,7 +25,7 @@ for it to apply, and the public source of the rule. docs/checks.md is the md out
 			if !slices.Contains(suites.CatalogueFormats(), format) {
 				return usagef("checks: unknown --format %q (known: %s)", format, strings.Join(suites.CatalogueFormats(), ", "))
 			}
-			return suites.WriteCatalogue(cmd.OutOrStdout(), format)
+			return suites.WriteCatalogue(cmd.OutOrStdout(), format, suites.Catalogued())
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(suites.CatalogueFormats(), ", "))

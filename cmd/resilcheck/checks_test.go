@@ -14,7 +14,7 @@ func TestRun_Checks(t *testing.T) {
 	t.Parallel()
 	ids := func() []string {
 		var out []string
-		for _, e := range suites.Catalogue() {
+		for _, e := range suites.Catalogue(suites.Catalogued()) {
 			out = append(out, e.ID)
 		}
 		return out

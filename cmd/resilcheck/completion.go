@@ -21,16 +21,16 @@ func completeDefects(*cobra.Command, []string, string) ([]cobra.Completion, cobr
 
 // completeSuites completes --suite with the suite names.
 func completeSuites(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return suites.SuiteNames(), cobra.ShellCompDirectiveNoFileComp
+	return suites.SuiteNames(suites.Builtin()), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeChecks completes --check with check IDs and titles, from the
 // suites already chosen with --suite (every suite when none is).
 func completeChecks(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	chosen, _ := cmd.Flags().GetStringArray("suite")
-	checks, err := suites.Select(chosen...)
+	checks, err := suites.Select(suites.Builtin(), chosen...)
 	if err != nil {
-		checks, _ = suites.Select()
+		checks, _ = suites.Select(suites.Builtin())
 	}
 	var out []cobra.Completion
 	for _, c := range checks {

@@ -16,16 +16,12 @@ type quotaBook struct {
 	back map[string]time.Time
 }
 
-// quotaInit guards the lazy creation of a harness's book.
-var quotaInit sync.Mutex
+// bookKey keys the run's quota book among the harness's shared values.
+type bookKey struct{}
 
+// book is the run's quota book.
 func (h *Harness) book() *quotaBook {
-	quotaInit.Lock()
-	defer quotaInit.Unlock()
-	if h.quotas == nil {
-		h.quotas = &quotaBook{back: map[string]time.Time{}}
-	}
-	return h.quotas
+	return h.shared(bookKey{}, func() any { return &quotaBook{back: map[string]time.Time{}} }).(*quotaBook)
 }
 
 // refused notes that tenant's quota is back at until.
@@ -70,21 +66,4 @@ func (c *Case) rlTenant(ctx context.Context) string {
 		}
 	}
 	return t
-}
-
-// backIn is how long after o its tenant's quota is back by what o says:
-// the latest of Retry-After, the RateLimit reset and the legacy reset; 0
-// when it says nothing valid.
-func (o rlObs) backIn() time.Duration {
-	var d time.Duration
-	if ra, raw, err := o.retryAfter(); raw != "" && err == nil {
-		d = ra.Delay
-	}
-	if t, ok := anyReset(o); ok {
-		d = max(d, t)
-	}
-	if o.x.HasReset {
-		d = max(d, o.x.ResetIn)
-	}
-	return d
 }
