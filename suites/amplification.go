@@ -53,46 +53,46 @@ type AmplificationConfig struct {
 
 func (c AmplificationConfig) retryFloor() int { return cmp.Or(c.RetryFloor, 3) }
 func (c AmplificationConfig) maxRecovery() time.Duration {
-	return orDuration(c.MaxRecovery, time.Minute)
+	return OrDuration(c.MaxRecovery, time.Minute)
 }
 func (c AmplificationConfig) backoffRounds() int { return cmp.Or(c.BackoffRounds, 21) }
 func (c AmplificationConfig) sampleWithin() time.Duration {
-	return orDuration(c.SampleWithin, 30*time.Second)
+	return OrDuration(c.SampleWithin, 30*time.Second)
 }
-func (c AmplificationConfig) maxBucketShare() float64 { return orFloat(c.MaxBucketShare, 0.7) }
+func (c AmplificationConfig) maxBucketShare() float64 { return OrFloat(c.MaxBucketShare, 0.7) }
 
 // Amplification returns the retry-amplification suite: attempts per logical request, retries per request under an
 // outage, layered retries, and the shape of the backoff, all measured at the
 // dependency proxy.
 func Amplification() []Check {
 	return []Check{
-		{ID: "RB-01b", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "gRFC A6 (Retryable Status Codes); AWS SDKs and Tools Reference Guide \"Retry behavior\"; Envoy router filter docs (retriable-4xx)",
+		{ID: "RB-01b", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: "gRFC A6 (Retryable Status Codes); AWS SDKs and Tools Reference Guide \"Retry behavior\"; Envoy router filter docs (retriable-4xx)",
 			Title: "a non-retryable answer (400, 401, 422) from the dependency is not retried: exactly one call", Run: nonRetryable},
-		{ID: "HS-14", Suite: suiteRB, Level: reports.LevelMustNot, Needs: []Need{needDependency, needProxyTier}, Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
+		{ID: "HS-14", Suite: suiteRB, Level: reports.LevelMustNot, Needs: []Need{NeedDependency, NeedProxyTier}, Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
 			Title: "a gateway does not re-send a failed POST to the service behind it", Run: gatewayNoRetry},
-		{ID: "RB-15", Suite: suiteRB, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,
+		{ID: "RB-15", Suite: suiteRB, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,
 			Title: "retry waits grow exponentially and are dispersed, never fixed or synchronized", Run: randomizedBackoff},
-		{ID: "BO-01", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("full")}, Source: brooker + " (Full Jitter); aws-arch-backoff-simulator",
+		{ID: "BO-01", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{NeedDependency, NeedBackoff("full")}, Source: brooker + " (Full Jitter); aws-arch-backoff-simulator",
 			Title: "full jitter: retry n waits uniformly in [0, min(cap, base·2ⁿ)]", Run: jitterFormula("full")},
-		{ID: "BO-02", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("equal")}, Source: brooker + " (Equal Jitter)",
+		{ID: "BO-02", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{NeedDependency, NeedBackoff("equal")}, Source: brooker + " (Equal Jitter)",
 			Title: "equal jitter: retry n waits uniformly in [v/2, v], v = min(cap, base·2ⁿ)", Run: jitterFormula("equal")},
-		{ID: "BO-03", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("decorrelated")}, Source: brooker + " (Decorrelated Jitter)",
+		{ID: "BO-03", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{NeedDependency, NeedBackoff("decorrelated")}, Source: brooker + " (Decorrelated Jitter)",
 			Title: "decorrelated jitter: each wait in [base, min(cap, 3·previous wait)]", Run: jitterFormula("decorrelated")},
-		{ID: "BO-04", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency, needBackoff("exponential")}, Source: "gRFC A6 \"gRPC Retry Design\" (backoff ±20 %); " + brooker,
+		{ID: "BO-04", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{NeedDependency, NeedBackoff("exponential")}, Source: "gRFC A6 \"gRPC Retry Design\" (backoff ±20 %); " + brooker,
 			Title: "exponential backoff with declared jitter j: retry n waits within [(1−j)·v, (1+j)·v], v = min(cap, base·2ⁿ)", Run: jitterFormula("exponential")},
-		{ID: "BO-08", Suite: suiteRB, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: brooker + "; " + sreCh22 + " (retry ripples)",
+		{ID: "BO-08", Suite: suiteRB, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: brooker + "; " + sreCh22 + " (retry ripples)",
 			Title: "requests failing together do not retry in lockstep", Run: fleetLockstep},
-		{ID: "RB-01", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",
+		{ID: "RB-01", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",
 			Title: "attempts per logical request stay within the cap (503 without Retry-After, reset, hang)", Run: attemptCap},
-		{ID: "RB-01p", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " \"Deciding to Retry\" (a property over random outage schedules); gRFC A6; RFC 9110 §10.2.3",
+		{ID: "RB-01p", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: sreCh21 + " \"Deciding to Retry\" (a property over random outage schedules); gRFC A6; RFC 9110 §10.2.3",
 			Title: "under random outage scripts (503, 429 with and without Retry-After, reset, hang, slow success, recovery): attempts within the cap, none after recovery, after a success the target read, or before a Retry-After, retries within the budget", Run: retryProperty},
-		{ID: "HS-13", Suite: suiteRB, Level: reports.LevelShouldNot, Needs: []Need{needDependency}, Source: rfc9110R,
+		{ID: "HS-13", Suite: suiteRB, Level: reports.LevelShouldNot, Needs: []Need{NeedDependency}, Source: rfc9110R,
 			Title: "a retried POST to the dependency carries the same Idempotency-Key on every attempt", Run: keyedRetries},
-		{ID: "RB-03", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " (Figure 21-2); " + sreCh22 + " (\"4^3 = 64 attempts\")",
+		{ID: "RB-03", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: sreCh21 + " (Figure 21-2); " + sreCh22 + " (\"4^3 = 64 attempts\")",
 			Title: "under load, retries happen at one layer only: attempts per request ≤ one layer's cap", Run: oneLayer},
-		{ID: "RB-02", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreCh21 + " \"Deciding to Retry\"",
+		{ID: "RB-02", Suite: suiteRB, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: sreCh21 + " \"Deciding to Retry\"",
 			Title: "a sustained outage amplifies calls to the dependency by at most the retry ratio", Run: outageAmplification},
-		{ID: "RB-05", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: sreCh21 + " (per-client retry budget); " + sreCh22,
+		{ID: "RB-05", Suite: suiteRB, Timed: true, Level: reports.LevelConvention, Needs: []Need{NeedDependency}, Source: sreCh21 + " (per-client retry budget); " + sreCh22,
 			Title: "retries fall off under a sustained outage and calls come back without a storm", Run: outageRecovery},
 	}
 }
@@ -101,21 +101,21 @@ func Amplification() []Check {
 func rbTolerances(h *Harness) []reports.Tolerance {
 	a := h.Amplification
 	return []reports.Tolerance{
-		{Name: "attempts per logical request", Value: h.Policy.Retry.attemptsText(),
+		{Name: "attempts per logical request", Value: h.Policy.Retry.AttemptsText(),
 			Why: "RB-01, RB-03: policy.retry.max_attempts; undeclared, the SRE book ch. 21's cap of 3"},
-		{Name: "dependency calls per request in an outage", Value: fmt.Sprintf("≤ 1 + %s, + %d", h.Policy.Retry.ratioText(), a.retryFloor()),
+		{Name: "dependency calls per request in an outage", Value: fmt.Sprintf("≤ 1 + %s, + %d", h.Policy.Retry.RatioText(), a.retryFloor()),
 			Why: "RB-02: policy.retry.budget_ratio; undeclared, the SRE book ch. 21's per-client retry budget of 10 %"},
-		{Name: "retry waits", Value: h.Policy.Retry.backoffText(),
+		{Name: "retry waits", Value: h.Policy.Retry.BackoffText(),
 			Why: "BO-01..04, HS-09, DL-06: policy.retry.backoff, base, cap and jitter; undeclared, only \"waits grow and are dispersed\" (RB-15) is judged"},
 		{Name: "backoff sampling", Value: fmt.Sprintf("≤ %d rounds within %s", a.backoffRounds(), a.sampleWithin()),
 			Why: "RB-15, BO-01..04, BO-08: the first two retries are sampled; the verdict says how many rounds ran"},
-		{Name: "breaker recovery", Value: h.Policy.Retry.recoveryText(),
+		{Name: "breaker recovery", Value: h.Policy.Retry.RecoveryText(),
 			Why: "RB-05: policy.retry.breaker_recovery; undeclared, how soon requests succeed again is not judged"},
-		{Name: "retries in an outage and its recovery", Value: fmt.Sprintf("≤ %s·requests + %d, in each", h.Policy.Retry.ratioText(), a.retryFloor()),
+		{Name: "retries in an outage and its recovery", Value: fmt.Sprintf("≤ %s·requests + %d, in each", h.Policy.Retry.RatioText(), a.retryFloor()),
 			Why: "RB-05: policy.retry.budget_ratio (undeclared, the SRE book ch. 21's 10 %) plus the floor of RB-02"},
 		{Name: "lockstep retries", Value: fmt.Sprintf("≤ %.0f %% in one bucket of %s", a.maxBucketShare()*100, h.bucketText()),
 			Why: "BO-08: jitter spreads retries that failed together over the declared first wait's range; lockstep puts them in one bucket"},
-		{Name: "backoff sampling refill", Value: fmt.Sprintf("%d successes after each round", h.Policy.Retry.refill(4)),
+		{Name: "backoff sampling refill", Value: fmt.Sprintf("%d successes after each round", h.Policy.Retry.Refill(4)),
 			Why: "RB-15, BO-01..04, BO-08: ⌈a round's 4 failures / budget ratio⌉, so a retry throttle never starves the sample"},
 	}
 }

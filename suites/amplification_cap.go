@@ -17,30 +17,30 @@ import (
 var nonRetryableStatuses = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusUnprocessableEntity}
 
 func nonRetryable(ctx context.Context, c *Case) Result {
-	h := c.h
-	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
-		return inconclusive("before the check: %v", err)
+	h := c.Harness
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+		return Inconclusive("before the check: %v", err)
 	}
 	want := "exactly 1 dependency call per logical request when the dependency answers 400, 401 or 422"
 	var seen []string
 	var ev []faults.Entry
 	for _, status := range nonRetryableStatuses {
-		_, remove, err := c.rule(h.Dependency, c.effectMatch(0), faults.Abort{Status: status, Body: http.StatusText(status)})
+		_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), faults.Abort{Status: status, Body: http.StatusText(status)})
 		if err != nil {
-			return inconclusive("%v", err)
+			return Inconclusive("%v", err)
 		}
-		r, calls := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+		r, calls := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 		remove()
 		ev = append(ev, calls...)
 		switch {
 		case len(calls) == 0:
-			return inconclusive("the dependency saw no call for a payment (%s to the client)", describe(r))
+			return Inconclusive("the dependency saw no call for a payment (%s to the client)", Describe(r))
 		case len(calls) > 1:
-			return fail(want, fmt.Sprintf("the dependency answered %d and was called %d times for one logical request (client got %s)", status, len(calls), describe(r)), c.evidence()...)
+			return Fail(want, fmt.Sprintf("the dependency answered %d and was called %d times for one logical request (client got %s)", status, len(calls), Describe(r)), c.Evidence()...)
 		}
-		seen = append(seen, fmt.Sprintf("%d: 1 call, client got %s", status, describe(r)))
+		seen = append(seen, fmt.Sprintf("%d: 1 call, client got %s", status, Describe(r)))
 	}
-	return pass(want, strings.Join(seen, "; "), ev...)
+	return Pass(want, strings.Join(seen, "; "), ev...)
 }
 
 // gatewayNoRetry is HS-14. RFC 9110 §9.2.2 forbids a proxy in front of the
@@ -53,131 +53,131 @@ func nonRetryable(ctx context.Context, c *Case) Result {
 // exhausts its attempts and fails, and calls beyond its declared cap come
 // from a tier re-sending the POST.
 func gatewayNoRetry(ctx context.Context, c *Case) Result {
-	h := c.h
-	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
-		return inconclusive("before the check: %v", err)
+	h := c.Harness
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+		return Inconclusive("before the check: %v", err)
 	}
-	_, remove, err := c.rule(h.Dependency, c.effectMatch(0), faults.Respond{Status: http.StatusOK, Headers: map[string]string{"Content-Type": "application/json"}, Body: "{}"})
+	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), faults.Respond{Status: http.StatusOK, Headers: map[string]string{"Content-Type": "application/json"}, Body: "{}"})
 	if err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
 	want := "the target answers the failed POST with a 5xx after exactly 1 dependency call: no tier re-sends it (strict RFC profile, no Idempotency-Key exception)"
-	n := 1 + c.intn(2)
+	n := 1 + c.IntN(2)
 	var seen []string
 	for i := range n {
-		r, calls := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+		r, calls := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 		switch {
-		case i == 0 && r.err == nil && r.status < 500 && len(calls) == 1:
+		case i == 0 && r.Err == nil && r.Status < 500 && len(calls) == 1:
 			remove()
-			return c.gatewayExhausted(ctx, fmt.Sprintf("the target answered %d to a dependency's 200 {} after 1 call (it takes any 2xx as done)", r.status))
-		case r.err == nil && r.status < 500:
+			return c.gatewayExhausted(ctx, fmt.Sprintf("the target answered %d to a dependency's 200 {} after 1 call (it takes any 2xx as done)", r.Status))
+		case r.Err == nil && r.Status < 500:
 			remove()
-			return inconclusive("the target answered %d to an unusable dependency answer after %d calls: no failure for a gateway to retry", r.status, len(calls))
+			return Inconclusive("the target answered %d to an unusable dependency answer after %d calls: no failure for a gateway to retry", r.Status, len(calls))
 		case len(calls) == 0:
 			remove()
-			return inconclusive("the dependency saw no call (client got %s)", describe(r))
+			return Inconclusive("the dependency saw no call (client got %s)", Describe(r))
 		case len(calls) > 1:
 			remove()
-			return fail(want, fmt.Sprintf("one POST answered %s reached the dependency %d times with keys %s: a tier above the service re-sent it",
-				describe(r), len(calls), keyList(h, calls)), c.evidence()...)
+			return Fail(want, fmt.Sprintf("one POST answered %s reached the dependency %d times with keys %s: a tier above the service re-sent it",
+				Describe(r), len(calls), keyList(h, calls)), c.Evidence()...)
 		}
-		seen = append(seen, describe(r)+" after 1 call")
+		seen = append(seen, Describe(r)+" after 1 call")
 	}
 	remove()
-	return pass(want, strings.Join(seen, "; "), c.evidence()...)
+	return Pass(want, strings.Join(seen, "; "), c.Evidence()...)
 }
 
 // gatewayExhausted is HS-14 for a service that takes any 2xx from its
 // dependency as done: one POST while the dependency answers 503 to every
 // call must reach it no more often than one tier's declared attempts.
 func (c *Case) gatewayExhausted(ctx context.Context, why string) Result {
-	h := c.h
-	limit := h.Policy.Retry.maxAttempts()
-	want := fmt.Sprintf("the target answers a POST whose dependency calls all fail with a 5xx after at most %s calls: no tier re-sends it (strict RFC profile)", h.Policy.Retry.attemptsText())
-	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
-		return inconclusive("%s; then: %v", why, err)
+	h := c.Harness
+	limit := h.Policy.Retry.Attempts()
+	want := fmt.Sprintf("the target answers a POST whose dependency calls all fail with a 5xx after at most %s calls: no tier re-sends it (strict RFC profile)", h.Policy.Retry.AttemptsText())
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+		return Inconclusive("%s; then: %v", why, err)
 	}
-	_, remove, err := c.rule(h.Dependency, c.effectMatch(0), failureFault("503"))
+	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault("503"))
 	if err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
-	r, calls := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+	r, calls := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 	remove()
-	obs := fmt.Sprintf("%s; with every call answered 503: %d calls (keys %s), client got %s", why, len(calls), keyList(h, calls), describe(r))
+	obs := fmt.Sprintf("%s; with every call answered 503: %d calls (keys %s), client got %s", why, len(calls), keyList(h, calls), Describe(r))
 	switch {
-	case r.err == nil && r.status < 500:
-		return inconclusive("%s: no failure for a gateway to retry", obs)
+	case r.Err == nil && r.Status < 500:
+		return Inconclusive("%s: no failure for a gateway to retry", obs)
 	case len(calls) == 0:
-		return inconclusive("%s: nothing to count", obs)
+		return Inconclusive("%s: nothing to count", obs)
 	case len(calls) > limit:
-		return fail(want, obs+": more calls than one tier's attempts, so a tier above the service re-sent the POST (or the service exceeds its own cap, RB-01)", c.evidence()...)
+		return Fail(want, obs+": more calls than one tier's attempts, so a tier above the service re-sent the POST (or the service exceeds its own cap, RB-01)", c.Evidence()...)
 	}
-	return pass(want, obs, c.evidence()...)
+	return Pass(want, obs, c.Evidence()...)
 }
 
 func attemptCap(ctx context.Context, c *Case) Result {
-	h := c.h
-	limit := h.Policy.Retry.maxAttempts()
-	want := fmt.Sprintf("at most %s dependency calls per logical request while every call fails (503 without Retry-After, reset, hang)", h.Policy.Retry.attemptsText())
+	h := c.Harness
+	limit := h.Policy.Retry.Attempts()
+	want := fmt.Sprintf("at most %s dependency calls per logical request while every call fails (503 without Retry-After, reset, hang)", h.Policy.Retry.AttemptsText())
 	var seen []string
 	for _, kind := range failureKinds {
-		if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
-			return inconclusive("before the %s case: %v", kind, err)
+		if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+			return Inconclusive("before the %s case: %v", kind, err)
 		}
-		_, remove, err := c.rule(h.Dependency, c.effectMatch(0), failureFault(kind))
+		_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(kind))
 		if err != nil {
-			return inconclusive("%v", err)
+			return Inconclusive("%v", err)
 		}
-		cl := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
+		cl := Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()}
 		label := kind
 		if kind == "hang" {
-			budget := 300*time.Millisecond + time.Duration(c.intn(200))*time.Millisecond
-			cl.header, cl.timeout = h.budgetHeader(budget), budget+3*time.Second
+			budget := 300*time.Millisecond + time.Duration(c.IntN(200))*time.Millisecond
+			cl.Header, cl.Timeout = h.BudgetHeader(budget), budget+3*time.Second
 			label = fmt.Sprintf("hang (budget %s)", budget)
 		}
 		r, calls := c.logical(ctx, cl)
 		remove()
 		if len(calls) > limit {
-			return fail(want, fmt.Sprintf("%s: %d calls for one logical request (keys %s), client got %s", label, len(calls), keyList(h, calls), describe(r)), c.evidence()...)
+			return Fail(want, fmt.Sprintf("%s: %d calls for one logical request (keys %s), client got %s", label, len(calls), keyList(h, calls), Describe(r)), c.Evidence()...)
 		}
-		seen = append(seen, fmt.Sprintf("%s: %d calls, client got %s", label, len(calls), describe(r)))
+		seen = append(seen, fmt.Sprintf("%s: %d calls, client got %s", label, len(calls), Describe(r)))
 	}
-	return pass(want, strings.Join(seen, "; "), c.evidence()...)
+	return Pass(want, strings.Join(seen, "; "), c.Evidence()...)
 }
 
 func keyedRetries(ctx context.Context, c *Case) Result {
-	h := c.h
-	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
-		return inconclusive("before the check: %v", err)
+	h := c.Harness
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+		return Inconclusive("before the check: %v", err)
 	}
-	kind := []string{"503", "reset"}[c.intn(2)]
-	if err := c.fault(h.Dependency, c.effectMatch(0), failureFault(kind)); err != nil {
-		return inconclusive("%v", err)
+	kind := []string{"503", "reset"}[c.IntN(2)]
+	if err := c.Fault(h.Dependency, c.EffectMatch(0), failureFault(kind)); err != nil {
+		return Inconclusive("%v", err)
 	}
-	name := h.Conventions.depKeyHeader()
+	name := h.Conventions.DependencyKeyName()
 	want := fmt.Sprintf("every retried call carries %s, the same value on every attempt of one logical request (or no retry at all)", name)
-	r, calls := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+	r, calls := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 	switch {
 	case len(calls) == 0:
-		return inconclusive("the dependency saw no call (client got %s)", describe(r))
+		return Inconclusive("the dependency saw no call (client got %s)", Describe(r))
 	case len(calls) == 1:
-		return pass(want, fmt.Sprintf("%s on every call: 1 call, no retry", kind), calls...)
+		return Pass(want, fmt.Sprintf("%s on every call: 1 call, no retry", kind), calls...)
 	}
 	first := calls[0].Header(name)
 	for i, e := range calls {
 		if k := e.Header(name); k == "" || k != first {
-			return fail(want, fmt.Sprintf("%s on every call: attempt %d of %d carried %s %q (first attempt %q): a POST retried without a key the dependency can deduplicate",
+			return Fail(want, fmt.Sprintf("%s on every call: attempt %d of %d carried %s %q (first attempt %q): a POST retried without a key the dependency can deduplicate",
 				kind, i+1, len(calls), name, k, first), calls...)
 		}
 	}
-	return pass(want, fmt.Sprintf("%s on every call: %d attempts, all with %s %s", kind, len(calls), name, first), calls...)
+	return Pass(want, fmt.Sprintf("%s on every call: %d attempts, all with %s %s", kind, len(calls), name, first), calls...)
 }
 
 // keyList renders the forwarded keys of calls, "(none)" for unkeyed ones.
 func keyList(h *Harness, calls []faults.Entry) string {
 	var ks []string
 	for _, e := range calls {
-		ks = append(ks, cmp.Or(e.Header(h.Conventions.depKeyHeader()), "(none)"))
+		ks = append(ks, cmp.Or(e.Header(h.Conventions.DependencyKeyName()), "(none)"))
 	}
 	return "[" + strings.Join(ks, " ") + "]"
 }

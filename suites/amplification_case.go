@@ -10,12 +10,12 @@ import (
 )
 
 // rbMark returns the journal position to read a logical request's calls from.
-func (c *Case) rbMark() uint64 { return c.h.Journal.LastSeq() }
+func (c *Case) rbMark() uint64 { return c.Harness.Journal.LastSeq() }
 
 // effectCalls returns the effectful dependency calls recorded after mark, in
 // the order they were received.
 func (c *Case) effectCalls(mark uint64) []faults.Entry {
-	h := c.h
+	h := c.Harness
 	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(cmp.Or(h.Operation.EffectMethod, http.MethodPost))}
 	if h.Operation.EffectPath != "" {
 		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
@@ -27,11 +27,11 @@ func (c *Case) effectCalls(mark uint64) []faults.Entry {
 
 // frontCalls returns the front exchanges of the operation recorded after mark.
 func (c *Case) frontCalls(mark uint64) []faults.Entry {
-	op, err := c.h.Operation.render(Values{}, false)
+	op, err := c.Harness.Operation.Prepare(Values{}, false)
 	if err != nil {
 		return nil
 	}
-	calls := c.h.Journal.After(mark, faults.BySide("front"), faults.ByMethod(op.Method), faults.ByPath(op.Path))
+	calls := c.Harness.Journal.After(mark, faults.BySide("front"), faults.ByMethod(op.Method), faults.ByPath(op.Path))
 	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
 	return calls
 }
@@ -39,11 +39,11 @@ func (c *Case) frontCalls(mark uint64) []faults.Entry {
 // logical sends one operation alone and returns its reply and the
 // effectful dependency calls it caused: with nothing else in flight, every
 // call between the send and quiet belongs to it, keyed or not.
-func (c *Case) logical(ctx context.Context, cl call) (reply, []faults.Entry) {
-	c.h.settle(ctx)
+func (c *Case) logical(ctx context.Context, cl Call) (Reply, []faults.Entry) {
+	c.Harness.Settle(ctx)
 	mark := c.rbMark()
-	r := c.h.send(ctx, cl)
-	c.h.settle(ctx)
+	r := c.Harness.Send(ctx, cl)
+	c.Harness.Settle(ctx)
 	return r, c.effectCalls(mark)
 }
 
@@ -53,7 +53,7 @@ func (c *Case) byKey(calls []faults.Entry) [][]faults.Entry {
 	idx := map[string]int{}
 	var groups [][]faults.Entry
 	for _, e := range calls {
-		k := e.Header(c.h.Conventions.depKeyHeader())
+		k := e.Header(c.Harness.Conventions.DependencyKeyName())
 		if k == "" {
 			groups = append(groups, []faults.Entry{e})
 			continue

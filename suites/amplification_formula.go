@@ -36,16 +36,16 @@ func jitterFormula(kind string) func(context.Context, *Case) Result {
 // the test on every run, and lockstep gives a distance near 1, so the
 // strict α costs no power where it matters.
 func judgeUniform(h *Harness, s *backoffSample, kind string) Result {
-	r, tol := h.Policy.Retry, h.tolerance()
+	r, tol := h.Policy.Retry, h.Slack()
 	r.Backoff = kind
 	tolMs := float64(tol) / float64(time.Millisecond)
 	want := fmt.Sprintf("retry n waits uniformly in [0, v] (%s jitter), v = min(%s, %s·2ⁿ) as declared: ≤ 10%% of waits beyond the range ± %s, KS distance below its α = 10⁻⁴ critical value",
-		kind, capText(r), r.Base, tol)
+		kind, r.CapText(), r.Base, tol)
 	if kind == "equal" {
 		want = strings.Replace(want, "[0, v]", "[v/2, v]", 1)
 	}
 	if len(s.waits[0]) < minWaits {
-		return inconclusive("only %d first waits, fewer than the %d the law is tested on (%s)", len(s.waits[0]), minWaits, s.summary())
+		return Inconclusive("only %d first waits, fewer than the %d the law is tested on (%s)", len(s.waits[0]), minWaits, s.summary())
 	}
 	var seen []string
 	for i, ws := range s.waits {
@@ -54,17 +54,17 @@ func judgeUniform(h *Harness, s *backoffSample, kind string) Result {
 			continue
 		}
 		xs := millis(ws)
-		lo, hi, _ := r.waitBounds(i)
+		lo, hi, _ := r.WaitBounds(i)
 		loMs, hiMs := ms(lo), ms(hi)
 		out := shareOutside(xs, loMs-tolMs, hiMs+tolMs)
 		d, crit := ksUniform(xs, loMs, hiMs), ksCritical(len(xs))
 		line := fmt.Sprintf("retry %d: %d waits vs U[%.0f, %.0f] ms: %.0f%% out of range, KS %.2f (critical %.2f)", i+1, len(xs), loMs, hiMs, 100*out, d, crit)
 		if out > 0.1 || d > crit {
-			return fail(want, line+fmt.Sprintf("; waits from %.1f to %.1f ms, median %.1f", quantile(xs, 0), quantile(xs, 1), quantile(xs, 0.5)), s.calls...)
+			return Fail(want, line+fmt.Sprintf("; waits from %.1f to %.1f ms, median %.1f", quantile(xs, 0), quantile(xs, 1), quantile(xs, 0.5)), s.calls...)
 		}
 		seen = append(seen, line)
 	}
-	return pass(want, strings.Join(seen, "; ")+" ("+s.summary()+")", s.calls...)
+	return Pass(want, strings.Join(seen, "; ")+" ("+s.summary()+")", s.calls...)
 }
 
 // judgeExponential holds each wait to the declared exponential backoff,
@@ -72,10 +72,10 @@ func judgeUniform(h *Harness, s *backoffSample, kind string) Result {
 // 10 % of the waits of a retry index may fall outside [(1−j)·v − tol,
 // (1+j)·v + tol]. It judges ranges, not the law inside them.
 func judgeExponential(h *Harness, s *backoffSample) Result {
-	r, tol := h.Policy.Retry, h.tolerance()
+	r, tol := h.Policy.Retry, h.Slack()
 	tolMs := float64(tol) / float64(time.Millisecond)
 	want := fmt.Sprintf("retry n waits within [(1−%g)·v, (1+%g)·v] ± %s, v = min(%s, %s·2ⁿ) as declared; ≤ 10%% outside",
-		r.Jitter, r.Jitter, tol, capText(r), r.Base)
+		r.Jitter, r.Jitter, tol, r.CapText(), r.Base)
 	var seen []string
 	judged := 0
 	for i, ws := range s.waits {
@@ -85,27 +85,27 @@ func judgeExponential(h *Harness, s *backoffSample) Result {
 		}
 		judged++
 		xs := millis(ws)
-		lo, hi, _ := r.waitBounds(i)
+		lo, hi, _ := r.WaitBounds(i)
 		out := shareOutside(xs, ms(lo)-tolMs, ms(hi)+tolMs)
 		line := fmt.Sprintf("retry %d: %d waits from %.1f to %.1f ms vs [%.0f, %.0f] ms: %.0f%% out of range",
 			i+1, len(xs), quantile(xs, 0), quantile(xs, 1), ms(lo), ms(hi), 100*out)
 		if out > 0.1 {
-			return fail(want, line+" ("+s.summary()+")", s.calls...)
+			return Fail(want, line+" ("+s.summary()+")", s.calls...)
 		}
 		seen = append(seen, line)
 	}
 	if judged == 0 {
-		return inconclusive("too few waits to judge: %s (%s)", strings.Join(seen, "; "), s.summary())
+		return Inconclusive("too few waits to judge: %s (%s)", strings.Join(seen, "; "), s.summary())
 	}
-	return pass(want, strings.Join(seen, "; ")+" ("+s.summary()+")", s.calls...)
+	return Pass(want, strings.Join(seen, "; ")+" ("+s.summary()+")", s.calls...)
 }
 
 // judgeDecorrelated checks each wait against the previous one of the same
 // request: d₀ ∈ [base, min(cap, 3·base)], dₙ ∈ [base, min(cap, 3·dₙ₋₁)],
 // with the tolerance above the range; at most 10 % may miss.
 func judgeDecorrelated(h *Harness, s *backoffSample) Result {
-	r, tol := h.Policy.Retry, h.tolerance()
-	want := fmt.Sprintf("each wait in [%s, min(%s, 3·previous)] (+%s), the first in [base, 3·base] as declared; ≤ 10%% outside", r.Base, capText(r), tol)
+	r, tol := h.Policy.Retry, h.Slack()
+	want := fmt.Sprintf("each wait in [%s, min(%s, 3·previous)] (+%s), the first in [base, 3·base] as declared; ≤ 10%% outside", r.Base, r.CapText(), tol)
 	var n, bad int
 	for _, chain := range s.chains {
 		prev := r.Base
@@ -123,17 +123,9 @@ func judgeDecorrelated(h *Harness, s *backoffSample) Result {
 	}
 	obs := fmt.Sprintf("%d of %d waits outside their range (%s)", bad, n, s.summary())
 	if float64(bad) > 0.1*float64(n) {
-		return fail(want, obs, s.calls...)
+		return Fail(want, obs, s.calls...)
 	}
-	return pass(want, obs, s.calls...)
-}
-
-// capText renders the declared cap, "no cap" when none is declared.
-func capText(r RetryPolicy) string {
-	if r.Cap <= 0 {
-		return "no cap"
-	}
-	return r.Cap.String()
+	return Pass(want, obs, s.calls...)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -40,10 +40,10 @@ const (
 // shows in every sample, so a failure the second sample does not repeat
 // was the runner's and the second sample decides.
 func sampledBackoff(ctx context.Context, c *Case, judge func(*Harness, *backoffSample) Result) Result {
-	h := c.h
+	h := c.Harness
 	s := h.backoffSample(ctx, c)
 	if s.reason != "" {
-		return inconclusive("%s", s.reason)
+		return Inconclusive("%s", s.reason)
 	}
 	first := judge(h, s)
 	if first.Status != reports.StatusFail {
@@ -51,7 +51,7 @@ func sampledBackoff(ctx context.Context, c *Case, judge func(*Harness, *backoffS
 	}
 	s2 := h.backoffSampleN(ctx, c, 1)
 	if s2.reason != "" {
-		return inconclusive("a first sample failed (%s), and a second to confirm it could not be taken: %s", first.Observed, s2.reason)
+		return Inconclusive("a first sample failed (%s), and a second to confirm it could not be taken: %s", first.Observed, s2.reason)
 	}
 	second := judge(h, s2)
 	switch second.Status {
@@ -74,11 +74,11 @@ func judgeRandomized(h *Harness, s *backoffSample) Result {
 	if r := h.Policy.Retry; r.Backoff == "exponential" && r.Jitter > 0 {
 		band = min(band, r.Jitter/2)
 	}
-	tol := float64(h.tolerance()) / float64(time.Millisecond)
+	tol := float64(h.Slack()) / float64(time.Millisecond)
 	want := fmt.Sprintf("for each retry, at most %.0f%% of waits within %.0f%% (at most %s) above the shortest (dispersed); the longest second wait ≥ %.1f× the 90th percentile of the first (growing)",
-		100*lockstepShare, 100*band, h.tolerance(), minGrowth)
+		100*lockstepShare, 100*band, h.Slack(), minGrowth)
 	if len(s.waits[0]) < minWaits {
-		return inconclusive("only %d first waits, fewer than the %d dispersion is judged on (%s)", len(s.waits[0]), minWaits, s.summary())
+		return Inconclusive("only %d first waits, fewer than the %d dispersion is judged on (%s)", len(s.waits[0]), minWaits, s.summary())
 	}
 	var seen []string
 	for i, ws := range s.waits {
@@ -99,7 +99,7 @@ func judgeRandomized(h *Harness, s *backoffSample) Result {
 		line := fmt.Sprintf("retry %d: %d waits from %.1f to %.1f ms, median %.1f, %.0f%% within %.1f ms above the shortest",
 			i+1, len(xs), quantile(xs, 0), quantile(xs, 1), quantile(xs, 0.5), 100*conc, width)
 		if conc > lockstepShare {
-			return fail(want, line+": the waits are fixed, so clients that fail together retry together", s.calls...)
+			return Fail(want, line+": the waits are fixed, so clients that fail together retry together", s.calls...)
 		}
 		seen = append(seen, line)
 	}
@@ -108,13 +108,13 @@ func judgeRandomized(h *Harness, s *backoffSample) Result {
 		q0, q1 := quantile(millis(s.waits[0]), 0.9), quantile(millis(s.waits[1]), 1)
 		line := fmt.Sprintf("first waits' 90th percentile %.1f ms, longest of %d second waits %.1f ms (×%.2f)", q0, n, q1, q1/q0)
 		if q1 < minGrowth*q0 {
-			return fail(want, line+": the waits do not grow", s.calls...)
+			return Fail(want, line+": the waits do not grow", s.calls...)
 		}
 		seen = append(seen, line)
 	default:
 		seen = append(seen, fmt.Sprintf("growth not judged: %d second waits, fewer than the %d it is judged on", n, need))
 	}
-	return pass(want, strings.Join(seen, "; ")+" ("+s.summary()+")", s.calls...)
+	return Pass(want, strings.Join(seen, "; ")+" ("+s.summary()+")", s.calls...)
 }
 
 func fleetLockstep(ctx context.Context, c *Case) Result {
@@ -125,17 +125,17 @@ func fleetLockstep(ctx context.Context, c *Case) Result {
 func judgeFleet(h *Harness, s *backoffSample) Result {
 	cfg := h.Amplification
 	if s.unkeyed {
-		return notApplicable("the target forwards no %s to its dependency: retries of requests failing together cannot be told apart", h.Conventions.depKeyHeader())
+		return NotApplicable("the target forwards no %s to its dependency: retries of requests failing together cannot be told apart", h.Conventions.DependencyKeyName())
 	}
 	if len(s.fleets) < minFleet {
-		return inconclusive("only %d retries from requests that failed together", len(s.fleets))
+		return Inconclusive("only %d retries from requests that failed together", len(s.fleets))
 	}
 	// Each retry is placed at its own failure time plus its wait, as if every
 	// failure had been simultaneous: the harness cannot make them exactly so.
 	xs := millis(s.fleets)
 	bucket, from := h.lockstepBucket(s.fleets)
 	if late, hi := h.lateFleet(s.fleets); 10*late > 3*len(s.fleets) {
-		return inconclusive("noisy runner: %d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(s.fleets), h.tolerance(), hi)
+		return Inconclusive("noisy runner: %d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(s.fleets), h.Slack(), hi)
 	}
 	w := float64(bucket) / float64(time.Millisecond)
 	most := maxInWindow(xs, w)
@@ -144,9 +144,9 @@ func judgeFleet(h *Harness, s *backoffSample) Result {
 	obs := fmt.Sprintf("%d of %d retries (%.0f%%) in the busiest %s bucket; first waits from %.1f to %.1f ms",
 		most, len(xs), 100*share, bucket, quantile(xs, 0), quantile(xs, 1))
 	if share > cfg.maxBucketShare() {
-		return fail(want, obs+": lockstep, every failed client hits the dependency again at the same instant", s.calls...)
+		return Fail(want, obs+": lockstep, every failed client hits the dependency again at the same instant", s.calls...)
 	}
-	return pass(want, obs, s.calls...)
+	return Pass(want, obs, s.calls...)
 }
 
 // Bounds of BO-08's bucket: below minBucket a busy runner's scheduling
@@ -168,7 +168,7 @@ func (h *Harness) lockstepBucket(fleets []time.Duration) (bucket time.Duration, 
 		return b, "AmplificationConfig.Bucket"
 	}
 	why := "no backoff declared"
-	if lo, hi, ok := h.Policy.Retry.waitBounds(0); ok {
+	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); ok {
 		if spread := hi - lo; spread >= 5*minBucket {
 			return spread / 5, fmt.Sprintf("a fifth of the declared first wait's range [%s, %s]", lo, hi)
 		}
@@ -181,7 +181,7 @@ func (h *Harness) lockstepBucket(fleets []time.Duration) (bucket time.Duration, 
 
 // bucketText describes BO-08's bucket for the tolerances list.
 func (h *Harness) bucketText() string {
-	if lo, hi, ok := h.Policy.Retry.waitBounds(0); h.Amplification.Bucket > 0 || ok && hi-lo >= 5*minBucket {
+	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); h.Amplification.Bucket > 0 || ok && hi-lo >= 5*minBucket {
 		b, from := h.lockstepBucket(nil)
 		return fmt.Sprintf("%s (%s)", b, from)
 	}
@@ -191,12 +191,12 @@ func (h *Harness) bucketText() string {
 // lateFleet counts the fleet's first waits later than the declared first
 // wait's bound plus the harness tolerance; none without a declared formula.
 func (h *Harness) lateFleet(fleets []time.Duration) (late int, hi time.Duration) {
-	_, hi, ok := h.Policy.Retry.waitBounds(0)
+	_, hi, ok := h.Policy.Retry.WaitBounds(0)
 	if !ok {
 		return 0, 0
 	}
 	for _, w := range fleets {
-		if w > hi+h.tolerance() {
+		if w > hi+h.Slack() {
 			late++
 		}
 	}

@@ -29,42 +29,42 @@ type outage struct {
 // runOutage heals the target, then drives o with the load package. A rate
 // the harness could not keep is reported as the reason for inconclusive.
 func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
-	h := c.h
-	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
+	h := c.Harness
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
 		return "before the outage: " + err.Error()
 	}
-	op, err := h.Operation.render(Values{}, false)
+	op, err := h.Operation.Prepare(Values{}, false)
 	if err != nil {
 		return err.Error()
 	}
 	var tenants []string
 	for range 4 {
-		tenants = append(tenants, c.tenant()) // 4 buckets: the rate stays far below any per-tenant limit
+		tenants = append(tenants, c.Tenant()) // 4 buckets: the rate stays far below any per-tenant limit
 	}
 	spec := load.Spec{
 		URL: h.TargetURL + op.Path, Method: op.Method,
-		KeyHeader: h.Conventions.keyHeader(), TenantHeader: h.Conventions.tenantHeader(),
+		KeyHeader: h.Conventions.KeyHeaderName(), TenantHeader: h.Conventions.TenantHeaderName(),
 		Pacing: load.Pacing{Rate: o.rate}, Duration: o.outage + o.recovery,
-		Timeout: h.outageTimeout(), Seed: uint64(c.intn(1 << 62)), Name: c.id,
+		Timeout: h.outageTimeout(), Seed: uint64(c.IntN(1 << 62)), Name: c.ID,
 		Build: func(d load.BodyData, hd http.Header) ([]byte, error) {
-			r, err := h.Operation.render(Values{Key: d.Key, Tenant: d.Tenant, Amount: 1000 + d.Seq%8000, Seq: d.Seq}, false)
+			r, err := h.Operation.Prepare(Values{Key: d.Key, Tenant: d.Tenant, Amount: 1000 + d.Seq%8000, Seq: d.Seq}, false)
 			if err != nil {
 				return nil, err
 			}
 			for k, vs := range r.Header {
 				hd[k] = vs
 			}
-			h.Conventions.setTenant(hd, d.Tenant)
-			hd.Set(h.Conventions.keyHeader(), h.Conventions.formatKey(d.Key))
+			h.Conventions.SetTenant(hd, d.Tenant)
+			hd.Set(h.Conventions.KeyHeaderName(), h.Conventions.FormatKey(d.Key))
 			return r.Body, nil
 		},
 	}
 	if spec.TenantHeader != "" {
 		spec.Tenants = tenants
 	}
-	h.settle(ctx)
+	h.Settle(ctx)
 	mark := c.rbMark()
-	_, remove, err := c.rule(h.Dependency, c.effectMatch(0), failureFault(o.kind))
+	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(o.kind))
 	if err != nil {
 		return err.Error()
 	}
@@ -76,7 +76,7 @@ func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 		defer t.Stop()
 	}
 	_, err = load.Run(ctx, spec, nil)
-	h.settle(ctx)
+	h.Settle(ctx)
 	heal()
 	o.front, o.calls = c.frontCalls(mark), c.effectCalls(mark)
 	var sf *load.ShortfallError
@@ -101,7 +101,7 @@ var outageStatuses = []int{http.StatusTooManyRequests, http.StatusBadGateway, ht
 // target's own budget (it answers by then, whatever its retries) plus 1 s,
 // at least 5 s, so the harness never gives up first.
 func (h *Harness) outageTimeout() time.Duration {
-	return max(5*time.Second, h.Conventions.maxBudget()+time.Second)
+	return max(5*time.Second, h.Conventions.BudgetCap()+time.Second)
 }
 
 // outageAnswer names a front status, 0 being no answer at all.
@@ -133,85 +133,85 @@ func (c *Case) retriesIn(o *outage, from, to time.Time) (retries, requests int) 
 }
 
 func oneLayer(ctx context.Context, c *Case) Result {
-	h := c.h
-	limit := h.Policy.Retry.maxAttempts()
-	want := fmt.Sprintf("while every dependency call fails: at most %s calls per logical request (one layer's attempts, not the product over layers), and the caller told of the failure (429, 502, 503 or 504)", h.Policy.Retry.attemptsText())
+	h := c.Harness
+	limit := h.Policy.Retry.Attempts()
+	want := fmt.Sprintf("while every dependency call fails: at most %s calls per logical request (one layer's attempts, not the product over layers), and the caller told of the failure (429, 502, 503 or 504)", h.Policy.Retry.AttemptsText())
 	// The outage starts with one request alone: under load, a breaker or a
 	// retry budget the requests share can cut every schedule short once a
 	// handful of calls failed, hiding retries multiplied over layers from
 	// the per-request count (it did in about one run in eight).
-	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
-		return inconclusive("before the lone request: %v", err)
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+		return Inconclusive("before the lone request: %v", err)
 	}
-	_, remove, err := c.rule(h.Dependency, c.effectMatch(0), failureFault("503"))
+	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault("503"))
 	if err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
-	r, lone := c.logical(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
+	r, lone := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 	remove()
 	if len(lone) > limit {
-		return fail(want, fmt.Sprintf("a request sent alone as the outage began reached the dependency %d times (key %s), client got %s: more than one layer retries",
-			len(lone), keyList(h, lone[:1]), describe(r)), c.evidence()...)
+		return Fail(want, fmt.Sprintf("a request sent alone as the outage began reached the dependency %d times (key %s), client got %s: more than one layer retries",
+			len(lone), keyList(h, lone[:1]), Describe(r)), c.Evidence()...)
 	}
-	o := &outage{rate: float64(8 + c.intn(5)), outage: 800*time.Millisecond + time.Duration(c.intn(300))*time.Millisecond, kind: "503"}
+	o := &outage{rate: float64(8 + c.IntN(5)), outage: 800*time.Millisecond + time.Duration(c.IntN(300))*time.Millisecond, kind: "503"}
 	if reason := c.runOutage(ctx, o); reason != "" {
-		return inconclusive("%s", reason)
+		return Inconclusive("%s", reason)
 	}
 	groups := c.byKey(o.calls)
 	worst, n := worstGroup(groups)
 	if n > limit {
-		return fail(want, fmt.Sprintf("%d requests at %.0f/s: one logical request reached the dependency %d times (key %s): more than one layer retries",
+		return Fail(want, fmt.Sprintf("%d requests at %.0f/s: one logical request reached the dependency %d times (key %s): more than one layer retries",
 			len(o.front), o.rate, n, keyList(h, worst[:1])), append(worst, o.front...)...)
 	}
 	for _, e := range o.front {
 		if !slices.Contains(outageStatuses, e.Status) {
-			return fail(want, fmt.Sprintf("a request answered %s during the outage instead of a gateway error or a back-off signal", outageAnswer(e.Status)), e)
+			return Fail(want, fmt.Sprintf("a request answered %s during the outage instead of a gateway error or a back-off signal", outageAnswer(e.Status)), e)
 		}
 	}
-	return pass(want, fmt.Sprintf("one request alone: %d calls; then %d requests at %.0f/s over %s: at most %d calls per request (%d calls in all), every answer a gateway error or a back-off signal",
-		len(lone), len(o.front), o.rate, o.outage, n, len(o.calls)), c.evidence()...)
+	return Pass(want, fmt.Sprintf("one request alone: %d calls; then %d requests at %.0f/s over %s: at most %d calls per request (%d calls in all), every answer a gateway error or a back-off signal",
+		len(lone), len(o.front), o.rate, o.outage, n, len(o.calls)), c.Evidence()...)
 }
 
 func outageAmplification(ctx context.Context, c *Case) Result {
-	h := c.h
-	o := &outage{rate: float64(15 + c.intn(10)), outage: time.Second + time.Duration(c.intn(400))*time.Millisecond, kind: []string{"503", "reset"}[c.intn(2)]}
+	h := c.Harness
+	o := &outage{rate: float64(15 + c.IntN(10)), outage: time.Second + time.Duration(c.IntN(400))*time.Millisecond, kind: []string{"503", "reset"}[c.IntN(2)]}
 	if reason := c.runOutage(ctx, o); reason != "" {
-		return inconclusive("%s", reason)
+		return Inconclusive("%s", reason)
 	}
-	cfg, ratio := h.Amplification, h.Policy.Retry.budgetRatio()
+	cfg, ratio := h.Amplification, h.Policy.Retry.Ratio()
 	n := len(o.front)
 	limit := (1+ratio)*float64(n) + float64(cfg.retryFloor())
-	want := fmt.Sprintf("dependency calls ≤ (1 + %s)·requests + %d during a sustained outage (SRE: ≈1.1× with a retry budget, ≈3× without)", h.Policy.Retry.ratioText(), cfg.retryFloor())
+	want := fmt.Sprintf("dependency calls ≤ (1 + %s)·requests + %d during a sustained outage (SRE: ≈1.1× with a retry budget, ≈3× without)", h.Policy.Retry.RatioText(), cfg.retryFloor())
 	obs := fmt.Sprintf("%s outage of %s at %.0f req/s: %d requests, %d dependency calls (amplification %.2f, limit %.1f calls)",
 		o.kind, o.outage, o.rate, n, len(o.calls), float64(len(o.calls))/float64(n), limit)
 	if float64(len(o.calls)) > limit {
-		return fail(want, obs, c.evidence()...)
+		return Fail(want, obs, c.Evidence()...)
 	}
-	return pass(want, obs, c.evidence()...)
+	return Pass(want, obs, c.Evidence()...)
 }
 
 func outageRecovery(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	cfg := h.Amplification
 	within, why := h.recoveryJudged()
 	recovery := time.Second // undeclared: long enough to see a storm after healing
 	if why == "" {
 		recovery = within + 600*time.Millisecond
 	}
-	o := &outage{rate: float64(15 + c.intn(10)), outage: time.Second + time.Duration(c.intn(300))*time.Millisecond,
-		recovery: recovery, kind: []string{"503", "reset"}[c.intn(2)]}
+	o := &outage{rate: float64(15 + c.IntN(10)), outage: time.Second + time.Duration(c.IntN(300))*time.Millisecond,
+		recovery: recovery, kind: []string{"503", "reset"}[c.IntN(2)]}
 	if reason := c.runOutage(ctx, o); reason != "" {
-		return inconclusive("%s", reason)
+		return Inconclusive("%s", reason)
 	}
 	end := time.Now()
-	if err := c.heal(ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil { // leave the target healthy for what follows
-		return inconclusive("after recovery: %v", err)
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil { // leave the target healthy for what follows
+		return Inconclusive("after recovery: %v", err)
 	}
-	ratio, floor := h.Policy.Retry.budgetRatio(), cfg.retryFloor()
+	ratio, floor := h.Policy.Retry.Ratio(), cfg.retryFloor()
 	budget := func(_ time.Duration, requests int) float64 {
 		return ratio*float64(requests) + float64(floor)
 	}
-	want := fmt.Sprintf("retries ≤ %s·requests + %d in the outage, and again in the recovery that follows (the retry budget)", h.Policy.Retry.ratioText(), floor)
+	want := fmt.Sprintf("retries ≤ %s·requests + %d in the outage, and again in the recovery that follows (the retry budget)", h.Policy.Retry.RatioText(), floor)
 	if why == "" {
 		want += fmt.Sprintf("; requests sent %s (the declared breaker recovery) after the dependency heals succeed (≥ 90%%)", within)
 	}
@@ -222,11 +222,11 @@ func outageRecovery(ctx context.Context, c *Case) Result {
 		recRetries, recReqs, budget(end.Sub(o.healed), recReqs))
 	switch {
 	case float64(outRetries) > budget(o.healed.Sub(o.start), outReqs):
-		return fail(want, obs+": retries did not fall off during the outage", c.evidence()...)
+		return Fail(want, obs+": retries did not fall off during the outage", c.Evidence()...)
 	case float64(recRetries) > budget(end.Sub(o.healed), recReqs):
-		return fail(want, obs+": a retry storm after recovery", c.evidence()...)
+		return Fail(want, obs+": a retry storm after recovery", c.Evidence()...)
 	case why != "":
-		return pass(want, obs+"; recovery time not judged: "+why, c.evidence()...)
+		return Pass(want, obs+"; recovery time not judged: "+why, c.Evidence()...)
 	}
 	return c.judgeRecovery(o, within, want, obs)
 }
@@ -253,18 +253,18 @@ func (c *Case) judgeRecovery(o *outage, within time.Duration, want, obs string) 
 			continue
 		}
 		late++
-		if c.h.succeeded(reply{status: e.Status}) {
+		if c.Harness.Succeeded(Reply{Status: e.Status}) {
 			ok++
 		} else if len(failed) < 5 {
 			failed = append(failed, fmt.Sprint(e.Status))
 		}
 	}
 	if late < 3 {
-		return inconclusive("only %d requests were sent %s after the dependency healed", late, within)
+		return Inconclusive("only %d requests were sent %s after the dependency healed", late, within)
 	}
 	obs += fmt.Sprintf("; %d of %d requests sent %s after healing succeeded", ok, late, within)
 	if float64(ok) < 0.9*float64(late) {
-		return fail(want, obs+" (failures: "+strings.Join(failed, ", ")+"): calls did not come back", c.evidence()...)
+		return Fail(want, obs+" (failures: "+strings.Join(failed, ", ")+"): calls did not come back", c.Evidence()...)
 	}
-	return pass(want, obs, c.evidence()...)
+	return Pass(want, obs, c.Evidence()...)
 }

@@ -97,13 +97,13 @@ func TestCase_healThroughQuota(t *testing.T) {
 	t.Parallel()
 	h := policyFakeHarness(t, &policyFake{attempts: 1, quota: 10}, Policy{})
 	h.Conventions.Tenants = []string{"acme"}
-	c := h.newCase(t.Context(), "heal-quota")
-	defer c.done(t.Context())
+	c := h.NewCase(t.Context(), "heal-quota")
+	defer c.Done(t.Context())
 	start := time.Now()
-	if err := c.heal(t.Context(), h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
+	if err := c.Heal(t.Context(), h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
 		t.Fatalf("heal through a quota of 10/s: %v", err)
 	}
-	t.Logf("%d successes through a quota of 10/s in %s", h.Policy.Retry.healStreak(), time.Since(start).Round(100*time.Millisecond))
+	t.Logf("%d successes through a quota of 10/s in %s", h.Policy.Retry.HealStreak(), time.Since(start).Round(100*time.Millisecond))
 }
 
 // TestAmplification_outageAnswer: RB-03 takes any status that reports the

@@ -64,21 +64,21 @@ var rbSteps = func() []rbStep {
 // recovered, none before a Retry-After, and retries within the budget over
 // a sustained outage.
 func retryProperty(ctx context.Context, pc *Case) Result {
-	h := pc.h
-	limit := h.Policy.Retry.maxAttempts()
+	h := pc.Harness
+	limit := h.Policy.Retry.Attempts()
 	want := fmt.Sprintf("for every request: at most %s dependency calls, none after a success it read, none before a Retry-After (−%s); over requests that fail throughout: retries ≤ %s·requests + %d",
-		h.Policy.Retry.attemptsText(), raMs(h.RetryAfter.tolerance(h)), h.Policy.Retry.ratioText(), h.Amplification.retryFloor())
-	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
-	cfg = h.exploring(cfg, rbExplore)
-	m := &rbMachine{h: h, ctx: ctx, id: pc.id, limit: limit, dirty: true}
-	res := properties.Explore(pc.id, cfg, m.run)
+		h.Policy.Retry.AttemptsText(), Ms(h.RetryAfter.tolerance(h)), h.Policy.Retry.RatioText(), h.Amplification.retryFloor())
+	cfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
+	cfg = h.Exploring(cfg, rbExplore)
+	m := &rbMachine{h: h, ctx: ctx, id: pc.ID, limit: limit, dirty: true}
+	res := properties.Explore(pc.ID, cfg, m.run)
 	held := fmt.Sprintf(": %d requests, %d dependency calls", m.requests, m.calls)
-	return exploration{want: want, meaningful: "met a failing dependency call", held: held, trouble: &m.trouble}.result(res, cfg, m.last)
+	return Exploration{Want: want, Meaningful: "met a failing dependency call", Held: held, Trouble: &m.trouble}.Result(res, cfg, m.last)
 }
 
 // rbMachine runs RB-01p's cases against the target.
 type rbMachine struct {
-	trouble harnessTrouble
+	trouble Trouble
 	h       *Harness
 	ctx     context.Context
 	id      string
@@ -96,10 +96,10 @@ type rbMachine struct {
 func (m *rbMachine) run(t *rapid.T) bool {
 	h := m.h
 	m.cases++
-	c := h.newCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
-	defer c.done(m.ctx)
+	c := h.NewCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
+	defer c.Done(m.ctx)
 	if m.dirty {
-		if err := c.heal(m.ctx, h.Policy.Retry.healStreak(), h.healWithin()); err != nil {
+		if err := c.Heal(m.ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
 			t.Skipf("the target did not heal before the case: %v", err)
 		}
 		m.dirty = false
@@ -116,7 +116,7 @@ func (m *rbMachine) run(t *rapid.T) bool {
 		m.calls += len(calls)
 		m.last = append(m.last, calls...)
 		t.Logf("request %d: the dependency answers %s; %d calls: %s; the client got %s",
-			i+1, scriptText(script), len(calls), m.callsText(calls, script), describe(r))
+			i+1, scriptText(script), len(calls), m.callsText(calls, script), Describe(r))
 		if len(calls) > 0 && len(script) > 0 && script[0].failure {
 			meaningful, m.dirty = true, true
 		}
@@ -135,23 +135,23 @@ func (m *rbMachine) run(t *rapid.T) bool {
 // request sends one logical request while the dependency follows script,
 // one rule per call in order (each takes the first call the rules before it
 // left), and returns the request's dependency calls.
-func (m *rbMachine) request(t *rapid.T, c *Case, script []rbStep) ([]faults.Entry, reply) {
+func (m *rbMachine) request(t *rapid.T, c *Case, script []rbStep) ([]faults.Entry, Reply) {
 	for _, s := range script {
-		if err := c.fault(m.h.Dependency, c.effectMatch(1), s.fault()); err != nil {
-			m.trouble.skip(t, "placing the script", err)
+		if err := c.Fault(m.h.Dependency, c.EffectMatch(1), s.fault()); err != nil {
+			m.trouble.Skip(t, "placing the script", err)
 		}
 	}
-	cl := call{key: c.key(), tenant: c.tenant(), amount: c.amount(),
-		header: m.h.budgetHeader(rbPropertyDeadline), timeout: rbPropertyDeadline + 3*time.Second}
+	cl := Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(),
+		Header: m.h.BudgetHeader(rbPropertyDeadline), Timeout: rbPropertyDeadline + 3*time.Second}
 	r, calls := c.logical(m.ctx, cl)
-	c.done(m.ctx) // lift the script's leftover rules before the next request
+	c.Done(m.ctx) // lift the script's leftover rules before the next request
 	return calls, r
 }
 
 // judge holds one request's calls to the per-request invariants.
 func (m *rbMachine) judge(t *rapid.T, n int, script []rbStep, calls []faults.Entry) {
 	if len(calls) > m.limit {
-		t.Fatalf("request %d: %d dependency calls for one logical request, above the cap of %s", n, len(calls), m.h.Policy.Retry.attemptsText())
+		t.Fatalf("request %d: %d dependency calls for one logical request, above the cap of %s", n, len(calls), m.h.Policy.Retry.AttemptsText())
 	}
 	tol := m.h.RetryAfter.tolerance(m.h)
 	for i := 1; i < len(calls); i++ {
@@ -163,7 +163,7 @@ func (m *rbMachine) judge(t *rapid.T, n int, script []rbStep, calls []faults.Ent
 			t.Fatalf("request %d: call %d came after the target had read the %s that answered call %d (it sent call %d on the same connection)", n, i+1, prev.name, i, i+1)
 		}
 		if gap := calls[i].Received.Sub(calls[i-1].Finished); prev.retryAfter > 0 && gap+tol < prev.retryAfter {
-			t.Fatalf("request %d: call %d came %s after a %s, before the Retry-After had passed", n, i+1, raMs(gap), prev.name)
+			t.Fatalf("request %d: call %d came %s after a %s, before the Retry-After had passed", n, i+1, Ms(gap), prev.name)
 		}
 	}
 }
@@ -179,7 +179,7 @@ func (m *rbMachine) judgeOutage(t *rapid.T, retries []int, calls []faults.Entry)
 		sum += r
 	}
 	r := m.h.Policy.Retry
-	budget := r.budgetRatio()*float64(len(retries)) + float64(m.h.Amplification.retryFloor())
+	budget := r.Ratio()*float64(len(retries)) + float64(m.h.Amplification.retryFloor())
 	if len(calls) > 1 && r.BreakerRecovery > 0 {
 		budget += float64(calls[len(calls)-1].Received.Sub(calls[0].Received) / r.BreakerRecovery)
 	}

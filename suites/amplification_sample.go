@@ -83,12 +83,12 @@ func (h *Harness) backoffSampleN(ctx context.Context, c *Case, n int) *backoffSa
 // is counted and reported.
 func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 	s := &backoffSample{}
-	rounds, within := c.h.Amplification.backoffRounds(), c.h.Amplification.sampleWithin()
-	if est := c.h.roundWaits(true); est > within {
+	rounds, within := c.Harness.Amplification.backoffRounds(), c.Harness.Amplification.sampleWithin()
+	if est := c.Harness.roundWaits(true); est > within {
 		s.reason = fmt.Sprintf("the declared first wait (up to %s) exceeds the sampling bound (AmplificationConfig.SampleWithin %s): not sampled", est, within)
 		return s
 	}
-	if err := c.heal(ctx, c.h.Policy.Retry.healStreak(), c.h.healWithin()); err != nil {
+	if err := c.Heal(ctx, c.Harness.Policy.Retry.HealStreak(), c.Harness.HealWithin()); err != nil {
 		s.reason = "before sampling: " + err.Error()
 		return s
 	}
@@ -96,7 +96,7 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 	defer func() { s.took = time.Since(start) }()
 	for i := 0; i < rounds; i++ {
 		fleet := !s.unkeyed && i%3 == 0
-		if s.rounds > 0 && time.Since(start)+c.h.roundWaits(fleet) > within {
+		if s.rounds > 0 && time.Since(start)+c.Harness.roundWaits(fleet) > within {
 			s.capped = true
 			break
 		}
@@ -107,14 +107,14 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 		case fleet:
 			n = 4
 		}
-		_, remove, err := c.rule(c.h.Dependency, c.effectMatch(first), faults.Abort{Status: http.StatusServiceUnavailable, Body: "unavailable"})
+		_, remove, err := c.Rule(c.Harness.Dependency, c.EffectMatch(first), faults.Abort{Status: http.StatusServiceUnavailable, Body: "unavailable"})
 		if err != nil {
 			s.reason = err.Error()
 			return s
 		}
 		mark := c.rbMark()
 		c.concurrent(ctx, n)
-		c.h.settle(ctx)
+		c.Harness.Settle(ctx)
 		remove()
 		calls := c.effectCalls(mark)
 		s.calls = append(s.calls, calls...)
@@ -122,7 +122,7 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 		switch {
 		case s.unkeyed:
 			groups = [][]faults.Entry{calls}
-		case slices.ContainsFunc(calls, func(e faults.Entry) bool { return e.Header(c.h.Conventions.depKeyHeader()) == "" }):
+		case slices.ContainsFunc(calls, func(e faults.Entry) bool { return e.Header(c.Harness.Conventions.DependencyKeyName()) == "" }):
 			// Calls without a key cannot be told apart when requests overlap:
 			// start over with one request per round.
 			s.unkeyed, s.waits, s.chains, s.fleets, s.rounds, s.failed, s.unretried, i = true, [2][]time.Duration{}, nil, nil, 0, 0, 0, -1
@@ -130,9 +130,9 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 		}
 		failed := s.add(groups, fleet)
 		s.rounds++
-		refill := c.h.Policy.Retry.refill(failed)
+		refill := c.Harness.Policy.Retry.Refill(failed)
 		s.refilled = max(s.refilled, refill)
-		if err := c.heal(ctx, refill, c.h.healWithin()); err != nil {
+		if err := c.Heal(ctx, refill, c.Harness.HealWithin()); err != nil {
 			s.reason = fmt.Sprintf("after round %d: %v", i+1, err)
 			return s
 		}
@@ -173,11 +173,11 @@ func (s *backoffSample) starved() string {
 // one first wait for a fleet round, a first and a second for the others;
 // zero when no backoff is declared (the time bound is then checked between rounds).
 func (h *Harness) roundWaits(fleet bool) time.Duration {
-	_, hi0, ok := h.Policy.Retry.waitBounds(0)
+	_, hi0, ok := h.Policy.Retry.WaitBounds(0)
 	if !ok || fleet {
 		return hi0
 	}
-	_, hi1, _ := h.Policy.Retry.waitBounds(1)
+	_, hi1, _ := h.Policy.Retry.WaitBounds(1)
 	return hi0 + hi1
 }
 
@@ -186,11 +186,11 @@ func (h *Harness) roundWaits(fleet bool) time.Duration {
 // target's own budget plus 1 s when longer.
 func (h *Harness) sampleTimeout() time.Duration {
 	r := h.Policy.Retry
-	_, hi0, ok := r.waitBounds(0)
+	_, hi0, ok := r.WaitBounds(0)
 	if !ok {
 		return h.outageTimeout()
 	}
-	_, hi1, _ := r.waitBounds(1)
+	_, hi1, _ := r.WaitBounds(1)
 	return max(5*time.Second, hi0+hi1+3*time.Second)
 }
 
@@ -228,16 +228,16 @@ func (s *backoffSample) add(groups [][]faults.Entry, fleet bool) (failed int) {
 
 // concurrent sends n fresh operations at once and returns how many succeeded.
 func (c *Case) concurrent(ctx context.Context, n int) int {
-	calls := make([]call, n)
+	calls := make([]Call, n)
 	for i := range calls {
-		calls[i] = call{key: c.key(), tenant: c.tenant(), amount: c.amount(), timeout: c.h.sampleTimeout()}
+		calls[i] = Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Timeout: c.Harness.sampleTimeout()}
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok := 0
 	for _, cl := range calls {
 		wg.Go(func() {
-			if c.h.succeeded(c.h.send(ctx, cl)) {
+			if c.Harness.Succeeded(c.Harness.Send(ctx, cl)) {
 				mu.Lock()
 				ok++
 				mu.Unlock()

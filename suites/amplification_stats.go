@@ -92,12 +92,3 @@ func shareOutside(xs []float64, lo, hi float64) float64 {
 	}
 	return float64(n) / float64(len(xs))
 }
-
-// ceilFor is min(maxD, base·2ⁿ) without overflow.
-func ceilFor(base, maxD time.Duration, n int) time.Duration {
-	d := base
-	for i := 0; i < n && d < maxD; i++ {
-		d *= 2
-	}
-	return min(d, maxD)
-}

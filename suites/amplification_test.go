@@ -40,7 +40,7 @@ func TestStats(t *testing.T) {
 	if f := nearFloor([]float64{50, 51, 52, 70}, 10); f != 0.75 {
 		t.Errorf("nearFloor %v", f)
 	}
-	if d := ceilFor(50*time.Millisecond, time.Second, 10); d != time.Second {
+	if d := CeilFor(50*time.Millisecond, time.Second, 10); d != time.Second {
 		t.Errorf("ceilFor capped %v", d)
 	}
 }

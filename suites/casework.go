@@ -17,8 +17,8 @@ import (
 // places (removed when it ends), and the journal window its evidence comes
 // from. A check reaches the harness through it.
 type Case struct {
-	h    *Harness
-	id   string
+	*Harness
+	ID   string
 	rnd  *rand.Rand
 	mark uint64
 
@@ -39,26 +39,26 @@ type placed struct {
 }
 
 // newCase starts a case once the target is quiet; callers defer done.
-func (h *Harness) newCase(ctx context.Context, id string) *Case {
-	h.settle(ctx)
-	return &Case{h: h, id: id, rnd: h.rng(id), mark: h.Journal.LastSeq()}
+func (h *Harness) NewCase(ctx context.Context, id string) *Case {
+	h.Settle(ctx)
+	return &Case{Harness: h, ID: id, rnd: h.Rand(id), mark: h.Journal.LastSeq()}
 }
 
 // sub starts a nested case with its own generator, rules and window, for
 // work that must not draw from or blame the enclosing case (a warm-up, one
 // generated case of a property); callers defer its done.
-func (c *Case) sub(ctx context.Context, id string) *Case { return c.h.newCase(ctx, id) }
+func (c *Case) Sub(ctx context.Context, id string) *Case { return c.Harness.NewCase(ctx, id) }
 
 // restart moves the case's journal window to now, once the target is
 // quiet, so exchanges of a preparation are not its evidence.
-func (c *Case) restart(ctx context.Context) {
-	c.h.settle(ctx)
-	c.mark = c.h.Journal.LastSeq()
+func (c *Case) Restart(ctx context.Context) {
+	c.Harness.Settle(ctx)
+	c.mark = c.Harness.Journal.LastSeq()
 }
 
 // done removes the check's rules and waits for the target to go quiet, so
 // stragglers are not blamed on the next check.
-func (c *Case) done(ctx context.Context) {
+func (c *Case) Done(ctx context.Context) {
 	c.mu.Lock()
 	rules := c.rules
 	c.rules = nil
@@ -66,7 +66,7 @@ func (c *Case) done(ctx context.Context) {
 	for _, r := range rules {
 		r.p.Rules().Remove(r.name)
 	}
-	c.h.settle(ctx)
+	c.Harness.Settle(ctx)
 }
 
 // next returns a per-check sequence number from 1.
@@ -79,7 +79,7 @@ func (c *Case) next() int {
 
 // key returns a fresh idempotency key: a UUIDv4 drawn from the check's
 // generator (IK-11: high entropy; reproducible from the seed).
-func (c *Case) key() string {
+func (c *Case) Key() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var b [16]byte
@@ -96,19 +96,19 @@ func (c *Case) key() string {
 // tenant returns the next of the target's declared tenants in turn, so two
 // calls in a case give two tenants; with none declared, a tenant name no
 // other check uses, so quotas and idempotency records of checks never meet.
-func (c *Case) tenant() string {
+func (c *Case) Tenant() string {
 	n := c.next()
-	t := fmt.Sprintf("rc-%s-%d-%04x", c.id, n, c.intn(1<<16))
+	t := fmt.Sprintf("rc-%s-%d-%04x", c.ID, n, c.IntN(1<<16))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ts := c.h.Conventions.Tenants; len(ts) > 0 {
+	if ts := c.Harness.Conventions.Tenants; len(ts) > 0 {
 		t = ts[c.turn%len(ts)]
 		c.turn++
 	}
 	return t
 }
 
-func (c *Case) intn(n int) int {
+func (c *Case) IntN(n int) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.rnd.IntN(n)
@@ -116,8 +116,8 @@ func (c *Case) intn(n int) int {
 
 // amount draws an amount for a payload; 402 is avoided since processors
 // conventionally decline it.
-func (c *Case) amount() int {
-	a := 100 + c.intn(9900)
+func (c *Case) Amount() int {
+	a := 100 + c.IntN(9900)
 	if a == 402 {
 		a++
 	}
@@ -125,15 +125,15 @@ func (c *Case) amount() int {
 }
 
 // fault places a rule on p for the rest of the check.
-func (c *Case) fault(p *faults.Proxy, m faults.Match, f faults.Fault) error {
-	_, _, err := c.rule(p, m, f)
+func (c *Case) Fault(p *faults.Proxy, m faults.Match, f faults.Fault) error {
+	_, _, err := c.Rule(p, m, f)
 	return err
 }
 
 // rule places a rule on p and returns its name (journal entries carry it)
 // and a function that lifts it early; done lifts it in any case.
-func (c *Case) rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name string, lift func(), err error) {
-	name = fmt.Sprintf("%s-%d", c.id, c.next())
+func (c *Case) Rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name string, lift func(), err error) {
+	name = fmt.Sprintf("%s-%d", c.ID, c.next())
 	if err := p.Rules().Add(faults.Rule{Name: name, Match: m, Fault: f}); err != nil {
 		return "", nil, fmt.Errorf("suites: placing fault %s: %w", name, err)
 	}
@@ -145,13 +145,13 @@ func (c *Case) rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name strin
 
 // entries returns the journal entries since the check began on side
 // ("front" or "dependency"), in finishing order.
-func (c *Case) entries(side string) []faults.Entry {
-	return c.h.Journal.After(c.mark, faults.BySide(side))
+func (c *Case) Entries(side string) []faults.Entry {
+	return c.Harness.Journal.After(c.mark, faults.BySide(side))
 }
 
 // settle waits until neither proxy has an exchange in flight, bounded so a
 // target that never lets go cannot hang the run.
-func (h *Harness) settle(ctx context.Context) {
+func (h *Harness) Settle(ctx context.Context) {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		busy := h.Front != nil && h.Front.InFlight() > 0 || h.Dependency != nil && h.Dependency.InFlight() > 0
@@ -167,10 +167,10 @@ func (h *Harness) settle(ctx context.Context) {
 
 // effectMatch selects the effectful dependency calls; first > 0 limits the
 // rule to the first calls after it is placed.
-func (c *Case) effectMatch(first int) faults.Match {
+func (c *Case) EffectMatch(first int) faults.Match {
 	return faults.Match{
-		Method: cmp.Or(c.h.Operation.EffectMethod, http.MethodPost),
-		Path:   c.h.Operation.EffectPath,
+		Method: cmp.Or(c.Harness.Operation.EffectMethod, http.MethodPost),
+		Path:   c.Harness.Operation.EffectPath,
 		First:  first,
 	}
 }

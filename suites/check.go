@@ -60,18 +60,18 @@ type Result struct {
 
 // pass, fail, inconclusive and notApplicable build Results; reasons are
 // formatted like fmt.Sprintf.
-func pass(expected, observed string, ev ...faults.Entry) Result {
+func Pass(expected, observed string, ev ...faults.Entry) Result {
 	return Result{Status: reports.StatusPass, Expected: expected, Observed: observed, Evidence: ev}
 }
 
-func fail(expected, observed string, ev ...faults.Entry) Result {
+func Fail(expected, observed string, ev ...faults.Entry) Result {
 	return Result{Status: reports.StatusFail, Expected: expected, Observed: observed, Evidence: ev}
 }
 
-func inconclusive(format string, a ...any) Result {
+func Inconclusive(format string, a ...any) Result {
 	return Result{Status: reports.StatusInconclusive, Reason: fmt.Sprintf(format, a...)}
 }
 
-func notApplicable(format string, a ...any) Result {
+func NotApplicable(format string, a ...any) Result {
 	return Result{Status: reports.StatusNotApplicable, Reason: fmt.Sprintf(format, a...)}
 }

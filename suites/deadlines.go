@@ -60,11 +60,11 @@ func (c DeadlineConfig) timeoutStatus() int {
 }
 
 func (c DeadlineConfig) tolerance() time.Duration {
-	return orDuration(c.Tolerance, 200*time.Millisecond)
+	return OrDuration(c.Tolerance, 200*time.Millisecond)
 }
 
 func (c DeadlineConfig) budgets() (lo, hi time.Duration) {
-	lo, hi = orDuration(c.MinBudget, 300*time.Millisecond), orDuration(c.MaxBudget, 700*time.Millisecond)
+	lo, hi = OrDuration(c.MinBudget, 300*time.Millisecond), OrDuration(c.MaxBudget, 700*time.Millisecond)
 	return lo, max(hi, lo+time.Millisecond)
 }
 
@@ -73,7 +73,7 @@ func (c DeadlineConfig) watch(h *Harness) (time.Duration, string) {
 	if c.Watch > 0 {
 		return c.Watch, "DeadlineConfig.Watch"
 	}
-	if _, hi, ok := h.Policy.Retry.waitBounds(0); ok {
+	if _, hi, ok := h.Policy.Retry.WaitBounds(0); ok {
 		return hi + 3*c.tolerance(), "the declared backoff's first wait + 3 tolerances"
 	}
 	return 1200 * time.Millisecond, "no backoff declared: gRPC's connection backoff retries within 1.2 s; a later retry goes unseen"
@@ -84,7 +84,7 @@ func (c DeadlineConfig) warmup(h *Harness) int {
 	case c.Warmup < 0:
 		return 0
 	case c.Warmup == 0:
-		return h.Policy.Retry.healStreak()
+		return h.Policy.Retry.HealStreak()
 	}
 	return c.Warmup
 }
@@ -97,35 +97,29 @@ func (c DeadlineConfig) sendsFormat(name string) bool {
 	return slices.ContainsFunc(c.Formats, func(f string) bool { return http.CanonicalHeaderKey(f) == http.CanonicalHeaderKey(name) })
 }
 
-// dlHeader is the deadline header the target reads (Conventions.DeadlineHeader,
-// canonical form), X-Request-Timeout-Ms by default.
-func dlHeader(c Conventions) string {
-	return http.CanonicalHeaderKey(cmp.Or(c.DeadlineHeader, headers.RequestTimeoutMs))
-}
-
 // Deadlines returns the deadline suite: budgets
 // sent while the dependency hangs, and what the target does with them.
 func Deadlines() []Check {
 	return []Check{
-		{ID: "HS-18", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; " + grpcDL + " (Deadlines on the Server)",
+		{ID: "HS-18", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: "RFC 9110 §15.6.5; " + grpcDL + " (Deadlines on the Server)",
 			Title: "with the dependency hanging, the target answers 504 by the caller's budget", Run: dlAnswersByBudget},
-		{ID: "DL-03", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadlines on the Server); " + grpcWire + " (Client Cancellation)",
+		{ID: "DL-03", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: grpcDL + " (Deadlines on the Server); " + grpcWire + " (Client Cancellation)",
 			Title: "the target cancels its dependency call when the caller's budget runs out", Run: dlCancelsAtDeadline},
-		{ID: "DL-03p", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadlines on the Server, Deadline Propagation); " + sreDL + " (a property over random budgets, deadline headers and dependency latencies)",
+		{ID: "DL-03p", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: grpcDL + " (Deadlines on the Server, Deadline Propagation); " + sreDL + " (a property over random budgets, deadline headers and dependency latencies)",
 			Title: "for random budgets, deadline headers and dependency latencies (late headers, a trickling body, a hang): answered, every dependency call started and let go, by the budget; the forwarded budget never more than what is left", Run: deadlineProperty},
-		{ID: "DL-04", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: grpcDL + " (Deadline Propagation); " + sreDL + " (Deadline propagation)",
+		{ID: "DL-04", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: grpcDL + " (Deadline Propagation); " + sreDL + " (Deadline propagation)",
 			Title: "the budget passed downstream is what was received minus what was spent (the target's deadline header)", Run: dlPropagates(dlConventionFormat)},
-		{ID: "DL-04g", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency, needDeadlineHeader(headers.GRPCTimeout)}, Source: grpcWire + " (Requests: grpc-timeout); " + grpcDL + " (Deadline Propagation)",
+		{ID: "DL-04g", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency, NeedDeadlineHeader(headers.GRPCTimeout)}, Source: grpcWire + " (Requests: grpc-timeout); " + grpcDL + " (Deadline Propagation)",
 			Title: "a budget sent as grpc-timeout is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.GRPCTimeout)},
-		{ID: "DL-04e", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency, needDeadlineHeader(headers.EnvoyUpstreamRqMs)}, Source: envoyDL + " (x-envoy-upstream-rq-timeout-ms, x-envoy-expected-rq-timeout-ms); " + grpcDL + " (Deadline Propagation)",
+		{ID: "DL-04e", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency, NeedDeadlineHeader(headers.EnvoyUpstreamRqMs)}, Source: envoyDL + " (x-envoy-upstream-rq-timeout-ms, x-envoy-expected-rq-timeout-ms); " + grpcDL + " (Deadline Propagation)",
 			Title: "a budget sent as x-envoy-upstream-rq-timeout-ms is honoured and passed downstream with the elapsed time deducted", Run: dlPropagates(headers.EnvoyUpstreamRqMs)},
-		{ID: "DL-06", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines)",
+		{ID: "DL-06", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: sreDL + " (Missing deadlines)",
 			Title: "no dependency call starts after the caller's deadline, even when calls fail and could be retried", Run: dlNoWorkAfterDeadline},
-		{ID: "DL-06b", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Missing deadlines)",
+		{ID: "DL-06b", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: sreDL + " (Missing deadlines)",
 			Title: "a request whose budget is already spent gets an immediate 504 and causes no dependency call", Run: dlExpiredBudget},
-		{ID: "DL-07", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: sreDL + " (Cancellation propagation); " + grpcWire + " (Client Cancellation)",
+		{ID: "DL-07", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: sreDL + " (Cancellation propagation); " + grpcWire + " (Client Cancellation)",
 			Title: "a caller that disconnects cancels the target's dependency call", Run: dlCancelsOnDisconnect},
-		{ID: "HS-18b", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "RFC 9110 §15.6.5; connectrpc.com protocol (Unary-Request: servers may clamp a timeout)",
+		{ID: "HS-18b", Suite: suiteDL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: "RFC 9110 §15.6.5; connectrpc.com protocol (Unary-Request: servers may clamp a timeout)",
 			Title: "with no budget and the dependency hanging, the target still answers (504, or 503 giving up on its dependency) within its maximum budget", Run: dlAnswersWithoutBudget},
 	}
 }
@@ -141,7 +135,7 @@ func dlTolerances(h *Harness) []reports.Tolerance {
 	out := []reports.Tolerance{
 		{Name: "DL-06 watch after the deadline", Value: dlWatchText(h),
 			Why: "DL-06: how long a retry after the deadline is looked for"},
-		{Name: "deadline slack", Value: max(h.Deadlines.tolerance(), h.Noise.slack()).String(),
+		{Name: "deadline slack", Value: max(h.Deadlines.tolerance(), h.Noise.Slack()).String(),
 			Why: "DL-03, DL-04, DL-06, HS-18: answers, cancellations and budgets within the deadline plus this"},
 	}
 	if h.Deadlines.Warmup != 0 {

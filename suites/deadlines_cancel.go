@@ -15,18 +15,18 @@ func dlCancelsAtDeadline(ctx context.Context, cs *Case) Result {
 	if !ok {
 		return res
 	}
-	h := c.h
+	h := c.Harness
 	if err := c.hang(); err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
 	b := c.budget()
 	r := c.sendBudget(ctx, dlConventionFormat, b, b+c.tol+2*time.Second)
 	front, found := c.front(ctx)
 	if !found {
-		return inconclusive("the front proxy journaled no request (client: %s)", describe(r))
+		return Inconclusive("the front proxy journaled no request (client: %s)", Describe(r))
 	}
 	deadline := front.Received.Add(b)
-	want := fmt.Sprintf("every dependency call cancelled by the deadline (budget %s in %s) + %s tolerance", dlMs(b), dlHeader(h.Conventions), dlMs(c.tol))
+	want := fmt.Sprintf("every dependency call cancelled by the deadline (budget %s in %s) + %s tolerance", dlMs(b), h.Conventions.DeadlineHeaderName(), dlMs(c.tol))
 	return c.judgeCancelled(want, deadline, "the deadline", r)
 }
 
@@ -39,17 +39,17 @@ func dlCancelsOnDisconnect(ctx context.Context, cs *Case) Result {
 		return res
 	}
 	if err := c.hang(); err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
 	patience := c.budget()
 	b := patience + time.Second // the budget outlives the caller by far
 	r := c.sendBudget(ctx, dlConventionFormat, b, patience)
-	if r.err == nil {
-		return inconclusive("the target answered %s before the client gave up after %s", describe(r), dlMs(patience))
+	if r.Err == nil {
+		return Inconclusive("the target answered %s before the client gave up after %s", Describe(r), dlMs(patience))
 	}
 	front, found := c.front(ctx)
 	if !found {
-		return inconclusive("the front proxy journaled no request (client: %s)", describe(r))
+		return Inconclusive("the front proxy journaled no request (client: %s)", Describe(r))
 	}
 	gone := front.ClientGone
 	if gone.IsZero() {
@@ -62,33 +62,33 @@ func dlCancelsOnDisconnect(ctx context.Context, cs *Case) Result {
 // judgeCancelled passes when the target called its dependency and every
 // call started before at and went away by at plus the tolerance. what
 // names the moment in report lines.
-func (c *dlCase) judgeCancelled(want string, at time.Time, what string, r reply) Result {
-	h := c.h
+func (c *dlCase) judgeCancelled(want string, at time.Time, what string, r Reply) Result {
+	h := c.Harness
 	calls := c.calls()
 	open := h.Dependency.InFlight()
 	if len(calls) == 0 {
 		if open > 0 {
-			return fail(want, fmt.Sprintf("%d dependency calls still open %s after %s", open, dlMs(time.Since(at)), what), c.evidence()...)
+			return Fail(want, fmt.Sprintf("%d dependency calls still open %s after %s", open, dlMs(time.Since(at)), what), c.Evidence()...)
 		}
-		return inconclusive("the target made no dependency call (it answered %s): nothing to cancel", describe(r))
+		return Inconclusive("the target made no dependency call (it answered %s): nothing to cancel", Describe(r))
 	}
 	var seen []string
 	for i, e := range calls {
 		start := e.Received.Sub(at)
 		switch {
 		case start > c.tol:
-			return fail(want, fmt.Sprintf("call %d started %s after %s", i+1, dlMs(start), what), c.evidence()...)
+			return Fail(want, fmt.Sprintf("call %d started %s after %s", i+1, dlMs(start), what), c.Evidence()...)
 		case e.ClientGone.IsZero():
-			return fail(want, fmt.Sprintf("call %d was never cancelled: it ended %s after %s (%s)", i+1, dlMs(e.Finished.Sub(at)), what, e.Outcome), c.evidence()...)
+			return Fail(want, fmt.Sprintf("call %d was never cancelled: it ended %s after %s (%s)", i+1, dlMs(e.Finished.Sub(at)), what, e.Outcome), c.Evidence()...)
 		case e.ClientGone.Sub(at) > c.tol:
-			return fail(want, fmt.Sprintf("call %d was cancelled %s after %s", i+1, dlMs(e.ClientGone.Sub(at)), what), c.evidence()...)
+			return Fail(want, fmt.Sprintf("call %d was cancelled %s after %s", i+1, dlMs(e.ClientGone.Sub(at)), what), c.Evidence()...)
 		}
 		seen = append(seen, fmt.Sprintf("call %d cancelled %s %s", i+1, dlRel(e.ClientGone.Sub(at)), what))
 	}
 	if open > 0 {
-		return fail(want, fmt.Sprintf("%s; %d more still open %s after %s", strings.Join(seen, "; "), open, dlMs(time.Since(at)), what), c.evidence()...)
+		return Fail(want, fmt.Sprintf("%s; %d more still open %s after %s", strings.Join(seen, "; "), open, dlMs(time.Since(at)), what), c.Evidence()...)
 	}
-	return pass(want, strings.Join(seen, "; ")+"; client got "+describe(r), c.evidence()...)
+	return Pass(want, strings.Join(seen, "; ")+"; client got "+Describe(r), c.Evidence()...)
 }
 
 // dlRel renders an offset as "12ms after" or "3ms before".

@@ -27,11 +27,11 @@ type dlCase struct {
 // healthy state it returns ok false and the inconclusive result to report.
 func dlBegin(ctx context.Context, c *Case) (dc *dlCase, res Result, ok bool) {
 	if err := dlWarmup(ctx, c); err != nil {
-		return nil, inconclusive("%v", err), false
+		return nil, Inconclusive("%v", err), false
 	}
-	c.restart(ctx)
-	cfg := c.h.Deadlines
-	return &dlCase{Case: c, cfg: cfg, tol: max(cfg.tolerance(), c.h.Noise.slack())}, Result{}, true
+	c.Restart(ctx)
+	cfg := c.Harness.Deadlines
+	return &dlCase{Case: c, cfg: cfg, tol: max(cfg.tolerance(), c.Harness.Noise.Slack())}, Result{}, true
 }
 
 // dlWarmup heals the target before a deadline check: a breaker that counts
@@ -39,14 +39,14 @@ func dlBegin(ctx context.Context, c *Case) (dc *dlCase, res Result, ok bool) {
 // calling the dependency at all, leaving nothing to judge. It runs in a
 // sub-case, so it draws nothing from the check's generator.
 func dlWarmup(ctx context.Context, c *Case) error {
-	n := c.h.Deadlines.warmup(c.h)
+	n := c.Harness.Deadlines.warmup(c.Harness)
 	if n == 0 {
 		return nil
 	}
-	w := c.sub(ctx, c.id+"~warmup")
-	defer w.done(ctx)
-	if err := w.heal(ctx, n, c.h.healWithin()); err != nil {
-		return fmt.Errorf("suites: warm-up before %s: %w", c.id, err)
+	w := c.Sub(ctx, c.ID+"~warmup")
+	defer w.Done(ctx)
+	if err := w.Heal(ctx, n, c.Harness.HealWithin()); err != nil {
+		return fmt.Errorf("suites: warm-up before %s: %w", c.ID, err)
 	}
 	return nil
 }
@@ -54,37 +54,37 @@ func dlWarmup(ctx context.Context, c *Case) error {
 // budget draws a budget in [MinBudget, MaxBudget), whole milliseconds.
 func (c *dlCase) budget() time.Duration {
 	lo, hi := c.cfg.budgets()
-	return lo + time.Duration(c.intn(int((hi-lo)/time.Millisecond)))*time.Millisecond
+	return lo + time.Duration(c.IntN(int((hi-lo)/time.Millisecond)))*time.Millisecond
 }
 
 // hang blackholes every call to the dependency for the rest of the check.
 func (c *dlCase) hang() error {
-	return c.fault(c.h.Dependency, faults.Match{}, faults.Blackhole{})
+	return c.Fault(c.Harness.Dependency, faults.Match{}, faults.Blackhole{})
 }
 
 // sendBudget sends one operation carrying budget in the header name
 // (dlConventionFormat: the target's own); budget < 0 sends none. The client
 // waits at most wait.
-func (c *dlCase) sendBudget(ctx context.Context, name string, budget, wait time.Duration) reply {
+func (c *dlCase) sendBudget(ctx context.Context, name string, budget, wait time.Duration) Reply {
 	if name == dlConventionFormat {
-		name = dlHeader(c.h.Conventions)
+		name = c.Harness.Conventions.DeadlineHeaderName()
 	}
 	var hd http.Header
 	if budget >= 0 {
 		hd = http.Header{}
 		headers.SetTimeout(hd, name, budget)
 	}
-	return c.h.send(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount(), header: hd, timeout: wait})
+	return c.Harness.Send(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Header: hd, Timeout: wait})
 }
 
 // front returns the check's first request at the front proxy (the one the
 // budget was sent with), once the proxies are quiet.
 func (c *dlCase) front(ctx context.Context) (faults.Entry, bool) {
-	c.h.settle(ctx)
+	c.Harness.Settle(ctx)
 	var first faults.Entry
 	found := false
-	for _, e := range c.entries("front") {
-		if c.h.Operation.Path != "" && e.Path != c.h.Operation.Path {
+	for _, e := range c.Entries("front") {
+		if c.Harness.Operation.Path != "" && e.Path != c.Harness.Operation.Path {
 			continue
 		}
 		if !found || e.Received.Before(first.Received) {
@@ -96,7 +96,7 @@ func (c *dlCase) front(ctx context.Context) (faults.Entry, bool) {
 
 // calls returns the check's dependency calls in the order they started.
 func (c *dlCase) calls() []faults.Entry {
-	es := c.entries("dependency")
+	es := c.Entries("dependency")
 	slices.SortFunc(es, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
 	return es
 }
@@ -104,11 +104,11 @@ func (c *dlCase) calls() []faults.Entry {
 // dlTook is how long the target took to answer e: from the front proxy
 // receiving the request to the response being done, or the client's
 // measure when the proxy has no finish time.
-func dlTook(e faults.Entry, found bool, r reply) time.Duration {
+func dlTook(e faults.Entry, found bool, r Reply) time.Duration {
 	if found && !e.Finished.IsZero() {
 		return e.Finished.Sub(e.Received)
 	}
-	return r.took
+	return r.Took
 }
 
 // dlDownstreamBudget reads the budget a dependency call carried, in any of
@@ -128,10 +128,10 @@ func dlDownstreamBudget(e faults.Entry) (d time.Duration, ok bool, err error) {
 func (c *dlCase) quiet(ctx context.Context, period, limit time.Duration) {
 	until := time.Now().Add(limit)
 	for ctx.Err() == nil && time.Now().Before(until) {
-		c.h.settle(ctx)
-		seen := c.h.Journal.LastSeq()
-		sleepCtx(ctx, period)
-		if c.h.Journal.LastSeq() == seen && c.h.Dependency.InFlight() == 0 && c.h.Front.InFlight() == 0 {
+		c.Harness.Settle(ctx)
+		seen := c.Harness.Journal.LastSeq()
+		Sleep(ctx, period)
+		if c.Harness.Journal.LastSeq() == seen && c.Harness.Dependency.InFlight() == 0 && c.Harness.Front.InFlight() == 0 {
 			return
 		}
 	}

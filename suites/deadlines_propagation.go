@@ -18,37 +18,37 @@ import (
 // which a hard-coded, fresh or copied budget does not satisfy.
 func dlPropagates(name string) func(ctx context.Context, c *Case) Result {
 	return func(ctx context.Context, cs *Case) Result {
-		h := cs.h
-		own := dlHeader(h.Conventions)
+		h := cs.Harness
+		own := h.Conventions.DeadlineHeaderName()
 		switch {
 		case name == dlConventionFormat:
 			name = own
 		case http.CanonicalHeaderKey(name) == own:
-			return notApplicable("%s is the target's own deadline header, exercised by DL-04", name)
+			return NotApplicable("%s is the target's own deadline header, exercised by DL-04", name)
 		}
 		if !h.Deadlines.sendsFormat(name) {
-			return notApplicable("%s is not among the deadline formats to exercise (DeadlineConfig.Formats %v)", name, h.Deadlines.Formats)
+			return NotApplicable("%s is not among the deadline formats to exercise (DeadlineConfig.Formats %v)", name, h.Deadlines.Formats)
 		}
 		c, res, ok := dlBegin(ctx, cs)
 		if !ok {
 			return res
 		}
 		lo, hi := c.cfg.budgets()
-		b := hi + time.Duration(100+c.intn(400))*time.Millisecond
-		hold := lo + time.Duration(c.intn(200))*time.Millisecond
-		if err := c.fault(h.Dependency, faults.Match{First: 1}, faults.Blackhole{Timeout: hold, Mode: "status", Status: http.StatusServiceUnavailable}); err != nil {
-			return inconclusive("%v", err)
+		b := hi + time.Duration(100+c.IntN(400))*time.Millisecond
+		hold := lo + time.Duration(c.IntN(200))*time.Millisecond
+		if err := c.Fault(h.Dependency, faults.Match{First: 1}, faults.Blackhole{Timeout: hold, Mode: "status", Status: http.StatusServiceUnavailable}); err != nil {
+			return Inconclusive("%v", err)
 		}
 		r := c.sendBudget(ctx, name, b, b+c.tol+2*time.Second)
 		front, found := c.front(ctx)
 		if !found {
-			return inconclusive("the front proxy journaled no request (client: %s)", describe(r))
+			return Inconclusive("the front proxy journaled no request (client: %s)", Describe(r))
 		}
 		calls := c.calls()
 		want := fmt.Sprintf("every dependency call carries a budget ≤ %s sent in %s − time elapsed since + %s tolerance (first call held %s, then 503)",
 			dlMs(b), name, dlMs(c.tol), dlMs(hold))
 		if len(calls) == 0 {
-			return inconclusive("the target made no dependency call (it answered %s)", describe(r))
+			return Inconclusive("the target made no dependency call (it answered %s)", Describe(r))
 		}
 		var seen []string
 		for i, e := range calls {
@@ -57,15 +57,15 @@ func dlPropagates(name string) func(ctx context.Context, c *Case) Result {
 			d, present, err := dlDownstreamBudget(e)
 			switch {
 			case err != nil:
-				return fail(want, fmt.Sprintf("call %d at +%s carried a malformed budget: %v", i+1, dlMs(elapsed), err), c.evidence()...)
+				return Fail(want, fmt.Sprintf("call %d at +%s carried a malformed budget: %v", i+1, dlMs(elapsed), err), c.Evidence()...)
 			case !present:
-				return fail(want, fmt.Sprintf("call %d at +%s carried no budget (none of X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-timeout-ms)", i+1, dlMs(elapsed)), c.evidence()...)
+				return Fail(want, fmt.Sprintf("call %d at +%s carried no budget (none of X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-timeout-ms)", i+1, dlMs(elapsed)), c.Evidence()...)
 			case d > allowed:
-				return fail(want, fmt.Sprintf("call %d at +%s carried %s; at most %s was left (%s over, tolerance included)",
-					i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(d-allowed)), c.evidence()...)
+				return Fail(want, fmt.Sprintf("call %d at +%s carried %s; at most %s was left (%s over, tolerance included)",
+					i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(d-allowed)), c.Evidence()...)
 			}
 			seen = append(seen, fmt.Sprintf("call %d at +%s: %s (%s left; margin %s)", i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(b-elapsed-d)))
 		}
-		return pass(want, strings.Join(seen, "; ")+"; client got "+describe(r), c.evidence()...)
+		return Pass(want, strings.Join(seen, "; ")+"; client got "+Describe(r), c.Evidence()...)
 	}
 }

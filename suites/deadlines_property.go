@@ -44,7 +44,7 @@ var dlLatencies = func() []dlLatency {
 // answer by the budget, start no dependency call after it, pass on no more
 // than what is left of it, and have let go of every dependency call by then.
 func deadlineProperty(ctx context.Context, pc *Case) Result {
-	h := pc.h
+	h := pc.Harness
 	dc, res, ok := dlBegin(ctx, pc)
 	if !ok {
 		return res
@@ -53,18 +53,18 @@ func deadlineProperty(ctx context.Context, pc *Case) Result {
 	want := fmt.Sprintf("for every budget, header and dependency latency: an answer, every dependency call started and ended, by the budget (+%s); each call's forwarded budget ≤ what was left (+%s)", dlMs(tol), dlMs(tol))
 	formats := h.Policy.DeadlineHeaders
 	if len(formats) == 0 {
-		formats = []string{dlHeader(h.Conventions)}
+		formats = []string{h.Conventions.DeadlineHeaderName()}
 	}
-	cfg := properties.Config{Seed: h.rng(pc.id).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
-	cfg = h.exploring(cfg, dlExplore)
-	m := &dlMachine{h: h, ctx: ctx, id: pc.id, tol: tol, formats: formats}
-	r := properties.Explore(pc.id, cfg, m.run)
-	return exploration{want: want, meaningful: "reached the dependency", trouble: &m.trouble}.result(r, cfg, m.last)
+	cfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
+	cfg = h.Exploring(cfg, dlExplore)
+	m := &dlMachine{h: h, ctx: ctx, id: pc.ID, tol: tol, formats: formats}
+	r := properties.Explore(pc.ID, cfg, m.run)
+	return Exploration{Want: want, Meaningful: "reached the dependency", Trouble: &m.trouble}.Result(r, cfg, m.last)
 }
 
 // dlMachine runs DL-03p's cases.
 type dlMachine struct {
-	trouble harnessTrouble
+	trouble Trouble
 	h       *Harness
 	ctx     context.Context
 	id      string
@@ -80,21 +80,21 @@ type dlMachine struct {
 func (m *dlMachine) run(t *rapid.T) bool {
 	h := m.h
 	m.cases++
-	c := h.newCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
-	defer c.done(m.ctx)
+	c := h.NewCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
+	defer c.Done(m.ctx)
 	budget := time.Duration(rapid.IntRange(300, 900).Draw(t, "budget ms")) * time.Millisecond
 	format := rapid.SampledFrom(m.formats).Draw(t, "header")
 	lat := rapid.SampledFrom(dlLatencies).Draw(t, "dependency")
 	d := budget * time.Duration(rapid.IntRange(1, 6).Draw(t, "latency (half budgets)")) / 2
 	if lat.fault != nil {
-		if err := c.fault(h.Dependency, c.effectMatch(0), lat.fault(d)); err != nil {
-			m.trouble.skip(t, "placing the latency", err)
+		if err := c.Fault(h.Dependency, c.EffectMatch(0), lat.fault(d)); err != nil {
+			m.trouble.Skip(t, "placing the latency", err)
 		}
 	}
 	hd := http.Header{}
 	headers.SetTimeout(hd, format, budget)
-	r := h.send(m.ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount(), header: hd, timeout: budget + 5*time.Second})
-	c.done(m.ctx) // lift the latency: a trickle still running ends now
+	r := h.Send(m.ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Header: hd, Timeout: budget + 5*time.Second})
+	c.Done(m.ctx) // lift the latency: a trickle still running ends now
 	front, found := (&dlCase{Case: c}).front(m.ctx)
 	calls := (&dlCase{Case: c}).calls()
 	m.last = append(append([]faults.Entry(nil), calls...), front)
@@ -102,7 +102,7 @@ func (m *dlMachine) run(t *rapid.T) bool {
 	if lat.name == "headers late" {
 		what += " by " + dlMs(d)
 	}
-	t.Logf("a budget of %s in %s; the dependency's answer: %s; %d dependency calls; the client got %s", dlMs(budget), format, what, len(calls), describe(r))
+	t.Logf("a budget of %s in %s; the dependency's answer: %s; %d dependency calls; the client got %s", dlMs(budget), format, what, len(calls), Describe(r))
 	if !found {
 		t.Skip("the request never reached the front proxy")
 	}

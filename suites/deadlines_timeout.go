@@ -19,14 +19,14 @@ func dlAnswersByBudget(ctx context.Context, cs *Case) Result {
 	if !ok {
 		return res
 	}
-	h := c.h
+	h := c.Harness
 	if err := c.hang(); err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
 	b := c.budget()
 	r := c.sendBudget(ctx, dlConventionFormat, b, b+c.tol+2*time.Second)
 	front, found := c.front(ctx)
-	return c.judgeTimeout(r, front, found, b, fmt.Sprintf("a budget of %s in %s", dlMs(b), dlHeader(h.Conventions)))
+	return c.judgeTimeout(r, front, found, b, fmt.Sprintf("a budget of %s in %s", dlMs(b), h.Conventions.DeadlineHeaderName()))
 }
 
 // dlAnswersWithoutBudget (HS-18b): no budget at all and a hanging
@@ -37,11 +37,11 @@ func dlAnswersWithoutBudget(ctx context.Context, cs *Case) Result {
 	if !ok {
 		return res
 	}
-	h := c.h
+	h := c.Harness
 	if err := c.hang(); err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
-	limit := h.Conventions.maxBudget()
+	limit := h.Conventions.BudgetCap()
 	r := c.sendBudget(ctx, dlConventionFormat, -1, limit+c.tol+2*time.Second)
 	front, found := c.front(ctx)
 	// Without a caller's budget the target may also give up on its hung
@@ -53,7 +53,7 @@ func dlAnswersWithoutBudget(ctx context.Context, cs *Case) Result {
 
 // judgeTimeout passes when r is the timeout status within limit plus the
 // suite tolerance, measured at the front proxy.
-func (c *dlCase) judgeTimeout(r reply, front faults.Entry, found bool, limit time.Duration, sent string, alsoOK ...int) Result {
+func (c *dlCase) judgeTimeout(r Reply, front faults.Entry, found bool, limit time.Duration, sent string, alsoOK ...int) Result {
 	statuses := append([]int{c.cfg.timeoutStatus()}, alsoOK...)
 	names := make([]string, len(statuses))
 	for i, s := range statuses {
@@ -63,14 +63,14 @@ func (c *dlCase) judgeTimeout(r reply, front faults.Entry, found bool, limit tim
 		strings.Join(names, " or "), dlMs(limit), dlMs(c.tol), sent)
 	t := dlTook(front, found, r)
 	switch {
-	case r.err != nil:
-		return fail(want, fmt.Sprintf("no answer after %s (%v)", dlMs(r.took), r.err), c.evidence()...)
-	case !slices.Contains(statuses, r.status):
-		return fail(want, fmt.Sprintf("%d after %s", r.status, dlMs(t)), c.evidence()...)
+	case r.Err != nil:
+		return Fail(want, fmt.Sprintf("no answer after %s (%v)", dlMs(r.Took), r.Err), c.Evidence()...)
+	case !slices.Contains(statuses, r.Status):
+		return Fail(want, fmt.Sprintf("%d after %s", r.Status, dlMs(t)), c.Evidence()...)
 	case t > limit+c.tol:
-		return fail(want, fmt.Sprintf("%d after %s, %s past the bound", r.status, dlMs(t), dlMs(t-limit)), c.evidence()...)
+		return Fail(want, fmt.Sprintf("%d after %s, %s past the bound", r.Status, dlMs(t), dlMs(t-limit)), c.Evidence()...)
 	}
-	return pass(want, fmt.Sprintf("%d after %s", r.status, dlMs(t)), c.evidence()...)
+	return Pass(want, fmt.Sprintf("%d after %s", r.Status, dlMs(t)), c.Evidence()...)
 }
 
 // dlExpiredBudget (DL-06b): a budget of zero is already spent; the target
@@ -81,23 +81,23 @@ func dlExpiredBudget(ctx context.Context, cs *Case) Result {
 	if !ok {
 		return res
 	}
-	h := c.h
+	h := c.Harness
 	r := c.sendBudget(ctx, dlConventionFormat, 0, c.tol+2*time.Second)
-	sleepCtx(ctx, c.tol) // work started in the background shows up meanwhile
+	Sleep(ctx, c.tol) // work started in the background shows up meanwhile
 	front, found := c.front(ctx)
 	status := c.cfg.timeoutStatus()
-	want := fmt.Sprintf("%d within %s tolerance and no dependency call, for a budget of 0 in %s", status, dlMs(c.tol), dlHeader(h.Conventions))
+	want := fmt.Sprintf("%d within %s tolerance and no dependency call, for a budget of 0 in %s", status, dlMs(c.tol), h.Conventions.DeadlineHeaderName())
 	t := dlTook(front, found, r)
 	calls := c.calls()
 	switch {
 	case len(calls) > 0 || h.Dependency.InFlight() > 0:
-		return fail(want, fmt.Sprintf("%d dependency calls (%d still open) for a request with no budget left; answered %s", len(calls), h.Dependency.InFlight(), describe(r)), c.evidence()...)
-	case r.err != nil:
-		return fail(want, fmt.Sprintf("no answer after %s (%v)", dlMs(r.took), r.err), c.evidence()...)
-	case r.status != status:
-		return fail(want, fmt.Sprintf("%d after %s, no dependency call", r.status, dlMs(t)), c.evidence()...)
+		return Fail(want, fmt.Sprintf("%d dependency calls (%d still open) for a request with no budget left; answered %s", len(calls), h.Dependency.InFlight(), Describe(r)), c.Evidence()...)
+	case r.Err != nil:
+		return Fail(want, fmt.Sprintf("no answer after %s (%v)", dlMs(r.Took), r.Err), c.Evidence()...)
+	case r.Status != status:
+		return Fail(want, fmt.Sprintf("%d after %s, no dependency call", r.Status, dlMs(t)), c.Evidence()...)
 	case t > c.tol:
-		return fail(want, fmt.Sprintf("%d after %s, no dependency call", r.status, dlMs(t)), c.evidence()...)
+		return Fail(want, fmt.Sprintf("%d after %s, no dependency call", r.Status, dlMs(t)), c.Evidence()...)
 	}
-	return pass(want, fmt.Sprintf("%d after %s, no dependency call", r.status, dlMs(t)), c.evidence()...)
+	return Pass(want, fmt.Sprintf("%d after %s, no dependency call", r.Status, dlMs(t)), c.Evidence()...)
 }

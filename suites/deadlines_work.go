@@ -19,31 +19,31 @@ func dlNoWorkAfterDeadline(ctx context.Context, cs *Case) Result {
 	if !ok {
 		return res
 	}
-	h := c.h
+	h := c.Harness
 	b := c.budget()
 	// Held past the deadline by twice the tolerance, so a retry right after
 	// the 503 lands clearly after the deadline.
 	hold := b + 2*c.tol
-	if err := c.fault(h.Dependency, faults.Match{}, faults.Blackhole{Timeout: hold, Mode: "status", Status: http.StatusServiceUnavailable}); err != nil {
-		return inconclusive("%v", err)
+	if err := c.Fault(h.Dependency, faults.Match{}, faults.Blackhole{Timeout: hold, Mode: "status", Status: http.StatusServiceUnavailable}); err != nil {
+		return Inconclusive("%v", err)
 	}
 	watch, why := c.cfg.watch(h)
 	sent := time.Now()
 	r := c.sendBudget(ctx, dlConventionFormat, b, b+c.tol+2*time.Second)
-	sleepCtx(ctx, time.Until(sent.Add(b+watch)))
+	Sleep(ctx, time.Until(sent.Add(b+watch)))
 	// A target working on in the background pauses between retries; wait
 	// for a quarter of the watch with nothing happening before judging.
 	c.quiet(ctx, watch/4, 5*time.Second)
 	front, found := c.front(ctx)
 	if !found {
-		return inconclusive("the front proxy journaled no request (client: %s)", describe(r))
+		return Inconclusive("the front proxy journaled no request (client: %s)", Describe(r))
 	}
 	deadline := front.Received.Add(b)
 	want := fmt.Sprintf("no dependency call starts later than %s after the deadline (budget %s in %s; every call held %s, then 503; watched %s: %s)",
-		dlMs(c.tol), dlMs(b), dlHeader(h.Conventions), dlMs(hold), dlMs(watch), why)
+		dlMs(c.tol), dlMs(b), h.Conventions.DeadlineHeaderName(), dlMs(hold), dlMs(watch), why)
 	calls := c.calls()
 	if len(calls) == 0 {
-		return inconclusive("the target made no dependency call (it answered %s)", describe(r))
+		return Inconclusive("the target made no dependency call (it answered %s)", Describe(r))
 	}
 	var late []string
 	for i, e := range calls {
@@ -52,9 +52,9 @@ func dlNoWorkAfterDeadline(ctx context.Context, cs *Case) Result {
 		}
 	}
 	if len(late) > 0 {
-		return fail(want, fmt.Sprintf("%d of %d calls started after the deadline: %v; client got %s", len(late), len(calls), late, describe(r)), c.evidence()...)
+		return Fail(want, fmt.Sprintf("%d of %d calls started after the deadline: %v; client got %s", len(late), len(calls), late, Describe(r)), c.Evidence()...)
 	}
 	last := calls[len(calls)-1]
-	return pass(want, fmt.Sprintf("%d calls, the last started %s the deadline; client got %s",
-		len(calls), dlRel(last.Received.Sub(deadline)), describe(r)), c.evidence()...)
+	return Pass(want, fmt.Sprintf("%d calls, the last started %s the deadline; client got %s",
+		len(calls), dlRel(last.Received.Sub(deadline)), Describe(r)), c.Evidence()...)
 }

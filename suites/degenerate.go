@@ -20,7 +20,7 @@ var refusedUnexercised = []int{http.StatusUnauthorized, http.StatusForbidden, ht
 func (c *Case) degenerate() string {
 	seen := map[int]int{}
 	n := 0
-	for _, e := range c.h.Journal.After(c.mark, faults.BySide("front")) {
+	for _, e := range c.Harness.Journal.After(c.mark, faults.BySide("front")) {
 		if e.Rule != "" || e.Outcome != faults.OutcomePassed || e.Status == 0 {
 			continue // made up by a fault rule, or never answered
 		}

@@ -19,13 +19,13 @@ import (
 // count per (tenant, key) the case used; it cannot see a keyless request's
 // effects. total is the ledger's count, or the probe's when there is no
 // ledger.
-type effects struct {
-	total   int
-	ledger  bool           // the ledger counted
-	byKey   map[string]int // successful effectful calls per forwarded key
-	unkeyed int
-	entries []faults.Entry // the effectful calls that took effect
-	probe   int            // the probe's count; -1 when there is no probe
+type Effects struct {
+	Total   int
+	Ledger  bool           // the ledger counted
+	ByKey   map[string]int // successful effectful calls per forwarded key
+	Unkeyed int
+	Entries []faults.Entry // the effectful calls that took effect
+	Probe   int            // the probe's count; -1 when there is no probe
 }
 
 // effects counts the effects since the case began, once the proxies are
@@ -33,10 +33,10 @@ type effects struct {
 // are declared and disagree, the disagreement is recorded on the case: one
 // of them is wrong about the effects, so the check cannot certify a count
 // (idempotencyCheck fails it).
-func (c *Case) effects(ctx context.Context) effects {
-	h := c.h
-	h.settle(ctx)
-	ef := effects{byKey: map[string]int{}, probe: -1}
+func (c *Case) Effects(ctx context.Context) Effects {
+	h := c.Harness
+	h.Settle(ctx)
+	ef := Effects{ByKey: map[string]int{}, Probe: -1}
 	if !h.NoLedger {
 		c.ledgerCount(&ef)
 	}
@@ -47,36 +47,36 @@ func (c *Case) effects(ctx context.Context) effects {
 	switch {
 	case err != nil:
 		c.disagree(fmt.Sprintf("the probe did not answer: %v", err))
-	case !ef.ledger:
-		ef.total = n
-	case n != ef.total:
-		c.disagree(fmt.Sprintf("the ledger counted %d effects, the target's probe %d", ef.total, n))
+	case !ef.Ledger:
+		ef.Total = n
+	case n != ef.Total:
+		c.disagree(fmt.Sprintf("the ledger counted %d effects, the target's probe %d", ef.Total, n))
 	}
-	ef.probe = n
+	ef.Probe = n
 	return ef
 }
 
-func (c *Case) ledgerCount(ef *effects) {
-	h := c.h
+func (c *Case) ledgerCount(ef *Effects) {
+	h := c.Harness
 	method := cmp.Or(h.Operation.EffectMethod, http.MethodPost)
 	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(method)}
 	if h.Operation.EffectPath != "" {
 		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
 	}
-	ef.ledger = true
+	ef.Ledger = true
 	for _, e := range h.Journal.After(c.mark, filters...) {
 		if !tookEffect(e) {
 			continue
 		}
-		ef.entries = append(ef.entries, e)
-		k := e.Header(h.Conventions.depKeyHeader())
+		ef.Entries = append(ef.Entries, e)
+		k := e.Header(h.Conventions.DependencyKeyName())
 		if k == "" {
-			ef.unkeyed++
+			ef.Unkeyed++
 			continue
 		}
-		ef.byKey[k]++
+		ef.ByKey[k]++
 	}
-	ef.total = len(ef.byKey) + ef.unkeyed
+	ef.Total = len(ef.ByKey) + ef.Unkeyed
 }
 
 // probeCount sums the probe's counts over every (tenant, key) the case
@@ -84,7 +84,7 @@ func (c *Case) ledgerCount(ef *effects) {
 func (c *Case) probeCount(ctx context.Context) (int, error) {
 	total := 0
 	for _, v := range c.pairs() {
-		n, err := c.h.Probe(ctx, v)
+		n, err := c.Harness.Probe(ctx, v)
 		if err != nil {
 			return 0, fmt.Errorf("tenant %q, key %q: %w", v.Tenant, v.Key, err)
 		}
@@ -102,9 +102,9 @@ func (c *Case) pairs() []Values {
 	c.mu.Lock()
 	keys, tracked := slices.Clone(c.keys), slices.Clone(c.tracked)
 	c.mu.Unlock()
-	th := c.h.Conventions.tenantHeader()
+	th := c.Harness.Conventions.TenantHeaderName()
 	var out []Values
-	for _, e := range c.h.Journal.After(c.mark, faults.BySide("front")) {
+	for _, e := range c.Harness.Journal.After(c.mark, faults.BySide("front")) {
 		// Any journaled field may carry the key: operations name their own
 		// key header, and sf-string keys arrive quoted.
 		for _, val := range e.Headers {
@@ -132,7 +132,7 @@ func (c *Case) pairs() []Values {
 
 // track adds a (tenant, key) the case used without drawing it from key and
 // tenant, for the probe to count.
-func (c *Case) track(tenant, key string) {
+func (c *Case) Track(tenant, key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v := Values{Key: key, Tenant: tenant}
@@ -142,7 +142,7 @@ func (c *Case) track(tenant, key string) {
 }
 
 // disagreed returns the case's disagreements between counters, or "".
-func (c *Case) disagreed() string {
+func (c *Case) Disagreed() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return strings.Join(c.disagreements, "; ")

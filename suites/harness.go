@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
 )
 
 // Harness is what checks work with: the target behind the front proxy, the
@@ -109,7 +110,7 @@ type Request struct {
 
 // render returns the request for v, from Request when set, else from
 // Method, Path, ContentType and Render.
-func (o Operation) render(v Values, alt bool) (Request, error) {
+func (o Operation) Prepare(v Values, alt bool) (Request, error) {
 	if o.Request != nil {
 		return o.Request(v, alt)
 	}
@@ -161,21 +162,21 @@ type Conventions struct {
 	KeyTTL time.Duration
 }
 
-func (c Conventions) keyHeader() string { return cmp.Or(c.KeyHeader, "Idempotency-Key") }
+func (c Conventions) KeyHeaderName() string { return cmp.Or(c.KeyHeader, "Idempotency-Key") }
 
 // keyHeaderOf is the header op's key goes in.
-func (h *Harness) keyHeaderOf(op Operation) string {
-	return cmp.Or(op.KeyHeader, h.Conventions.keyHeader())
+func (h *Harness) KeyHeaderOf(op Operation) string {
+	return cmp.Or(op.KeyHeader, h.Conventions.KeyHeaderName())
 }
-func (c Conventions) depKeyHeader() string { return cmp.Or(c.DependencyKey, "Idempotency-Key") }
+func (c Conventions) DependencyKeyName() string { return cmp.Or(c.DependencyKey, "Idempotency-Key") }
 
 // setTenant puts tenant on hd: its tenant header and the headers bound to
 // it, leaving alone any header hd already has (an operation's own).
-func (c Conventions) setTenant(hd http.Header, tenant string) {
+func (c Conventions) SetTenant(hd http.Header, tenant string) {
 	if tenant == "" {
 		return
 	}
-	if th := c.tenantHeader(); th != "" {
+	if th := c.TenantHeaderName(); th != "" {
 		hd.Set(th, tenant)
 	}
 	if c.TenantHeaders == nil {
@@ -188,14 +189,14 @@ func (c Conventions) setTenant(hd http.Header, tenant string) {
 	}
 }
 
-func (c Conventions) tenantHeader() string {
+func (c Conventions) TenantHeaderName() string {
 	if c.TenantHeader == "-" {
 		return ""
 	}
 	return cmp.Or(c.TenantHeader, "X-Tenant-ID")
 }
 
-func (c Conventions) mismatchStatus() int {
+func (c Conventions) MismatchCode() int {
 	switch {
 	case c.MismatchStatus != 0:
 		return c.MismatchStatus
@@ -205,11 +206,11 @@ func (c Conventions) mismatchStatus() int {
 	return http.StatusUnprocessableEntity
 }
 
-func (c Conventions) inProgressStatus() int { return cmp.Or(c.InProgressStatus, http.StatusConflict) }
-func (c Conventions) missingKeyStatus() int { return cmp.Or(c.MissingKeyStatus, http.StatusBadRequest) }
-func (c Conventions) maxCopies() int        { return cmp.Or(c.MaxConcurrentCopies, 50) }
+func (c Conventions) InProgressCode() int { return cmp.Or(c.InProgressStatus, http.StatusConflict) }
+func (c Conventions) MissingKeyCode() int { return cmp.Or(c.MissingKeyStatus, http.StatusBadRequest) }
+func (c Conventions) CopiesCap() int        { return cmp.Or(c.MaxConcurrentCopies, 50) }
 
-func (c Conventions) maxBudget() time.Duration {
+func (c Conventions) BudgetCap() time.Duration {
 	if c.MaxBudget > 0 {
 		return c.MaxBudget
 	}
@@ -217,7 +218,7 @@ func (c Conventions) maxBudget() time.Duration {
 }
 
 // formatKey renders a key as the target expects it on the wire.
-func (c Conventions) formatKey(k string) string {
+func (c Conventions) FormatKey(k string) string {
 	if c.KeyFormat == "sf-string" {
 		return `"` + k + `"`
 	}
@@ -226,7 +227,7 @@ func (c Conventions) formatKey(k string) string {
 
 // rng returns the generator of one check: derived from the run seed and
 // the check ID, so a check draws the same values whatever runs before it.
-func (h *Harness) rng(checkID string) *rand.Rand {
+func (h *Harness) Rand(checkID string) *rand.Rand {
 	f := fnv.New64a()
 	fmt.Fprintf(f, "%d/%s", h.Seed, checkID)
 	s := f.Sum64()
@@ -235,18 +236,18 @@ func (h *Harness) rng(checkID string) *rand.Rand {
 
 // tolerance returns the configured slack, 50 ms by default: enough for a
 // busy runner's scheduling, far below the 1 s resolution of Retry-After.
-func (h *Harness) tolerance() time.Duration {
-	return max(orDuration(h.Tolerance, 50*time.Millisecond), h.Noise.slack())
+func (h *Harness) Slack() time.Duration {
+	return max(OrDuration(h.Tolerance, 50*time.Millisecond), h.Noise.Slack())
 }
 
-func orDuration(v, def time.Duration) time.Duration {
+func OrDuration(v, def time.Duration) time.Duration {
 	if v <= 0 {
 		return def
 	}
 	return v
 }
 
-func orFloat(v, def float64) float64 {
+func OrFloat(v, def float64) float64 {
 	if v <= 0 {
 		return def
 	}
@@ -265,7 +266,7 @@ var sharedInit sync.Mutex
 // shared returns the value the run keeps under key, made by init on first
 // use: state the checks of a suite share across one run, such as when a
 // quota that refused a declared tenant is back. Safe for concurrent use.
-func (h *Harness) shared(key any, init func() any) any {
+func (h *Harness) Shared(key any, init func() any) any {
 	sharedInit.Lock()
 	if h.values == nil {
 		h.values = &sharedValues{m: map[any]any{}}
@@ -280,4 +281,10 @@ func (h *Harness) shared(key any, init func() any) any {
 	v := init()
 	sv.m[key] = v
 	return v
+}
+
+// DeadlineHeaderName is the deadline header the target reads (Conventions.DeadlineHeader,
+// canonical form), X-Request-Timeout-Ms by default.
+func (c Conventions) DeadlineHeaderName() string {
+	return http.CanonicalHeaderKey(cmp.Or(c.DeadlineHeader, headers.RequestTimeoutMs))
 }

@@ -31,21 +31,21 @@ const a6MaxTokens = 10.0
 // assumed. From an empty throttle, ⌈t/ratio⌉+1 successes let a request make
 // all its retries, t = min(10, 5 + max_attempts − 1): 71 for 3 attempts at
 // the SRE book's 0.1.
-func (r RetryPolicy) healStreak() int {
-	tokens := min(a6MaxTokens, a6MaxTokens/2+float64(r.maxAttempts()-1))
-	return max(halfOpenProbes, int(math.Ceil(tokens/r.budgetRatio()))+1)
+func (r RetryPolicy) HealStreak() int {
+	tokens := min(a6MaxTokens, a6MaxTokens/2+float64(r.Attempts()-1))
+	return max(halfOpenProbes, int(math.Ceil(tokens/r.Ratio()))+1)
 }
 
 // refill is how many successes earn back what failures cost a retry
 // throttle at the declared budget ratio (⌈failures/ratio⌉), and at least
 // the half-open probes of a breaker.
-func (r RetryPolicy) refill(failures int) int {
-	return max(halfOpenProbes, int(math.Ceil(float64(failures)/r.budgetRatio())))
+func (r RetryPolicy) Refill(failures int) int {
+	return max(halfOpenProbes, int(math.Ceil(float64(failures)/r.Ratio())))
 }
 
 // streakText renders the heal streak and where it comes from.
-func (r RetryPolicy) streakText() string {
-	return fmt.Sprintf("%d successes in a row (max(10, ⌈min(10, 5 + %d − 1)/%s⌉ + 1))", r.healStreak(), r.maxAttempts(), r.ratioText())
+func (r RetryPolicy) StreakText() string {
+	return fmt.Sprintf("%d successes in a row (max(10, ⌈min(10, 5 + %d − 1)/%s⌉ + 1))", r.HealStreak(), r.Attempts(), r.RatioText())
 }
 
 // healBatch is how many of a heal's operations are in flight at once, so a
@@ -62,24 +62,24 @@ const healBatch = 8
 // Checks run one after another against one target, and a breaker or
 // throttle drained by an earlier case would otherwise decide this one. It
 // gives up with an error after within.
-func (c *Case) heal(ctx context.Context, streak int, within time.Duration) error {
+func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error {
 	start := time.Now()
 	deadline, last429 := start.Add(within), start.Add(4*within) // last429: the latest refusals may push the deadline
-	var last reply
+	var last Reply
 	for ok, sent := 0, 0; ok < streak; {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return fmt.Errorf("the target did not answer %d operations in a row with success within %s (%d sent, last %s)",
-				streak, within, sent, describe(last))
+				streak, within, sent, Describe(last))
 		}
 		n := min(healBatch, streak-ok)
-		calls := make([]call, n)
+		calls := make([]Call, n)
 		for i := range calls {
-			calls[i] = call{key: c.key(), tenant: c.tenant(), amount: c.amount(), timeout: 3 * time.Second}
+			calls[i] = Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Timeout: 3 * time.Second}
 		}
-		replies := make([]reply, n)
+		replies := make([]Reply, n)
 		var wg sync.WaitGroup
 		for i, cl := range calls {
-			wg.Go(func() { replies[i] = c.h.send(ctx, cl) })
+			wg.Go(func() { replies[i] = c.Harness.Send(ctx, cl) })
 		}
 		wg.Wait()
 		sent += n
@@ -87,9 +87,9 @@ func (c *Case) heal(ctx context.Context, streak int, within time.Duration) error
 		for _, r := range replies {
 			last = r
 			switch {
-			case c.h.succeeded(r):
+			case c.Harness.Succeeded(r):
 				ok++
-			case r.err == nil && r.status == http.StatusTooManyRequests:
+			case r.Err == nil && r.Status == http.StatusTooManyRequests:
 				refused = max(refused, retryAfterWait(r))
 			default:
 				ok, wait = 0, max(wait, retryAfterWait(r))
@@ -100,18 +100,18 @@ func (c *Case) heal(ctx context.Context, streak int, within time.Duration) error
 		} else {
 			deadline = last429
 		}
-		sleepCtx(ctx, max(wait, refused))
+		Sleep(ctx, max(wait, refused))
 	}
-	c.h.settle(ctx)
+	c.Harness.Settle(ctx)
 	return nil
 }
 
 // retryAfterWait is how long a heal pauses after a failed reply: 50 ms, or
 // its Retry-After up to 1.5 s.
-func retryAfterWait(r reply) time.Duration {
+func retryAfterWait(r Reply) time.Duration {
 	wait := 50 * time.Millisecond
-	if r.err == nil {
-		if ra, err := headers.ParseRetryAfter(r.header.Get("Retry-After"), time.Now()); err == nil {
+	if r.Err == nil {
+		if ra, err := headers.ParseRetryAfter(r.Header.Get("Retry-After"), time.Now()); err == nil {
 			wait = max(wait, min(ra.Delay, 1500*time.Millisecond))
 		}
 	}
@@ -120,14 +120,14 @@ func retryAfterWait(r reply) time.Duration {
 
 // budgetHeader returns a header carrying budget d in the target's deadline
 // convention (X-Request-Timeout-Ms unless configured otherwise).
-func (h *Harness) budgetHeader(d time.Duration) http.Header {
+func (h *Harness) BudgetHeader(d time.Duration) http.Header {
 	hd := http.Header{}
 	headers.SetTimeout(hd, cmp.Or(h.Conventions.DeadlineHeader, headers.RequestTimeoutMs), d)
 	return hd
 }
 
 // sleepCtx waits d, or less if ctx ends first.
-func sleepCtx(ctx context.Context, d time.Duration) {
+func Sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
 	}

@@ -23,7 +23,7 @@ func Idempotency() []Check {
 			Title: "a retry after completion replays the stored response with no second effect", Run: keyed(replayAfterCompletion)},
 		{ID: "IK-17a", Suite: suiteIK, Needs: []Need{needKeyKept(5 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §1, §2.6",
 			Title: "a response lost after commit, then a retry with the same key: one effect, the original answer", Run: keyed(lostResponseFront)},
-		{ID: "IK-17b", Suite: suiteIK, Level: reports.LevelShould, Needs: []Need{needDependency}, Source: ikSource + " §1, §2.6",
+		{ID: "IK-17b", Suite: suiteIK, Level: reports.LevelShould, Needs: []Need{NeedDependency}, Source: ikSource + " §1, §2.6",
 			Title: "a response lost between the service and its dependency: the service's own retry does not charge twice", Run: keyed(lostResponseDependency)},
 		{ID: "IK-07", Suite: suiteIK, Needs: []Need{needKeyKept(5 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.6, §2.7",
 			Title: "concurrent copies of one request: one effect, the rest 409 or the replay", Run: keyed(concurrentCopies)},
@@ -38,7 +38,7 @@ func Idempotency() []Check {
 		// is that the resource survives the key.
 		{ID: "IK-14", Suite: suiteIK, Level: reports.LevelRecommended, Source: ikSource + " §2.1, §5; RFC 9651 §3.3.3",
 			Title: "malformed, oversized and hostile keys get 400 or ordinary handling, never a 5xx or a dropped connection", Run: keyed(malformedKeys)},
-		{ID: "IK-13", Suite: suiteIK, Level: reports.LevelRecommended, Needs: []Need{needTenancy, needKeyKept(2 * time.Second)}, Source: ikSource + " §5",
+		{ID: "IK-13", Suite: suiteIK, Level: reports.LevelRecommended, Needs: []Need{NeedTenancy, needKeyKept(2 * time.Second)}, Source: ikSource + " §5",
 			Title: "the same key from two tenants: two effects, neither sees the other's response", Run: keyed(crossTenant)},
 		{ID: "IK-17p", Suite: suiteIK, Needs: []Need{needKeyKept(time.Minute)}, Level: reports.LevelShould, Source: ikSource + " §1, §2.6 (a property over random operations and faults)",
 			Title: "property: under random retries, bursts, payload changes, tenants and faults, at most one effect per (tenant, key)", Run: idempotencyProperty},
@@ -46,32 +46,32 @@ func Idempotency() []Check {
 }
 
 func firstRequest(ctx context.Context, c *Case) Result {
-	h := c.h
-	r := h.send(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount()})
-	ef := c.effects(ctx)
+	h := c.Harness
+	r := h.Send(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
+	ef := c.Effects(ctx)
 	want := "a success status and exactly 1 effect at the dependency"
-	if !h.succeeded(r) || ef.total != 1 {
-		return fail(want, fmt.Sprintf("%s and %d effects", describe(r), ef.total), c.evidence()...)
+	if !h.Succeeded(r) || ef.Total != 1 {
+		return Fail(want, fmt.Sprintf("%s and %d effects", Describe(r), ef.Total), c.Evidence()...)
 	}
-	return pass(want, fmt.Sprintf("%s and 1 effect", describe(r)), c.evidence()...)
+	return Pass(want, fmt.Sprintf("%s and 1 effect", Describe(r)), c.Evidence()...)
 }
 
 func replayAfterCompletion(ctx context.Context, c *Case) Result {
-	h := c.h
-	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
-	first := h.send(ctx, base)
-	if !h.succeeded(first) {
-		return inconclusive("the first request did not succeed (%s); nothing to replay", describe(first))
+	h := c.Harness
+	base := Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()}
+	first := h.Send(ctx, base)
+	if !h.Succeeded(first) {
+		return Inconclusive("the first request did not succeed (%s); nothing to replay", Describe(first))
 	}
-	want := fmt.Sprintf("3 retries replay %d with a byte-equal body; 1 effect", first.status)
+	want := fmt.Sprintf("3 retries replay %d with a byte-equal body; 1 effect", first.Status)
 	for i := range 3 {
-		r := h.send(ctx, base)
-		if r.err != nil || r.status != first.status || !bytes.Equal(r.body, first.body) {
-			return fail(want, fmt.Sprintf("retry %d: %s, body %s (first was %s)", i+1, describe(r), excerpt(r.body), excerpt(first.body)), c.evidence()...)
+		r := h.Send(ctx, base)
+		if r.Err != nil || r.Status != first.Status || !bytes.Equal(r.Body, first.Body) {
+			return Fail(want, fmt.Sprintf("retry %d: %s, body %s (first was %s)", i+1, Describe(r), Excerpt(r.Body), Excerpt(first.Body)), c.Evidence()...)
 		}
 	}
-	if ef := c.effects(ctx); ef.total != 1 {
-		return fail(want, fmt.Sprintf("identical replays but %d effects at the dependency", ef.total), c.evidence()...)
+	if ef := c.Effects(ctx); ef.Total != 1 {
+		return Fail(want, fmt.Sprintf("identical replays but %d effects at the dependency", ef.Total), c.Evidence()...)
 	}
-	return pass(want, "3 identical replays, 1 effect", c.evidence()...)
+	return Pass(want, "3 identical replays, 1 effect", c.Evidence()...)
 }

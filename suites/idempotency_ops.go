@@ -16,8 +16,8 @@ import (
 // not-applicable verdict, else every operation's pass.
 func keyed(judge func(ctx context.Context, c *Case) Result) func(ctx context.Context, c *Case) Result {
 	return func(ctx context.Context, c *Case) Result {
-		ops := c.h.KeyedOperations
-		if len(ops) == 0 || len(ops) == 1 && ops[0].Name == c.h.Operation.Name {
+		ops := c.Harness.KeyedOperations
+		if len(ops) == 0 || len(ops) == 1 && ops[0].Name == c.Harness.Operation.Name {
 			return counted(c, judge(ctx, c))
 		}
 		var passes []string
@@ -25,11 +25,11 @@ func keyed(judge func(ctx context.Context, c *Case) Result) func(ctx context.Con
 		var ev []faults.Entry
 		var held *Result
 		for _, op := range ops {
-			h := *c.h
+			h := *c.Harness
 			h.Operation = op
-			oc := h.newCase(ctx, c.id+"/"+op.Name)
+			oc := h.NewCase(ctx, c.ID+"/"+op.Name)
 			r := counted(oc, judge(ctx, oc))
-			oc.done(ctx)
+			oc.Done(ctx)
 			label := "operation " + op.Name + ": "
 			switch r.Status {
 			case reports.StatusFail:
@@ -49,7 +49,7 @@ func keyed(judge func(ctx context.Context, c *Case) Result) func(ctx context.Con
 		if held != nil {
 			return *held
 		}
-		return pass("for each operation: "+want, strings.Join(passes, "; "), ev...)
+		return Pass("for each operation: "+want, strings.Join(passes, "; "), ev...)
 	}
 }
 
@@ -57,14 +57,14 @@ func keyed(judge func(ctx context.Context, c *Case) Result) func(ctx context.Con
 // about the effects: one of the target's two declared counters is wrong,
 // so no count it certifies can be trusted.
 func counted(c *Case, r Result) Result {
-	switch d := c.disagreed(); {
+	switch d := c.Disagreed(); {
 	case d == "":
 		return r
 	case r.Status == reports.StatusFail:
 		r.Observed += " (and " + d + ")"
 		return r
 	case r.Status == reports.StatusPass:
-		return fail(r.Expected+"; the ledger and the probe agree", r.Observed+", but "+d, r.Evidence...)
+		return Fail(r.Expected+"; the ledger and the probe agree", r.Observed+", but "+d, r.Evidence...)
 	}
 	return r
 }

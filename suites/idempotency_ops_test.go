@@ -21,12 +21,12 @@ func TestCase_tenant(t *testing.T) {
 	ctx := context.Background()
 	h := quietHarness()
 	h.Conventions.Tenants = []string{"acme", "globex"}
-	c := h.newCase(ctx, "IK-13")
-	if got := []string{c.tenant(), c.tenant(), c.tenant()}; !slices.Equal(got, []string{"acme", "globex", "acme"}) {
+	c := h.NewCase(ctx, "IK-13")
+	if got := []string{c.Tenant(), c.Tenant(), c.Tenant()}; !slices.Equal(got, []string{"acme", "globex", "acme"}) {
 		t.Errorf("declared tenants handed out as %v", got)
 	}
-	fresh := quietHarness().newCase(ctx, "IK-13")
-	if a, b := fresh.tenant(), fresh.tenant(); a == b || !strings.HasPrefix(a, "rc-IK-13-") {
+	fresh := quietHarness().NewCase(ctx, "IK-13")
+	if a, b := fresh.Tenant(), fresh.Tenant(); a == b || !strings.HasPrefix(a, "rc-IK-13-") {
 		t.Errorf("fresh tenants %q and %q", a, b)
 	}
 }
@@ -48,49 +48,49 @@ func TestCase_effects(t *testing.T) {
 
 	h := quietHarness()
 	h.Probe, h.NoLedger = probe, true
-	c := h.newCase(ctx, "IK-13")
+	c := h.NewCase(ctx, "IK-13")
 	c.keys = []string{"k1"}
 	sent(h, "k1", "acme")
 	sent(h, "k1", "globex")
 	sent(h, "not-drawn", "acme") // a malformed key the case did not draw (IK-14)
-	c.track("t", "p")
-	if ef := c.effects(ctx); ef.total != 4 || c.disagreed() != "" {
-		t.Errorf("probe alone: total %d (want 4), disagreement %q", ef.total, c.disagreed())
+	c.Track("t", "p")
+	if ef := c.Effects(ctx); ef.Total != 4 || c.Disagreed() != "" {
+		t.Errorf("probe alone: total %d (want 4), disagreement %q", ef.Total, c.Disagreed())
 	}
 
 	byKey := func(_ context.Context, v Values) (int, error) { return map[string]int{"k1": 1, "k2": 1}[v.Key], nil }
 	h = quietHarness()
 	h.Probe, h.NoLedger = byKey, true
-	c = h.newCase(ctx, "IK-07")
+	c = h.NewCase(ctx, "IK-07")
 	c.keys = []string{"k1", "k2"}
 	sent(h, `"k1"`, "acme") // sf-string keys arrive quoted
 	sent(h, `"k2"`, "globex")
-	if ef := c.effects(ctx); ef.total != 2 {
-		t.Errorf("a probe counting by key: total %d, want 2 (one per key sent, not per key × tenant)", ef.total)
+	if ef := c.Effects(ctx); ef.Total != 2 {
+		t.Errorf("a probe counting by key: total %d, want 2 (one per key sent, not per key × tenant)", ef.Total)
 	}
 
 	h = quietHarness()
 	h.Probe = probe
-	c = h.newCase(ctx, "IK-03")
+	c = h.NewCase(ctx, "IK-03")
 	c.keys = []string{"k1"}
 	sent(h, "k1", "acme")
-	if ef := c.effects(ctx); ef.total != 0 || !strings.Contains(c.disagreed(), "ledger counted 0 effects, the target's probe 1") {
-		t.Errorf("ledger and probe: total %d, disagreement %q", ef.total, c.disagreed())
+	if ef := c.Effects(ctx); ef.Total != 0 || !strings.Contains(c.Disagreed(), "ledger counted 0 effects, the target's probe 1") {
+		t.Errorf("ledger and probe: total %d, disagreement %q", ef.Total, c.Disagreed())
 	}
 }
 
 // TestCounted: a disagreement between the counters fails a pass and is
 // added to a failure's observation.
 func TestCounted(t *testing.T) {
-	c := quietHarness().newCase(context.Background(), "IK-03")
-	if r := counted(c, pass("x", "y")); r.Status != reports.StatusPass {
+	c := quietHarness().NewCase(context.Background(), "IK-03")
+	if r := counted(c, Pass("x", "y")); r.Status != reports.StatusPass {
 		t.Errorf("no disagreement: %s", r.Status)
 	}
 	c.disagree("the ledger counted 1 effects, the target's probe 2")
-	if r := counted(c, pass("x", "y")); r.Status != reports.StatusFail || !strings.Contains(r.Observed, "probe 2") {
+	if r := counted(c, Pass("x", "y")); r.Status != reports.StatusFail || !strings.Contains(r.Observed, "probe 2") {
 		t.Errorf("pass with a disagreement: %s %q", r.Status, r.Observed)
 	}
-	if r := counted(c, fail("x", "3 effects")); !strings.Contains(r.Observed, "3 effects (and the ledger") {
+	if r := counted(c, Fail("x", "3 effects")); !strings.Contains(r.Observed, "3 effects (and the ledger") {
 		t.Errorf("fail with a disagreement: %q", r.Observed)
 	}
 }
@@ -103,13 +103,13 @@ func TestKeyed(t *testing.T) {
 	h.KeyedOperations = []Operation{{Name: "pay"}, {Name: "order"}, {Name: "refund"}}
 	var seen []string
 	judge := func(_ context.Context, c *Case) Result {
-		seen = append(seen, c.h.Operation.Name+"@"+c.id)
-		if c.h.Operation.Name == "order" {
-			return fail("one effect", "2 effects")
+		seen = append(seen, c.Harness.Operation.Name+"@"+c.ID)
+		if c.Harness.Operation.Name == "order" {
+			return Fail("one effect", "2 effects")
 		}
-		return pass("one effect", "1 effect")
+		return Pass("one effect", "1 effect")
 	}
-	c := h.newCase(context.Background(), "IK-04")
+	c := h.NewCase(context.Background(), "IK-04")
 	r := keyed(judge)(context.Background(), c)
 	if r.Status != reports.StatusFail || r.Observed != "operation order: 2 effects" {
 		t.Errorf("keyed = %s %q", r.Status, r.Observed)
@@ -148,8 +148,8 @@ func TestHarness_send_keyHeaderOf(t *testing.T) {
 	h.Operation = Operation{Path: "/a", Render: render}
 	order := Operation{Path: "/b", KeyHeader: "X-Order-Key", Render: render}
 	ctx := context.Background()
-	h.send(ctx, call{key: "k1"})
-	h.send(ctx, call{key: "k2", op: &order})
+	h.Send(ctx, Call{Key: "k1"})
+	h.Send(ctx, Call{Key: "k2", Op: &order})
 	if a, b := <-got, <-got; a.Get("X-Idem-Key") != `"k1"` || b.Get("X-Order-Key") != `"k2"` || b.Get("X-Idem-Key") != "" {
 		t.Errorf("keys sent: %v then %v", a, b)
 	}

@@ -19,22 +19,22 @@ import (
 var propertyConfig = properties.Config{Checks: 8, Steps: 10, ShrinkTime: 4 * time.Second}
 
 func idempotencyProperty(ctx context.Context, pc *Case) Result {
-	h := pc.h
-	probe := pc.sub(ctx, pc.id+"/probe")
-	first := h.send(ctx, call{key: probe.key(), tenant: probe.tenant(), amount: probe.amount()})
-	probe.done(ctx)
-	if !h.succeeded(first) {
-		return inconclusive("the operation does not succeed even without faults (%s); the property needs successes to judge", describe(first))
+	h := pc.Harness
+	probe := pc.Sub(ctx, pc.ID+"/probe")
+	first := h.Send(ctx, Call{Key: probe.Key(), Tenant: probe.Tenant(), Amount: probe.Amount()})
+	probe.Done(ctx)
+	if !h.Succeeded(first) {
+		return Inconclusive("the operation does not succeed even without faults (%s); the property needs successes to judge", Describe(first))
 	}
-	cfg := h.exploring(propertyConfig, 0)
-	cfg.Seed = h.rng(pc.id).Uint64()
+	cfg := h.Exploring(propertyConfig, 0)
+	cfg.Seed = h.Rand(pc.ID).Uint64()
 	var cases, successes atomic.Int64
-	trouble := &harnessTrouble{}
-	prefix := fmt.Sprintf("p%04x", h.rng(pc.id+"/keys").IntN(1<<16))
-	res := properties.Run(pc.id, cfg, func(t *rapid.T) {
+	trouble := &Trouble{}
+	prefix := fmt.Sprintf("p%04x", h.Rand(pc.ID+"/keys").IntN(1<<16))
+	res := properties.Run(pc.ID, cfg, func(t *rapid.T) {
 		n := cases.Add(1)
-		c := pc.sub(ctx, pc.id)
-		defer c.done(ctx)
+		c := pc.Sub(ctx, pc.ID)
+		defer c.Done(ctx)
 		m := &idemMachine{trouble: trouble, h: h, c: c, ctx: ctx, name: fmt.Sprintf("%s-%d", prefix, n), successes: &successes}
 		m.tenants = []string{m.newTenant(0)}
 		t.Repeat(map[string]func(*rapid.T){
@@ -51,13 +51,13 @@ func idempotencyProperty(ctx context.Context, pc *Case) Result {
 	observed := fmt.Sprintf("%d generated cases of up to ~%d steps, seed %d", res.Cases, 2*cfg.Steps, cfg.Seed)
 	switch {
 	case !res.Failed && trouble.err != nil:
-		return inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", trouble.err, observed)
+		return Inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", trouble.err, observed)
 	case !res.Failed && successes.Load() == 0:
-		return inconclusive("no operation succeeded during the property (%s): nothing to judge", observed)
+		return Inconclusive("no operation succeeded during the property (%s): nothing to judge", observed)
 	case !res.Failed:
-		return pass(want, fmt.Sprintf("held over %s; %d successful answers", observed, successes.Load()))
+		return Pass(want, fmt.Sprintf("held over %s; %d successful answers", observed, successes.Load()))
 	}
-	r := fail(want, res.Message)
+	r := Fail(want, res.Message)
 	r.Counterexample, r.FailedCase = res.Counterexample, res.FailedCase
 	r.Observed = res.Message + " (" + observed + ")"
 	return r
@@ -71,7 +71,7 @@ const propertyResolve = 1500 * time.Millisecond
 // idemMachine models what a correct idempotent target must do for one
 // generated case; its ops are the logical operations issued so far.
 type idemMachine struct {
-	trouble *harnessTrouble // shared by every case
+	trouble *Trouble // shared by every case
 	h       *Harness
 	c       *Case
 	ctx     context.Context
@@ -113,7 +113,7 @@ func (m *idemMachine) newOperation(t *rapid.T) {
 // add records op in the model, and its (tenant, key) for the probe.
 func (m *idemMachine) add(op *idemOp) {
 	m.ops = append(m.ops, op)
-	m.c.track(op.tenant, op.key)
+	m.c.Track(op.tenant, op.key)
 }
 
 // newTenant names tenant i of the case: the target's declared tenants in
@@ -126,11 +126,11 @@ func (m *idemMachine) newTenant(i int) string {
 }
 
 // succeeded reports whether r means op took effect, by its operation's statuses.
-func (m *idemMachine) succeeded(op *idemOp, r reply) bool {
+func (m *idemMachine) succeeded(op *idemOp, r Reply) bool {
 	if op.op != nil {
-		return op.op.succeeded(r)
+		return op.op.Succeeded(r)
 	}
-	return m.h.succeeded(r)
+	return m.h.Succeeded(r)
 }
 
 func (m *idemMachine) retry(t *rapid.T) {
@@ -150,7 +150,7 @@ func (m *idemMachine) burst(t *rapid.T) {
 	for _, r := range m.h.burst(m.ctx, op.call(), n) {
 		m.observe(t, op, r)
 	}
-	m.observe(t, op, m.h.resolveWithin(m.ctx, op.call(), propertyResolve))
+	m.observe(t, op, m.h.ResolveWithin(m.ctx, op.call(), propertyResolve))
 }
 
 func (m *idemMachine) changePayload(t *rapid.T) {
@@ -165,8 +165,8 @@ func (m *idemMachine) changePayload(t *rapid.T) {
 	}
 	op := done[rapid.IntRange(0, len(done)-1).Draw(t, "completed op")]
 	c := op.call()
-	c.alt = true
-	if r := m.h.send(m.ctx, c); m.succeeded(op, r) {
+	c.Alt = true
+	if r := m.h.Send(m.ctx, c); m.succeeded(op, r) {
 		t.Fatalf("%s: a different payload under a completed key succeeded", op.label)
 	}
 }
@@ -184,7 +184,7 @@ func (m *idemMachine) switchTenant(t *rapid.T) {
 }
 
 func (m *idemMachine) sameKeyNewTenant(t *rapid.T) {
-	if len(m.ops) == 0 || m.h.Conventions.tenantHeader() == "" {
+	if len(m.ops) == 0 || m.h.Conventions.TenantHeaderName() == "" {
 		t.Skip("no operation yet, or no tenancy")
 	}
 	src := m.ops[rapid.IntRange(0, len(m.ops)-1).Draw(t, "op")]
@@ -212,33 +212,33 @@ func (m *idemMachine) sameKeyNewTenant(t *rapid.T) {
 func (m *idemMachine) exercise(t *rapid.T, op *idemOp, fault string) {
 	c := op.call()
 	if f := m.frontFault(fault); f != nil {
-		match := faults.Match{Headers: map[string]string{m.h.keyHeaderOf(op.operation(m.h)): m.h.Conventions.formatKey(op.key)}, First: 1}
-		if m.h.Conventions.tenantHeader() != "" {
-			match.Headers[m.h.Conventions.tenantHeader()] = op.tenant
+		match := faults.Match{Headers: map[string]string{m.h.KeyHeaderOf(op.operation(m.h)): m.h.Conventions.FormatKey(op.key)}, First: 1}
+		if m.h.Conventions.TenantHeaderName() != "" {
+			match.Headers[m.h.Conventions.TenantHeaderName()] = op.tenant
 		}
-		if err := m.c.fault(m.h.Front, match, f); err != nil {
-			m.trouble.skip(t, "placing fault "+fault, err)
+		if err := m.c.Fault(m.h.Front, match, f); err != nil {
+			m.trouble.Skip(t, "placing fault "+fault, err)
 		}
 		if fault == "delay-past-client-timeout" {
-			c.timeout = 150 * time.Millisecond
+			c.Timeout = 150 * time.Millisecond
 		}
 	}
-	m.observe(t, op, m.h.send(m.ctx, c))
-	m.observe(t, op, m.h.resolveWithin(m.ctx, op.call(), propertyResolve))
+	m.observe(t, op, m.h.Send(m.ctx, c))
+	m.observe(t, op, m.h.ResolveWithin(m.ctx, op.call(), propertyResolve))
 }
 
 // observe folds one answer into the model and fails on a contradiction.
-func (m *idemMachine) observe(t *rapid.T, op *idemOp, r reply) {
+func (m *idemMachine) observe(t *rapid.T, op *idemOp, r Reply) {
 	switch {
-	case m.succeeded(op, r) && op.success && !bytes.Equal(r.body, op.body):
-		t.Logf("%s: first body %s, now %s", op.label, excerpt(op.body), excerpt(r.body))
+	case m.succeeded(op, r) && op.success && !bytes.Equal(r.Body, op.body):
+		t.Logf("%s: first body %s, now %s", op.label, Excerpt(op.body), Excerpt(r.Body))
 		t.Fatalf("%s: two successes with different bodies", op.label)
 	case m.succeeded(op, r):
 		m.successes.Add(1)
-		op.done, op.success, op.unknown, op.body = true, true, false, r.body
-	case r.err == nil && r.status/100 == 4 && r.status != 409 && r.status != 429:
+		op.done, op.success, op.unknown, op.body = true, true, false, r.Body
+	case r.Err == nil && r.Status/100 == 4 && r.Status != 409 && r.Status != 429:
 		if op.success {
-			t.Fatalf("%s: a retry of a completed operation got %d", op.label, r.status)
+			t.Fatalf("%s: a retry of a completed operation got %d", op.label, r.Status)
 		}
 		op.done = true
 	case !op.done:
@@ -252,8 +252,8 @@ func (m *idemMachine) invariant(t *rapid.T) {
 	if m.h.Dependency == nil {
 		return
 	}
-	ef := m.c.effects(m.ctx)
-	if d := m.c.disagreed(); d != "" {
+	ef := m.c.Effects(m.ctx)
+	if d := m.c.Disagreed(); d != "" {
 		t.Fatalf("the effect counters disagree: %s", d)
 	}
 	var succeeded, unknown int
@@ -265,9 +265,9 @@ func (m *idemMachine) invariant(t *rapid.T) {
 			unknown++
 		}
 	}
-	if ef.total < succeeded || ef.total > succeeded+unknown {
+	if ef.Total < succeeded || ef.Total > succeeded+unknown {
 		t.Logf("effects: %s", ef)
-		t.Fatalf("%d effects at the dependency for %d successful and %d unresolved operations", ef.total, succeeded, unknown)
+		t.Fatalf("%d effects at the dependency for %d successful and %d unresolved operations", ef.Total, succeeded, unknown)
 	}
 }
 
@@ -279,8 +279,8 @@ func (op *idemOp) operation(h *Harness) Operation {
 	return h.Operation
 }
 
-func (op *idemOp) call() call {
-	return call{key: op.key, tenant: op.tenant, amount: op.amount, op: op.op}
+func (op *idemOp) call() Call {
+	return Call{Key: op.key, Tenant: op.tenant, Amount: op.amount, Op: op.op}
 }
 
 // frontFault builds the fault a kind names; nil for "none".

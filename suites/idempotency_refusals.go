@@ -21,7 +21,7 @@ const (
 // copyRound is one round of concurrent copies: the replies of the copies
 // the target admitted (first burst and retries), and the counts.
 type copyRound struct {
-	admitted []reply
+	admitted []Reply
 	raced    int // copies admitted in the first burst: the ones that raced
 	refused  int // copies refused at first
 	left     int // copies still refused after every retry
@@ -38,15 +38,15 @@ func (r copyRound) String() string {
 
 // copies sends n copies of base at once, then retries the copies the target
 // refused after the Retry-After it gave (at most refusalWaitCap).
-func (c *Case) copies(ctx context.Context, base call, n int) copyRound {
-	h := c.h
+func (c *Case) copies(ctx context.Context, base Call, n int) copyRound {
+	h := c.Harness
 	var round copyRound
 	pending := h.burst(ctx, base, n)
 	for try := 0; ; try++ {
-		var refused []reply
+		var refused []Reply
 		for _, r := range pending {
 			round.quota = max(round.quota, advertisedQuota(r))
-			if r.err == nil && r.status == http.StatusTooManyRequests {
+			if r.Err == nil && r.Status == http.StatusTooManyRequests {
 				refused = append(refused, r)
 				continue
 			}
@@ -59,17 +59,17 @@ func (c *Case) copies(ctx context.Context, base call, n int) copyRound {
 			round.left = len(refused)
 			return round
 		}
-		sleepCtx(ctx, refusalWait(refused))
+		Sleep(ctx, refusalWait(refused))
 		pending = h.burst(ctx, base, len(refused))
 	}
 }
 
 // refusalWait is the longest Retry-After among the refusals, capped.
-func refusalWait(refused []reply) time.Duration {
+func refusalWait(refused []Reply) time.Duration {
 	wait := time.Duration(0)
 	for _, r := range refused {
-		ra, err := headers.ParseRetryAfter(r.header.Get("Retry-After"), time.Now())
-		if err != nil || r.header.Get("Retry-After") == "" {
+		ra, err := headers.ParseRetryAfter(r.Header.Get("Retry-After"), time.Now())
+		if err != nil || r.Header.Get("Retry-After") == "" {
 			wait = max(wait, refusalWaitBare)
 			continue
 		}
@@ -80,18 +80,18 @@ func refusalWait(refused []reply) time.Duration {
 
 // advertisedQuota is the request quota a reply advertises: q of a
 // RateLimit-Policy, else X-RateLimit-Limit; 0 when it shows none.
-func advertisedQuota(r reply) int {
-	if r.header == nil {
+func advertisedQuota(r Reply) int {
+	if r.Header == nil {
 		return 0
 	}
-	o := observe(r.header, time.Now())
-	for _, p := range o.fields.Policies {
+	o := Observe(r.Header, time.Now())
+	for _, p := range o.Fields.Policies {
 		if p.Unit == headers.UnitRequests && p.Quota > 0 {
 			return int(p.Quota)
 		}
 	}
-	if o.x.HasLimit && o.x.Limit > 0 {
-		return int(o.x.Limit)
+	if o.X.HasLimit && o.X.Limit > 0 {
+		return int(o.X.Limit)
 	}
 	return 0
 }

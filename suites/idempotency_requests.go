@@ -9,76 +9,76 @@ import (
 )
 
 func payloadMismatch(ctx context.Context, c *Case) Result {
-	h := c.h
-	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount()}
-	first := h.send(ctx, base)
-	if !h.succeeded(first) {
-		return inconclusive("the first request did not succeed (%s)", describe(first))
+	h := c.Harness
+	base := Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()}
+	first := h.Send(ctx, base)
+	if !h.Succeeded(first) {
+		return Inconclusive("the first request did not succeed (%s)", Describe(first))
 	}
 	changed := base
-	changed.alt = true
-	want := fmt.Sprintf("%d for the changed payload, again on an uncorrected retry (IK-08); still 1 effect", h.Conventions.mismatchStatus())
-	r := h.send(ctx, changed)
-	again := h.send(ctx, changed)
-	ef := c.effects(ctx)
+	changed.Alt = true
+	want := fmt.Sprintf("%d for the changed payload, again on an uncorrected retry (IK-08); still 1 effect", h.Conventions.MismatchCode())
+	r := h.Send(ctx, changed)
+	again := h.Send(ctx, changed)
+	ef := c.Effects(ctx)
 	switch {
-	case r.err != nil || r.status != h.Conventions.mismatchStatus():
-		return fail(want, fmt.Sprintf("the changed payload got %s, body %s", describe(r), excerpt(r.body)), c.evidence()...)
-	case again.err != nil || again.status/100 != 4:
-		return fail(want, fmt.Sprintf("the uncorrected retry got %s", describe(again)), c.evidence()...)
-	case ef.total != 1:
-		return fail(want, fmt.Sprintf("%d effects", ef.total), c.evidence()...)
+	case r.Err != nil || r.Status != h.Conventions.MismatchCode():
+		return Fail(want, fmt.Sprintf("the changed payload got %s, body %s", Describe(r), Excerpt(r.Body)), c.Evidence()...)
+	case again.Err != nil || again.Status/100 != 4:
+		return Fail(want, fmt.Sprintf("the uncorrected retry got %s", Describe(again)), c.Evidence()...)
+	case ef.Total != 1:
+		return Fail(want, fmt.Sprintf("%d effects", ef.Total), c.Evidence()...)
 	}
-	return pass(want, fmt.Sprintf("%d, then %d; 1 effect", r.status, again.status), c.evidence()...)
+	return Pass(want, fmt.Sprintf("%d, then %d; 1 effect", r.Status, again.Status), c.Evidence()...)
 }
 
 func missingKey(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	if h.Policy.KeyOptional {
-		return notApplicable("the target declares keys optional (policy.idempotency.key_required: false): the draft's 400 is for an operation requiring the header (§2.7)")
+		return NotApplicable("the target declares keys optional (policy.idempotency.key_required: false): the draft's 400 is for an operation requiring the header (§2.7)")
 	}
-	r := h.send(ctx, call{tenant: c.tenant(), amount: c.amount()})
-	want := fmt.Sprintf("%d with a documentation link (problem+json type or Link rel=describedby); 0 effects", h.Conventions.missingKeyStatus())
+	r := h.Send(ctx, Call{Tenant: c.Tenant(), Amount: c.Amount()})
+	want := fmt.Sprintf("%d with a documentation link (problem+json type or Link rel=describedby); 0 effects", h.Conventions.MissingKeyCode())
 	// A probe reads effects per key, so it cannot see a keyless request's:
 	// without a ledger the effects are not counted, and the verdict says so.
 	counted := !h.NoLedger
 	if !counted {
-		want = fmt.Sprintf("%d with a documentation link (problem+json type or Link rel=describedby); effects not counted (a probe reads them per key, and this request has none)", h.Conventions.missingKeyStatus())
+		want = fmt.Sprintf("%d with a documentation link (problem+json type or Link rel=describedby); effects not counted (a probe reads them per key, and this request has none)", h.Conventions.MissingKeyCode())
 	}
-	var ef effects
+	var ef Effects
 	if counted {
-		ef = c.effects(ctx)
+		ef = c.Effects(ctx)
 	}
 	switch {
-	case r.err != nil || r.status != h.Conventions.missingKeyStatus():
-		return fail(want, fmt.Sprintf("%s, body %s", describe(r), excerpt(r.body)), c.evidence()...)
-	case ef.total != 0:
-		return fail(want, fmt.Sprintf("%d effects without a key", ef.total), c.evidence()...)
+	case r.Err != nil || r.Status != h.Conventions.MissingKeyCode():
+		return Fail(want, fmt.Sprintf("%s, body %s", Describe(r), Excerpt(r.Body)), c.Evidence()...)
+	case ef.Total != 0:
+		return Fail(want, fmt.Sprintf("%d effects without a key", ef.Total), c.Evidence()...)
 	case !hasDocLink(r):
-		return fail(want, fmt.Sprintf("%d without a documentation link, body %s", r.status, excerpt(r.body)), c.evidence()...)
+		return Fail(want, fmt.Sprintf("%d without a documentation link, body %s", r.Status, Excerpt(r.Body)), c.Evidence()...)
 	}
 	if !counted {
-		return pass(want, fmt.Sprintf("%d with a documentation link; effects not counted without a ledger", r.status), c.evidence()...)
+		return Pass(want, fmt.Sprintf("%d with a documentation link; effects not counted without a ledger", r.Status), c.Evidence()...)
 	}
-	return pass(want, fmt.Sprintf("%d with a documentation link, 0 effects", r.status), c.evidence()...)
+	return Pass(want, fmt.Sprintf("%d with a documentation link, 0 effects", r.Status), c.Evidence()...)
 }
 
 // hasDocLink reports whether r links documentation: a Link header with
 // rel=describedby, or a problem+json body whose type is a real URI.
-func hasDocLink(r reply) bool {
-	for _, l := range r.header.Values("Link") {
+func hasDocLink(r Reply) bool {
+	for _, l := range r.Header.Values("Link") {
 		if strings.Contains(strings.ToLower(l), `rel="describedby"`) || strings.Contains(strings.ToLower(l), "rel=describedby") {
 			return true
 		}
 	}
-	mt, _, _ := mime.ParseMediaType(r.header.Get("Content-Type"))
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "application/problem+json" {
 		return false
 	}
 	var p struct {
 		Type string `json:"type"`
 	}
-	if json.Unmarshal(r.body, &p) != nil {
+	if json.Unmarshal(r.Body, &p) != nil {
 		return false
 	}
 	return p.Type != "" && p.Type != "about:blank"
@@ -96,7 +96,7 @@ var malformedKeyCases = []struct{ name, key string }{
 }
 
 func malformedKeys(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	want := "400 or normal handling for every malformed key; never a 5xx or a dropped connection"
 	var seen []string
 	for _, k := range malformedKeyCases {
@@ -104,7 +104,7 @@ func malformedKeys(ctx context.Context, c *Case) Result {
 		// sf-string key wraps the same content in quotes): a target must
 		// survive both the bytes a parser sees and the values its store sees.
 		forms := []bool{true}
-		if h.Conventions.formatKey(k.key) != k.key {
+		if h.Conventions.FormatKey(k.key) != k.key {
 			forms = append(forms, false)
 		}
 		for _, raw := range forms {
@@ -112,34 +112,34 @@ func malformedKeys(ctx context.Context, c *Case) Result {
 			if !raw {
 				name += " (" + h.Conventions.KeyFormat + ")"
 			}
-			r := h.send(ctx, call{key: k.key, rawKey: raw, tenant: c.tenant(), amount: c.amount()})
-			if r.err != nil || r.status >= 500 {
-				return fail(want, fmt.Sprintf("key with %s: %s", name, describe(r)), c.evidence()...)
+			r := h.Send(ctx, Call{Key: k.key, RawKey: raw, Tenant: c.Tenant(), Amount: c.Amount()})
+			if r.Err != nil || r.Status >= 500 {
+				return Fail(want, fmt.Sprintf("key with %s: %s", name, Describe(r)), c.Evidence()...)
 			}
-			seen = append(seen, fmt.Sprintf("%s: %d", name, r.status))
+			seen = append(seen, fmt.Sprintf("%s: %d", name, r.Status))
 		}
 	}
-	return pass(want, strings.Join(seen, ", "), c.evidence()...)
+	return Pass(want, strings.Join(seen, ", "), c.Evidence()...)
 }
 
 func crossTenant(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	// The very same request from both tenants: only the tenant differs.
-	key, amount := c.key(), c.amount()
-	a := h.send(ctx, call{key: key, tenant: c.tenant(), amount: amount})
-	if !h.succeeded(a) {
-		return inconclusive("tenant A's request did not succeed (%s)", describe(a))
+	key, amount := c.Key(), c.Amount()
+	a := h.Send(ctx, Call{Key: key, Tenant: c.Tenant(), Amount: amount})
+	if !h.Succeeded(a) {
+		return Inconclusive("tenant A's request did not succeed (%s)", Describe(a))
 	}
-	b := h.send(ctx, call{key: key, tenant: c.tenant(), amount: amount})
-	ef := c.effects(ctx)
+	b := h.Send(ctx, Call{Key: key, Tenant: c.Tenant(), Amount: amount})
+	ef := c.Effects(ctx)
 	want := "tenant B's request with A's key is processed as B's own (2 effects) or rejected; B never receives A's response"
 	switch {
-	case h.succeeded(b) && ef.total < 2:
-		return fail(want, fmt.Sprintf("tenant B got %d with no effect of its own: A's stored response, body %s", b.status, excerpt(b.body)), c.evidence()...)
-	case h.succeeded(b):
-		return pass(want, fmt.Sprintf("B processed on its own: %d, 2 effects", b.status), c.evidence()...)
-	case b.err != nil || b.status >= 500:
-		return fail(want, fmt.Sprintf("tenant B got %s", describe(b)), c.evidence()...)
+	case h.Succeeded(b) && ef.Total < 2:
+		return Fail(want, fmt.Sprintf("tenant B got %d with no effect of its own: A's stored response, body %s", b.Status, Excerpt(b.Body)), c.Evidence()...)
+	case h.Succeeded(b):
+		return Pass(want, fmt.Sprintf("B processed on its own: %d, 2 effects", b.Status), c.Evidence()...)
+	case b.Err != nil || b.Status >= 500:
+		return Fail(want, fmt.Sprintf("tenant B got %s", Describe(b)), c.Evidence()...)
 	}
-	return pass(want, fmt.Sprintf("B rejected with %d", b.status), c.evidence()...)
+	return Pass(want, fmt.Sprintf("B rejected with %d", b.Status), c.Evidence()...)
 }

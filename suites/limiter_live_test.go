@@ -158,11 +158,11 @@ func TestLimiter_declaredTenantsRefill(t *testing.T) {
 	t.Parallel()
 	h := limiterFakeHarness(t, &limiterFake{quota: 10, window: 2 * time.Second})
 	h.Conventions.Tenants = []string{"acme", "globex"}
-	earlier := h.newCase(t.Context(), "earlier")
+	earlier := h.NewCase(t.Context(), "earlier")
 	if _, n, ok := earlier.exhaust(t.Context(), "globex"); !ok {
 		t.Fatalf("globex not refused after %d requests", n)
 	}
-	earlier.done(t.Context())
+	earlier.Done(t.Context())
 	judged(t, h, "RL-20", reports.StatusPass)
 }
 

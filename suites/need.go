@@ -13,7 +13,7 @@ type Need struct {
 
 // Needs of the checks.
 var (
-	needDependency = Need{Name: "dependency",
+	NeedDependency = Need{Name: "dependency",
 		Doc: "the target declares a dependency, reached through the dependency proxy, so its calls can be failed, hung and counted",
 		Unmet: func(h *Harness) string {
 			if h.Dependency == nil {
@@ -21,7 +21,7 @@ var (
 			}
 			return ""
 		}}
-	needProxyTier = Need{Name: "proxy-tier",
+	NeedProxyTier = Need{Name: "proxy-tier",
 		Doc: "a gateway or proxy may sit in front of the service (the spec does not declare service.front: direct)",
 		Unmet: func(h *Harness) string {
 			if h.Policy.Direct {
@@ -29,10 +29,10 @@ var (
 			}
 			return ""
 		}}
-	needTenancy = Need{Name: "tenancy",
+	NeedTenancy = Need{Name: "tenancy",
 		Doc: "the target scopes idempotency keys and quotas by a tenant (the spec's tenancy section is not disabled)",
 		Unmet: func(h *Harness) string {
-			if h.Conventions.tenantHeader() == "" {
+			if h.Conventions.TenantHeaderName() == "" {
 				return "the target declares no tenancy"
 			}
 			return ""

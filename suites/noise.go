@@ -28,7 +28,7 @@ const (
 )
 
 // slack is the least time slack the noise allows.
-func (n RunnerNoise) slack() time.Duration { return noiseFactor * max(n.RoundTrip, n.Overshoot) }
+func (n RunnerNoise) Slack() time.Duration { return noiseFactor * max(n.RoundTrip, n.Overshoot) }
 
 func (n RunnerNoise) String() string {
 	if n.Samples == 0 {
@@ -96,7 +96,7 @@ func p99(ds []time.Duration) time.Duration {
 
 // tooNoisy is why a timed check cannot be judged on this runner, or "".
 func (h *Harness) tooNoisy(c Check) string {
-	if s := h.Noise.slack(); s > maxNoiseSlack && c.Timed {
+	if s := h.Noise.Slack(); s > maxNoiseSlack && c.Timed {
 		return fmt.Sprintf("noisy runner: %s, so time bounds would need %s of slack (%d× the worse), more than the %s a timing verdict can bear",
 			h.Noise, s.Round(time.Millisecond), noiseFactor, maxNoiseSlack)
 	}

@@ -54,19 +54,19 @@ type RetryPolicy struct {
 	BreakerRecovery time.Duration
 }
 
-func (r RetryPolicy) maxAttempts() int     { return cmp.Or(r.MaxAttempts, 3) }
-func (r RetryPolicy) budgetRatio() float64 { return orFloat(r.BudgetRatio, 0.1) }
+func (r RetryPolicy) Attempts() int     { return cmp.Or(r.MaxAttempts, 3) }
+func (r RetryPolicy) Ratio() float64 { return OrFloat(r.BudgetRatio, 0.1) }
 
 // attemptsText and ratioText render the cap and ratio judged by, saying
 // whether the target declared them or the SRE book's default applies.
-func (r RetryPolicy) attemptsText() string {
+func (r RetryPolicy) AttemptsText() string {
 	if r.MaxAttempts > 0 {
 		return fmt.Sprintf("%d (declared)", r.MaxAttempts)
 	}
 	return "3 (not declared: the SRE book's default)"
 }
 
-func (r RetryPolicy) ratioText() string {
+func (r RetryPolicy) RatioText() string {
 	if r.BudgetRatio > 0 {
 		return fmt.Sprintf("%.2f (declared)", r.BudgetRatio)
 	}
@@ -74,11 +74,11 @@ func (r RetryPolicy) ratioText() string {
 }
 
 // backoffText renders the declared backoff.
-func (r RetryPolicy) backoffText() string {
-	if !r.formula() {
+func (r RetryPolicy) BackoffText() string {
+	if !r.Formula() {
 		return "not declared"
 	}
-	out := fmt.Sprintf("%s, base %s, cap %s", r.Backoff, r.Base, capText(r))
+	out := fmt.Sprintf("%s, base %s, cap %s", r.Backoff, r.Base, r.CapText())
 	if r.Backoff == "exponential" {
 		out += fmt.Sprintf(", jitter ±%g", r.Jitter)
 	}
@@ -86,7 +86,7 @@ func (r RetryPolicy) backoffText() string {
 }
 
 // recoveryText renders the declared breaker recovery.
-func (r RetryPolicy) recoveryText() string {
+func (r RetryPolicy) RecoveryText() string {
 	if r.BreakerRecovery <= 0 {
 		return "not declared"
 	}
@@ -94,25 +94,25 @@ func (r RetryPolicy) recoveryText() string {
 }
 
 // formula reports whether a backoff formula is declared (with its base).
-func (r RetryPolicy) formula() bool {
+func (r RetryPolicy) Formula() bool {
 	return r.Base > 0 && slices.Contains([]string{"full", "equal", "decorrelated", "exponential"}, r.Backoff)
 }
 
 // ceiling is v = min(Cap, Base·2ⁿ) for retry n (from 0); Cap 0 is no cap.
-func (r RetryPolicy) ceiling(n int) time.Duration {
+func (r RetryPolicy) Ceiling(n int) time.Duration {
 	if r.Cap <= 0 {
-		return ceilFor(r.Base, time.Duration(1<<62), n)
+		return CeilFor(r.Base, time.Duration(1<<62), n)
 	}
-	return ceilFor(r.Base, r.Cap, n)
+	return CeilFor(r.Base, r.Cap, n)
 }
 
 // waitBounds is the range the declared formula puts retry n's wait in
 // (decorrelated: over every previous wait); ok is false when none is declared.
-func (r RetryPolicy) waitBounds(n int) (lo, hi time.Duration, ok bool) {
-	if !r.formula() {
+func (r RetryPolicy) WaitBounds(n int) (lo, hi time.Duration, ok bool) {
+	if !r.Formula() {
 		return 0, 0, false
 	}
-	v := r.ceiling(n)
+	v := r.Ceiling(n)
 	switch r.Backoff {
 	case "equal":
 		return v / 2, v, true
@@ -133,10 +133,10 @@ func (r RetryPolicy) waitBounds(n int) (lo, hi time.Duration, ok bool) {
 
 // speaksDeadline reports whether the target declares it reads the deadline
 // header name.
-func (h *Harness) speaksDeadline(name string) bool {
+func (h *Harness) SpeaksDeadline(name string) bool {
 	declared := h.Policy.DeadlineHeaders
 	if len(declared) == 0 {
-		declared = []string{dlHeader(h.Conventions)}
+		declared = []string{h.Conventions.DeadlineHeaderName()}
 	}
 	return slices.ContainsFunc(declared, func(d string) bool { return http.CanonicalHeaderKey(d) == http.CanonicalHeaderKey(name) })
 }
@@ -145,12 +145,12 @@ func (h *Harness) speaksDeadline(name string) bool {
 // failures: 6 s (Hystrix's 5 s circuitBreaker.sleepWindowInMilliseconds
 // default and a second for the probe), or the declared breaker recovery
 // plus 2 s when longer.
-func (h *Harness) healWithin() time.Duration {
+func (h *Harness) HealWithin() time.Duration {
 	return max(6*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second)
 }
 
 // needBackoff: the target declares the backoff formula kind, with its base.
-func needBackoff(kind string) Need {
+func NeedBackoff(kind string) Need {
 	return Need{Name: "backoff " + kind,
 		Doc: fmt.Sprintf("the target declares backoff %s with its base (policy.retry.backoff, base)", kind),
 		Unmet: func(h *Harness) string {
@@ -160,7 +160,7 @@ func needBackoff(kind string) Need {
 				return "the target declares no backoff formula (policy.retry.backoff)"
 			case r.Backoff != kind:
 				return fmt.Sprintf("the target declares %s backoff, not %s", r.Backoff, kind)
-			case !r.formula():
+			case !r.Formula():
 				return "the target declares no backoff base (policy.retry.base)"
 			}
 			return ""
@@ -168,11 +168,11 @@ func needBackoff(kind string) Need {
 }
 
 // needDeadlineHeader: the target declares it reads the deadline header name.
-func needDeadlineHeader(name string) Need {
+func NeedDeadlineHeader(name string) Need {
 	return Need{Name: "deadline header " + strings.ToLower(name),
 		Doc: fmt.Sprintf("the target declares it reads %s (policy.deadlines.headers, or conventions.deadline_header)", strings.ToLower(name)),
 		Unmet: func(h *Harness) string {
-			if !h.speaksDeadline(name) {
+			if !h.SpeaksDeadline(name) {
 				return fmt.Sprintf("the target does not declare %s among the deadline headers it reads (policy.deadlines.headers)", name)
 			}
 			return ""
@@ -182,7 +182,7 @@ func needDeadlineHeader(name string) Need {
 var (
 	// needRateLimitProbe: the target declares a cheap rate-limited GET to
 	// drive into refusal.
-	needRateLimitProbe = Need{Name: "rate-limit probe",
+	NeedRateLimitProbe = Need{Name: "rate-limit probe",
 		Doc: "the target declares a cheap rate-limited GET to drive into refusal (policy.rate_limits.probe)",
 		Unmet: func(h *Harness) string {
 			if h.Policy.RateLimitProbe == "" {
@@ -192,7 +192,7 @@ var (
 		}}
 	// needRateLimitedRoute: the target declares at least one rate-limited
 	// route, whose every response must then describe the limit.
-	needRateLimitedRoute = Need{Name: "rate-limited route",
+	NeedRateLimitedRoute = Need{Name: "rate-limited route",
 		Doc: "the target declares a rate-limited route: an operation or the probe (policy.rate_limits)",
 		Unmet: func(h *Harness) string {
 			if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) == 0 {
@@ -201,3 +201,20 @@ var (
 			return ""
 		}}
 )
+
+// CapText renders the declared cap, "no cap" when none is declared.
+func (r RetryPolicy) CapText() string {
+	if r.Cap <= 0 {
+		return "no cap"
+	}
+	return r.Cap.String()
+}
+
+// ceilFor is min(maxD, base·2ⁿ) without overflow.
+func CeilFor(base, maxD time.Duration, n int) time.Duration {
+	d := base
+	for i := 0; i < n && d < maxD; i++ {
+		d *= 2
+	}
+	return min(d, maxD)
+}

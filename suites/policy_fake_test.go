@@ -95,7 +95,7 @@ func (f *policyFake) serve(w http.ResponseWriter, r *http.Request) {
 		if n+1 == f.attempts || !f.mayRetry() {
 			break
 		}
-		if sleepCtx(ctx, f.wait(n)); ctx.Err() != nil {
+		if Sleep(ctx, f.wait(n)); ctx.Err() != nil {
 			break
 		}
 	}
@@ -173,7 +173,7 @@ func (f *policyFake) open() bool {
 func (f *policyFake) wait(n int) time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	v := ceilFor(f.base, f.cap, n)
+	v := CeilFor(f.base, f.cap, n)
 	return time.Duration(float64(v) * (1 + f.jitter*(2*f.rnd.Float64()-1)))
 }
 

@@ -33,7 +33,7 @@ func TestRetryPolicy_waitBounds(t *testing.T) {
 		{"no base", RetryPolicy{Backoff: "full"}, 0, 0, 0, false},
 	}
 	for _, tt := range tests {
-		lo, hi, ok := tt.r.waitBounds(tt.n)
+		lo, hi, ok := tt.r.WaitBounds(tt.n)
 		if lo != tt.lo || hi != tt.hi || ok != tt.ok {
 			t.Errorf("%s: waitBounds(%d) = %s, %s, %v; want %s, %s, %v", tt.name, tt.n, lo, hi, ok, tt.lo, tt.hi, tt.ok)
 		}
@@ -43,19 +43,19 @@ func TestRetryPolicy_waitBounds(t *testing.T) {
 func TestRetryPolicy_defaults(t *testing.T) {
 	t.Parallel()
 	var zero RetryPolicy
-	if zero.maxAttempts() != 3 || zero.budgetRatio() != 0.1 {
-		t.Errorf("undeclared: %d attempts, ratio %g; want the SRE book's 3 and 0.1", zero.maxAttempts(), zero.budgetRatio())
+	if zero.Attempts() != 3 || zero.Ratio() != 0.1 {
+		t.Errorf("undeclared: %d attempts, ratio %g; want the SRE book's 3 and 0.1", zero.Attempts(), zero.Ratio())
 	}
-	if d := (RetryPolicy{MaxAttempts: 5, BudgetRatio: 0.5}); d.maxAttempts() != 5 || d.budgetRatio() != 0.5 {
-		t.Errorf("declared 5 and 0.5, got %d and %g", d.maxAttempts(), d.budgetRatio())
+	if d := (RetryPolicy{MaxAttempts: 5, BudgetRatio: 0.5}); d.Attempts() != 5 || d.Ratio() != 0.5 {
+		t.Errorf("declared 5 and 0.5, got %d and %g", d.Attempts(), d.Ratio())
 	}
 	h := &Harness{}
-	if h.healWithin() != 6*time.Second {
-		t.Errorf("healWithin undeclared = %s", h.healWithin())
+	if h.HealWithin() != 6*time.Second {
+		t.Errorf("healWithin undeclared = %s", h.HealWithin())
 	}
 	h.Policy.Retry.BreakerRecovery = 30 * time.Second
-	if h.healWithin() != 32*time.Second || h.RetryAfter.flushWithin(h) != 32*time.Second {
-		t.Errorf("with a 30 s breaker: healWithin %s, flushWithin %s; want 32s", h.healWithin(), h.RetryAfter.flushWithin(h))
+	if h.HealWithin() != 32*time.Second || h.RetryAfter.flushWithin(h) != 32*time.Second {
+		t.Errorf("with a 30 s breaker: healWithin %s, flushWithin %s; want 32s", h.HealWithin(), h.RetryAfter.flushWithin(h))
 	}
 	if d, why := h.recoveryJudged(); d != 30*time.Second || why != "" {
 		t.Errorf("recoveryJudged = %s, %q", d, why)
@@ -77,19 +77,19 @@ func TestNeeds_policy(t *testing.T) {
 		c    Conventions
 		met  bool
 	}{
-		{"backoff declared", needBackoff("full"), full, Conventions{}, true},
-		{"other backoff", needBackoff("equal"), full, Conventions{}, false},
-		{"no backoff", needBackoff("full"), Policy{}, Conventions{}, false},
-		{"grpc-timeout declared", needDeadlineHeader(headers.GRPCTimeout), Policy{DeadlineHeaders: []string{"GRPC-Timeout"}}, Conventions{}, true},
-		{"grpc-timeout not declared", needDeadlineHeader(headers.GRPCTimeout), Policy{DeadlineHeaders: []string{"X-Request-Timeout-Ms"}}, Conventions{}, false},
-		{"grpc-timeout by convention", needDeadlineHeader(headers.GRPCTimeout), Policy{}, Conventions{DeadlineHeader: "grpc-timeout"}, true},
-		{"default convention only", needDeadlineHeader(headers.GRPCTimeout), Policy{}, Conventions{}, false},
-		{"probe", needRateLimitProbe, Policy{RateLimitProbe: "/v1/limits"}, Conventions{}, true},
-		{"no probe", needRateLimitProbe, Policy{RateLimited: []Operation{{}}}, Conventions{}, false},
-		{"route by operation", needRateLimitedRoute, Policy{RateLimited: []Operation{{}}}, Conventions{}, true},
-		{"no route", needRateLimitedRoute, Policy{}, Conventions{}, false},
-		{"proxy tier possible", needProxyTier, Policy{}, Conventions{}, true},
-		{"declared direct", needProxyTier, Policy{Direct: true}, Conventions{}, false},
+		{"backoff declared", NeedBackoff("full"), full, Conventions{}, true},
+		{"other backoff", NeedBackoff("equal"), full, Conventions{}, false},
+		{"no backoff", NeedBackoff("full"), Policy{}, Conventions{}, false},
+		{"grpc-timeout declared", NeedDeadlineHeader(headers.GRPCTimeout), Policy{DeadlineHeaders: []string{"GRPC-Timeout"}}, Conventions{}, true},
+		{"grpc-timeout not declared", NeedDeadlineHeader(headers.GRPCTimeout), Policy{DeadlineHeaders: []string{"X-Request-Timeout-Ms"}}, Conventions{}, false},
+		{"grpc-timeout by convention", NeedDeadlineHeader(headers.GRPCTimeout), Policy{}, Conventions{DeadlineHeader: "grpc-timeout"}, true},
+		{"default convention only", NeedDeadlineHeader(headers.GRPCTimeout), Policy{}, Conventions{}, false},
+		{"probe", NeedRateLimitProbe, Policy{RateLimitProbe: "/v1/limits"}, Conventions{}, true},
+		{"no probe", NeedRateLimitProbe, Policy{RateLimited: []Operation{{}}}, Conventions{}, false},
+		{"route by operation", NeedRateLimitedRoute, Policy{RateLimited: []Operation{{}}}, Conventions{}, true},
+		{"no route", NeedRateLimitedRoute, Policy{}, Conventions{}, false},
+		{"proxy tier possible", NeedProxyTier, Policy{}, Conventions{}, true},
+		{"declared direct", NeedProxyTier, Policy{Direct: true}, Conventions{}, false},
 	}
 	for _, tt := range tests {
 		why := tt.need.Unmet(&Harness{Policy: tt.p, Conventions: tt.c})
@@ -188,7 +188,7 @@ func TestBackoffJudges_exponential(t *testing.T) {
 func TestSampleBackoff_bounded(t *testing.T) {
 	t.Parallel()
 	h := &Harness{Policy: Policy{Retry: RetryPolicy{Backoff: "exponential", Base: time.Minute}}}
-	s := (&Case{h: h}).sampleBackoff(t.Context())
+	s := (&Case{Harness: h}).sampleBackoff(t.Context())
 	if !strings.Contains(s.reason, "not sampled") {
 		t.Errorf("a 1 min declared base: reason %q, want it not sampled", s.reason)
 	}
@@ -210,10 +210,10 @@ func TestRetryPolicy_healStreak(t *testing.T) {
 		{"a generous ratio: the half-open probes", RetryPolicy{BudgetRatio: 2.5}, 10, 10},
 	}
 	for _, tt := range tests {
-		if got := tt.r.healStreak(); got != tt.streak {
+		if got := tt.r.HealStreak(); got != tt.streak {
 			t.Errorf("%s: healStreak() = %d, want %d", tt.name, got, tt.streak)
 		}
-		if got := tt.r.refill(4); got != tt.refill {
+		if got := tt.r.Refill(4); got != tt.refill {
 			t.Errorf("%s: refill(4) = %d, want %d", tt.name, got, tt.refill)
 		}
 	}

@@ -12,21 +12,21 @@ import (
 
 // exploration is what a property check says about its run, whatever the
 // outcome.
-type exploration struct {
-	want       string          // the property, as the result's Expected
-	meaningful string          // what a case that counts did, e.g. "reached the dependency"
-	held       string          // appended to a pass's observation; may be empty
-	trouble    *harnessTrouble // resilcheck's own failures while exploring; may be nil
+type Exploration struct {
+	Want       string          // the property, as the result's Expected
+	Meaningful string          // what a case that counts did, e.g. "reached the dependency"
+	Held       string          // appended to a pass's observation; may be empty
+	Trouble    *Trouble // resilcheck's own failures while exploring; may be nil
 }
 
 // harnessTrouble keeps the first failure of resilcheck's own making met
 // while exploring (a fault rule its proxy would not take): the case is
 // skipped, not failed, so the target is not blamed for it, and a run that
 // found no failure ends inconclusive.
-type harnessTrouble struct{ err error }
+type Trouble struct{ err error }
 
 // skip records err and skips t's case.
-func (h *harnessTrouble) skip(t *rapid.T, what string, err error) {
+func (h *Trouble) Skip(t *rapid.T, what string, err error) {
 	if h.err == nil {
 		h.err = fmt.Errorf("%s: %w", what, err)
 	}
@@ -36,20 +36,20 @@ func (h *harnessTrouble) skip(t *rapid.T, what string, err error) {
 // result turns a property run under cfg into the check's result:
 // inconclusive when too few cases counted, a pass, or a failure with
 // rapid's message, the shrunk story and evidence.
-func (e exploration) result(r properties.Result, cfg properties.Config, evidence []faults.Entry) Result {
-	observed := fmt.Sprintf("%d cases (%d %s) in %s, seed %d", r.Cases, r.Meaningful, e.meaningful, cfg.Budget, cfg.Seed)
+func (e Exploration) Result(r properties.Result, cfg properties.Config, evidence []faults.Entry) Result {
+	observed := fmt.Sprintf("%d cases (%d %s) in %s, seed %d", r.Cases, r.Meaningful, e.Meaningful, cfg.Budget, cfg.Seed)
 	if cfg.Budget == 0 {
-		observed = fmt.Sprintf("%d cases (%d %s), seed %d", r.Cases, r.Meaningful, e.meaningful, cfg.Seed)
+		observed = fmt.Sprintf("%d cases (%d %s), seed %d", r.Cases, r.Meaningful, e.Meaningful, cfg.Seed)
 	}
 	switch {
-	case !r.Failed && e.trouble != nil && e.trouble.err != nil:
-		return inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", e.trouble.err, observed)
+	case !r.Failed && e.Trouble != nil && e.Trouble.err != nil:
+		return Inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", e.Trouble.err, observed)
 	case r.Inconclusive:
-		return inconclusive("only %d of %d cases %s (%s); %d needed", r.Meaningful, r.Cases, e.meaningful, observed, max(cfg.MinCases, 1))
+		return Inconclusive("only %d of %d cases %s (%s); %d needed", r.Meaningful, r.Cases, e.Meaningful, observed, max(cfg.MinCases, 1))
 	case !r.Failed:
-		return pass(e.want, "held over "+observed+e.held)
+		return Pass(e.Want, "held over "+observed+e.Held)
 	}
-	out := fail(e.want, fmt.Sprintf("%s (seed %d, shrunk to the story below)", r.Message, cfg.Seed), evidence...)
+	out := Fail(e.Want, fmt.Sprintf("%s (seed %d, shrunk to the story below)", r.Message, cfg.Seed), evidence...)
 	out.Counterexample, out.FailedCase = r.Story, r.FailedCase
 	return out
 }
@@ -58,7 +58,7 @@ func (e exploration) result(r properties.Result, cfg properties.Config, evidence
 // ExploreCases cases when a replay asks for them, else --explore's time or
 // def when def > 0, else cfg's own count (as many cases as fit --explore's
 // time when it is set).
-func (h *Harness) exploring(cfg properties.Config, def time.Duration) properties.Config {
+func (h *Harness) Exploring(cfg properties.Config, def time.Duration) properties.Config {
 	switch {
 	case h.ExploreCases > 0:
 		cfg.Checks, cfg.Budget = h.ExploreCases, 0

@@ -26,7 +26,7 @@ func TestExploration_result_harnessTrouble(t *testing.T) {
 		{"and a real failure", true, reports.StatusFail},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			trouble := &harnessTrouble{}
+			trouble := &Trouble{}
 			calls := 0
 			r := properties.Explore("trouble", cfg, func(rt *rapid.T) bool {
 				calls++
@@ -35,11 +35,11 @@ func TestExploration_result_harnessTrouble(t *testing.T) {
 					rt.Fatalf("the target charged twice")
 				}
 				if calls%2 == 0 {
-					trouble.skip(rt, "placing the script", errors.New("proxy closed"))
+					trouble.Skip(rt, "placing the script", errors.New("proxy closed"))
 				}
 				return true
 			})
-			got := exploration{want: "w", meaningful: "ran", trouble: trouble}.result(r, cfg, nil)
+			got := Exploration{Want: "w", Meaningful: "ran", Trouble: trouble}.Result(r, cfg, nil)
 			if got.Status != c.want {
 				t.Errorf("result = %s (%s%s); want %s", got.Status, got.Observed, got.Reason, c.want)
 			}
@@ -64,7 +64,7 @@ func TestHarness_exploring(t *testing.T) {
 		{"--explore-cases beats --explore", Harness{Explore: time.Minute, ExploreCases: 5}, 0, 5, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := c.h.exploring(base, c.def)
+			got := c.h.Exploring(base, c.def)
 			if got.Checks != c.checks || got.Budget != c.budget || got.Seed != base.Seed || got.ShrinkTime != base.ShrinkTime {
 				t.Errorf("exploring = %+v; want Checks %d, Budget %s, the rest of %+v", got, c.checks, c.budget, base)
 			}

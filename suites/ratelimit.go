@@ -31,7 +31,7 @@ type RateLimitConfig struct {
 	RatioFactor float64
 }
 
-func (c RateLimitConfig) maxRate() float64 { return orFloat(c.MaxRate, 400) }
+func (c RateLimitConfig) maxRate() float64 { return OrFloat(c.MaxRate, 400) }
 
 func (c RateLimitConfig) maxLoad() time.Duration {
 	if c.MaxLoad > 0 {
@@ -40,8 +40,8 @@ func (c RateLimitConfig) maxLoad() time.Duration {
 	return 8 * time.Second
 }
 
-func (c RateLimitConfig) quotaSlack() float64  { return orFloat(c.QuotaSlack, 0.2) }
-func (c RateLimitConfig) ratioFactor() float64 { return orFloat(c.RatioFactor, 10) }
+func (c RateLimitConfig) quotaSlack() float64  { return OrFloat(c.QuotaSlack, 0.2) }
+func (c RateLimitConfig) ratioFactor() float64 { return OrFloat(c.RatioFactor, 10) }
 
 // RateLimitHeaders returns the rate-limit-headers suite. Behaviour checks
 // come first, so the scans that follow judge every response the run
@@ -51,19 +51,19 @@ func (c RateLimitConfig) ratioFactor() float64 { return orFloat(c.RatioFactor, 1
 // only; the other scans judge whatever fields the target shows.
 func RateLimitHeaders() []Check {
 	return []Check{
-		{ID: "RL-07b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.1, §6",
+		{ID: "RL-07b", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{NeedRateLimitedRoute}, Source: rlSource + " §4.1.1, §6",
 			Title: "a sequential client sees remaining never negative, never rising within a window, and no 429 after r>0", Run: sequentialRemaining},
-		{ID: "RL-01q", Suite: suiteRL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §3.1.1, §3.1.3",
+		{ID: "RL-01q", Suite: suiteRL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedRateLimitedRoute}, Source: rlSource + " §3.1.1, §3.1.3",
 			Title: "the quota enforced is the quota advertised: at twice the rate, admissions per window match q", Run: enforcedQuota},
-		{ID: "RL-09b", Suite: suiteRL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
+		{ID: "RL-09b", Suite: suiteRL, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedRateLimitedRoute}, Source: rlSource + " §4.1.2, §6; RFC 9110 §10.2.3",
 			Title: "once the advertised reset has passed, requests are admitted again", Run: admittedAfterReset},
-		{ID: "HS-05", Suite: suiteRL, Level: reports.LevelShould, Needs: []Need{needRateLimitedRoute}, Source: "RFC 6585 §4",
+		{ID: "HS-05", Suite: suiteRL, Level: reports.LevelShould, Needs: []Need{NeedRateLimitedRoute}, Source: "RFC 6585 §4",
 			Title: "a 429 explains itself in a non-empty body", Run: tooManyBody},
-		{ID: "RL-20", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute, needTenancy}, Source: rlSource + " §6.1",
+		{ID: "RL-20", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{NeedRateLimitedRoute, NeedTenancy}, Source: rlSource + " §6.1",
 			Title: "one tenant exhausting its quota does not limit another", Run: tenantIsolation},
-		{ID: "RL-07p", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4.1.1, §4.1.2, §6, §6.1 (a property over tenants' bursts, pauses and resets)",
+		{ID: "RL-07p", Suite: suiteRL, Level: reports.LevelRecommended, Needs: []Need{NeedRateLimitedRoute}, Source: rlSource + " §4.1.1, §4.1.2, §6, §6.1 (a property over tenants' bursts, pauses and resets)",
 			Title: "over random interleavings of tenants' bursts and pauses, r never rises before its reset, a 429 follows only r=0, the reset admits again, and one tenant's use never counts against another", Run: rateLimitProperty},
-		{ID: "RL-01", Suite: suiteRL, Level: reports.LevelMust, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §3, §3.1, §3.1.1",
+		{ID: "RL-01", Suite: suiteRL, Level: reports.LevelMust, Needs: []Need{NeedRateLimitedRoute}, Source: rlSource + " §3, §3.1, §3.1.1",
 			Title: "every response of a declared rate-limited route carries RateLimit-Policy: a List of String names, each with q a non-negative Integer", Run: policySyntax},
 		{ID: "RL-02", Suite: suiteRL, Level: reports.LevelMust, Source: rlSource + " §3.1.3",
 			Title: "policy windows w are non-zero, non-negative Integers of seconds", Run: policyWindow},
@@ -71,7 +71,7 @@ func RateLimitHeaders() []Check {
 			Title: "quota units qu are registered Strings", Run: policyUnit},
 		{ID: "RL-04", Suite: suiteRL, Level: reports.LevelMust, Source: rlSource + " §3.1.4, §4.1.3",
 			Title: "partition keys pk are Byte Sequences", Run: partitionKeys},
-		{ID: "RL-07", Suite: suiteRL, Level: reports.LevelMust, Needs: []Need{needRateLimitedRoute}, Source: rlSource + " §4, §4.1.1, §4.1.2",
+		{ID: "RL-07", Suite: suiteRL, Level: reports.LevelMust, Needs: []Need{NeedRateLimitedRoute}, Source: rlSource + " §4, §4.1.1, §4.1.2",
 			Title: "every response of a declared rate-limited route carries RateLimit: named items with r a non-negative Integer and t delay-seconds, not an epoch", Run: limitSyntax},
 		{ID: "RL-08", Suite: suiteRL, Level: reports.LevelShould, Source: rlSource + " §3",
 			Title: "a tenant's RateLimit-Policy stays the same across responses", Run: policyStable},

@@ -17,15 +17,15 @@ const exhaustWorkers = 8
 // or 2 q + 16 when the advertised policy's quota is larger, as when r
 // understates what is left (1000 at most, 400 when nothing is
 // advertised), or 5 s.
-func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent int, ok bool) {
+func (c *Case) exhaust(ctx context.Context, tenant string) (first429 Observation, sent int, ok bool) {
 	o, err := c.rlProbe(ctx, tenant)
-	if err == nil && o.status == http.StatusTooManyRequests {
+	if err == nil && o.Status == http.StatusTooManyRequests {
 		return o, 1, true
 	}
 	budget := int64(400)
-	if l, has := o.minRemaining(); has {
+	if l, has := o.MinRemaining(); has {
 		n := 4 * l.Remaining
-		if p, ok := policyOf(o.fields, l); ok {
+		if p, ok := policyOf(o.Fields, l); ok {
 			n = max(n, 2*p.Quota)
 		}
 		budget = min(n+16, 1000)
@@ -35,7 +35,7 @@ func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent
 	var (
 		n    atomic.Int64
 		mu   sync.Mutex
-		got  *rlObs
+		got  *Observation
 		wg   sync.WaitGroup
 		done atomic.Bool
 	)
@@ -43,7 +43,7 @@ func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent
 		wg.Go(func() {
 			for !done.Load() && ctx.Err() == nil && n.Add(1) <= budget {
 				o, err := c.rlProbe(ctx, tenant)
-				if err != nil || o.status != http.StatusTooManyRequests {
+				if err != nil || o.Status != http.StatusTooManyRequests {
 					continue
 				}
 				mu.Lock()
@@ -58,7 +58,7 @@ func (c *Case) exhaust(ctx context.Context, tenant string) (first429 rlObs, sent
 	wg.Wait()
 	sent = int(min(n.Load(), budget)) + 1
 	if got == nil {
-		return rlObs{}, sent, false
+		return Observation{}, sent, false
 	}
 	return *got, sent, true
 }

@@ -8,7 +8,7 @@ import "fmt"
 // legacy or none need not; undeclared, the format is learned from the
 // responses of the limited routes (any RateLimit or RateLimit-Policy field,
 // even malformed, shows the service speaks the draft).
-func (h *Harness) draft10Exempt(seen []rlObs) string {
+func (h *Harness) draft10Exempt(seen []Observation) string {
 	switch f := h.Policy.RateLimitHeaders; f {
 	case "draft-10":
 		return ""
@@ -17,14 +17,14 @@ func (h *Harness) draft10Exempt(seen []rlObs) string {
 	}
 	limited, legacy := 0, 0
 	for _, o := range seen {
-		if !o.limited {
+		if !o.Limited {
 			continue
 		}
-		if o.advertises() {
+		if o.Advertises() {
 			return ""
 		}
 		limited++
-		if o.x.Present() {
+		if o.X.Present() {
 			legacy++
 		}
 	}

@@ -11,14 +11,14 @@ import (
 )
 
 func legacyExhausted(ctx context.Context, c *Case) Result {
-	return c.runScan(ctx, scan{applies: func(o rlObs) bool { return o.status == http.StatusTooManyRequests && o.x.Present() },
+	return c.runScan(ctx, scan{applies: func(o Observation) bool { return o.Status == http.StatusTooManyRequests && o.X.Present() },
 		want: "every 429 that carries X-RateLimit-* says X-RateLimit-Remaining: 0",
-		judge: func(o rlObs) string {
+		judge: func(o Observation) string {
 			switch {
-			case !o.x.HasRemaining:
-				return "no " + o.x.Prefix + "Remaining" + o.x.Window
-			case o.x.Remaining != 0:
-				return fmt.Sprintf("%sRemaining%s: %d on a refusal", o.x.Prefix, o.x.Window, o.x.Remaining)
+			case !o.X.HasRemaining:
+				return "no " + o.X.Prefix + "Remaining" + o.X.Window
+			case o.X.Remaining != 0:
+				return fmt.Sprintf("%sRemaining%s: %d on a refusal", o.X.Prefix, o.X.Window, o.X.Remaining)
 			}
 			return ""
 		},
@@ -28,11 +28,11 @@ func legacyExhausted(ctx context.Context, c *Case) Result {
 }
 
 func legacySyntax(ctx context.Context, c *Case) Result {
-	return c.runScan(ctx, scan{applies: func(o rlObs) bool { return o.x.Present() || o.xErr != nil },
+	return c.runScan(ctx, scan{applies: func(o Observation) bool { return o.X.Present() || o.XErr != nil },
 		want: "X-RateLimit-Limit/-Remaining as 1*DIGIT; -Reset as delta seconds, epoch s or ms, HTTP-date or RFC 3339 (RL-22 heuristic)",
-		judge: func(o rlObs) string {
+		judge: func(o Observation) string {
 			var msgs []string
-			for _, v := range headers.Violations(o.xErr) {
+			for _, v := range headers.Violations(o.XErr) {
 				msgs = append(msgs, fmt.Sprintf("%s = %q: %s", v.Field, v.Value, v.Msg))
 			}
 			return strings.Join(msgs, "; ")
@@ -42,28 +42,28 @@ func legacySyntax(ctx context.Context, c *Case) Result {
 }
 
 func legacyAgrees(ctx context.Context, c *Case) Result {
-	h := c.h
-	slack := time.Second + h.tolerance()
-	return c.runScan(ctx, scan{applies: func(o rlObs) bool { return o.x.Present() && o.xErr == nil && len(o.fields.Limits) > 0 },
+	h := c.Harness
+	slack := time.Second + h.Slack()
+	return c.runScan(ctx, scan{applies: func(o Observation) bool { return o.X.Present() && o.XErr == nil && len(o.Fields.Limits) > 0 },
 		want: fmt.Sprintf("X-RateLimit-Remaining = r, X-RateLimit-Limit = q, X-RateLimit-Reset as a delay within %s of t (1 s resolution + tolerance)",
 			slack),
-		judge: func(o rlObs) string { return disagreement(o, slack) },
+		judge: func(o Observation) string { return disagreement(o, slack) },
 		none:  "no response carried both X-RateLimit-* and RateLimit fields",
-		summary: func(obs []rlObs) string {
+		summary: func(obs []Observation) string {
 			return resetKinds(obs)
 		}})
 }
 
 // disagreement compares the legacy fields with the limit that has least
 // remaining (the one that decides admission).
-func disagreement(o rlObs, slack time.Duration) string {
-	l, _ := o.minRemaining()
-	x := o.x
+func disagreement(o Observation, slack time.Duration) string {
+	l, _ := o.MinRemaining()
+	x := o.X
 	if x.HasRemaining && x.Remaining != l.Remaining {
 		return fmt.Sprintf("%sRemaining %d but r=%d", x.Prefix, x.Remaining, l.Remaining)
 	}
 	q, hasQ := l.Quota, l.Quota > 0
-	if p, ok := policyOf(o.fields, l); ok {
+	if p, ok := policyOf(o.Fields, l); ok {
 		q, hasQ = p.Quota, true
 	}
 	if x.HasLimit && hasQ && x.Limit != q {
@@ -79,26 +79,26 @@ func disagreement(o rlObs, slack time.Duration) string {
 // delay is compared as is; an instant is compared at some moment between
 // the request's arrival and the response, since the target may compute its
 // fields anywhere in between (a slow response must not look inconsistent).
-func resetAgrees(o rlObs, l headers.Limit, slack time.Duration) bool {
-	if o.x.ResetKind == headers.ResetDeltaSeconds {
-		d := o.x.ResetIn - l.Reset
+func resetAgrees(o Observation, l headers.Limit, slack time.Duration) bool {
+	if o.X.ResetKind == headers.ResetDeltaSeconds {
+		d := o.X.ResetIn - l.Reset
 		return d <= slack && d >= -slack
 	}
-	from := o.sent
-	if from.IsZero() || from.After(o.at) {
-		from = o.at
+	from := o.Sent
+	if from.IsZero() || from.After(o.At) {
+		from = o.At
 	}
-	latest := o.x.ResetAt.Sub(o.at) - l.Reset   // the smallest difference, at the response
-	earliest := o.x.ResetAt.Sub(from) - l.Reset // the largest, at the request
+	latest := o.X.ResetAt.Sub(o.At) - l.Reset   // the smallest difference, at the response
+	earliest := o.X.ResetAt.Sub(from) - l.Reset // the largest, at the request
 	return latest <= slack && earliest >= -slack
 }
 
 // resetKinds reports how the X-RateLimit-Reset values were read (RL-22).
-func resetKinds(obs []rlObs) string {
-	return "X-RateLimit-Reset read as " + distinct(obs, func(o rlObs) string {
-		if !o.x.HasReset {
+func resetKinds(obs []Observation) string {
+	return "X-RateLimit-Reset read as " + distinct(obs, func(o Observation) string {
+		if !o.X.HasReset {
 			return "absent"
 		}
-		return string(o.x.ResetKind)
+		return string(o.X.ResetKind)
 	})
 }

@@ -22,40 +22,40 @@ import (
 // is spent by then). A token bucket or fixed window admits q per any
 // window of length w in that steady state, whatever its phase.
 func enforcedQuota(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	tenant := c.rlTenant(ctx)
 	first, err := c.rlProbe(ctx, tenant)
 	if err != nil {
-		return inconclusive("first request failed: %v", err)
+		return Inconclusive("first request failed: %v", err)
 	}
-	p, ok := tightestPolicy(first.fields)
-	if !ok && !first.advertises() {
+	p, ok := tightestPolicy(first.Fields)
+	if !ok && !first.Advertises() {
 		p, ok = c.legacyPolicyOf(ctx, tenant, first)
 	}
 	if !ok {
-		return notApplicable("no request-unit policy with a quota and a window is advertised (RL-01 judges the fields)")
+		return NotApplicable("no request-unit policy with a quota and a window is advertised (RL-01 judges the fields)")
 	}
 	cfg := h.RateLimits
-	windows := 3 + c.intn(2)
+	windows := 3 + c.IntN(2)
 	rate := 2 * float64(p.Quota) / p.Window.Seconds()
 	duration := p.Window * time.Duration(windows+2)
 	switch {
 	case rate > cfg.maxRate():
-		return notApplicable("twice the advertised rate is %.0f/s, above the suite's %.0f/s cap", rate, cfg.maxRate())
+		return NotApplicable("twice the advertised rate is %.0f/s, above the suite's %.0f/s cap", rate, cfg.maxRate())
 	case duration > cfg.maxLoad():
-		return notApplicable("%d windows of %s exceed the suite's %s load cap", windows+2, p.Window, cfg.maxLoad())
+		return NotApplicable("%d windows of %s exceed the suite's %s load cap", windows+2, p.Window, cfg.maxLoad())
 	}
 	hits, err := h.rlAttack(ctx, c.rlTargeter(tenant), vegeta.Rate{Freq: int(2 * p.Quota), Per: p.Window}, duration)
 	if err != nil {
-		return inconclusive("load: %v", err)
+		return Inconclusive("load: %v", err)
 	}
 	for _, x := range hits {
 		if x.code == http.StatusTooManyRequests && slices.Contains(h.Conventions.Tenants, tenant) {
 			h.book().refused(tenant, x.at.Add(p.Window)) // the load ends spent: a window from its last 429 refills it
 		}
 	}
-	res := judgeWindows(hits, p, windows, rate, h.tolerance(), cfg.quotaSlack())
-	res.Evidence = c.evidence()
+	res := judgeWindows(hits, p, windows, rate, h.Slack(), cfg.quotaSlack())
+	res.Evidence = c.Evidence()
 	return res
 }
 
@@ -84,12 +84,12 @@ type hit struct {
 // probe, or else the first declared rate-limited operation, each with a
 // fresh key so none is a replay.
 func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
-	h := c.h
+	h := c.Harness
 	if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) > 0 {
 		op := h.Policy.RateLimited[0]
 		return func(t *vegeta.Target) error {
-			key := c.key()
-			r, err := op.render(Values{Key: key, Tenant: tenant, Amount: c.amount()}, false)
+			key := c.Key()
+			r, err := op.Prepare(Values{Key: key, Tenant: tenant, Amount: c.Amount()}, false)
 			if err != nil {
 				return fmt.Errorf("render %s: %w", op.Name, err)
 			}
@@ -98,8 +98,8 @@ func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
 			if t.Header == nil {
 				t.Header = http.Header{}
 			}
-			t.Header.Set(h.keyHeaderOf(op), h.Conventions.formatKey(key))
-			h.Conventions.setTenant(t.Header, tenant)
+			t.Header.Set(h.KeyHeaderOf(op), h.Conventions.FormatKey(key))
+			h.Conventions.SetTenant(t.Header, tenant)
 			return nil
 		}
 	}
@@ -107,7 +107,7 @@ func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
 	return func(t *vegeta.Target) error {
 		t.Method, t.URL = http.MethodGet, url
 		t.Header = http.Header{} // a fresh map per request: targeters run concurrently
-		h.Conventions.setTenant(t.Header, tenant)
+		h.Conventions.SetTenant(t.Header, tenant)
 		return nil
 	}
 }
@@ -117,8 +117,8 @@ func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
 // tenant's first response the reset is at most one window away, so its
 // delay rounded up to whole seconds is taken as w (a fixed window that
 // starts at the first request, or a one-second aligned one, gives it exactly).
-func legacyPolicy(o rlObs) (headers.Policy, bool) {
-	x := o.x
+func legacyPolicy(o Observation) (headers.Policy, bool) {
+	x := o.X
 	if !x.HasLimit || x.Limit <= 0 || !x.HasReset || x.ResetIn <= 0 {
 		return headers.Policy{}, false
 	}
@@ -133,10 +133,10 @@ func legacyPolicy(o rlObs) (headers.Policy, bool) {
 // already passed as it arrived (a window ending between the target's
 // clock reading and ours, more likely on a busy machine), of up to two
 // more probes of tenant, each of which starts or meets a newer window.
-func (c *Case) legacyPolicyOf(ctx context.Context, tenant string, first rlObs) (headers.Policy, bool) {
+func (c *Case) legacyPolicyOf(ctx context.Context, tenant string, first Observation) (headers.Policy, bool) {
 	o := first
 	for range 2 {
-		if p, ok := legacyPolicy(o); ok || !o.x.HasLimit || !o.x.HasReset || o.x.ResetIn > 0 {
+		if p, ok := legacyPolicy(o); ok || !o.X.HasLimit || !o.X.HasReset || o.X.ResetIn > 0 {
 			return p, ok
 		}
 		next, err := c.rlProbe(ctx, tenant)
@@ -200,7 +200,7 @@ func judgeWindows(hits []hit, p headers.Policy, n int, rate float64, tol time.Du
 		}
 	}
 	if start < 0 {
-		return fail(fmt.Sprintf("some refusals at twice the advertised rate (q=%d per %s)", p.Quota, p.Window),
+		return Fail(fmt.Sprintf("some refusals at twice the advertised rate (q=%d per %s)", p.Quota, p.Window),
 			fmt.Sprintf("all %d requests at %.0f/s were admitted", len(hits), rate))
 	}
 	t0, last := hits[start].at, hits[len(hits)-1].at
@@ -209,7 +209,7 @@ func judgeWindows(hits []hit, p headers.Policy, n int, rate float64, tol time.Du
 		ws = append(ws, tally(hits[start:], t0.Add(time.Duration(k)*p.Window), p.Window))
 	}
 	if len(ws) < 2 {
-		return inconclusive("only %d full windows after the first 429 (at %s into the load); the burst took too long to drain",
+		return Inconclusive("only %d full windows after the first 429 (at %s into the load); the burst took too long to drain",
 			len(ws), t0.Sub(hits[0].at).Round(time.Millisecond))
 	}
 	edge := 2 + int(math.Ceil(rate*tol.Seconds())) // requests that can fall on the wrong side of a window edge
@@ -223,7 +223,7 @@ func judgeWindows(hits []hit, p headers.Policy, n int, rate float64, tol time.Du
 		total += w.accepted
 		counts[i] = fmt.Sprintf("%d/%d", w.accepted, w.sent)
 		if float64(w.sent) < 0.75*rate*p.Window.Seconds() || w.other*20 > w.sent {
-			return inconclusive("window %d: sent %d (scheduled %.0f), %d neither admitted nor refused: the load is not what was asked",
+			return Inconclusive("window %d: sent %d (scheduled %.0f), %d neither admitted nor refused: the load is not what was asked",
 				i+1, w.sent, rate*p.Window.Seconds(), w.other)
 		}
 	}
@@ -231,13 +231,13 @@ func judgeWindows(hits []hit, p headers.Policy, n int, rate float64, tol time.Du
 		t0.Sub(hits[0].at).Round(time.Millisecond))
 	for _, w := range ws {
 		if w.accepted < lo || w.accepted > hi {
-			return fail(want, got)
+			return Fail(want, got)
 		}
 	}
 	if total < tlo || total > thi {
-		return fail(want, got)
+		return Fail(want, got)
 	}
-	return pass(want, got)
+	return Pass(want, got)
 }
 
 func tally(hits []hit, from time.Time, length time.Duration) window {

@@ -12,11 +12,11 @@ func policyStable(ctx context.Context, c *Case) Result {
 	first := map[string]string{} // tenant → the first policy value seen
 	return c.runScan(ctx, scan{applies: hasPolicy,
 		want: "one RateLimit-Policy value per tenant across all its responses",
-		judge: func(o rlObs) string {
-			v := o.header.Get(headers.RateLimitPolicy)
-			was, ok := first[o.tenant]
+		judge: func(o Observation) string {
+			v := o.Header.Get(headers.RateLimitPolicy)
+			was, ok := first[o.Tenant]
 			if !ok {
-				first[o.tenant] = v
+				first[o.Tenant] = v
 				return ""
 			}
 			if v != was {
@@ -25,19 +25,19 @@ func policyStable(ctx context.Context, c *Case) Result {
 			return ""
 		},
 		none: "no response carried RateLimit-Policy (RL-01 reports the absence)",
-		summary: func([]rlObs) string {
+		summary: func([]Observation) string {
 			return fmt.Sprintf("%d tenants", len(first))
 		}})
 }
 
 func ratioBound(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	factor := h.RateLimits.ratioFactor()
-	return c.runScan(ctx, scan{applies: func(o rlObs) bool { return len(o.fields.Policies) > 0 && len(o.fields.Limits) > 0 },
+	return c.runScan(ctx, scan{applies: func(o Observation) bool { return len(o.Fields.Policies) > 0 && len(o.Fields.Limits) > 0 },
 		want: fmt.Sprintf("r/t ≤ %g × q/w for each limit of a request-unit policy with a window (HARNESS factor %g)", factor, factor),
-		judge: func(o rlObs) string {
-			for _, l := range o.fields.Limits {
-				p, ok := policyOf(o.fields, l)
+		judge: func(o Observation) string {
+			for _, l := range o.Fields.Limits {
+				p, ok := policyOf(o.Fields, l)
 				if !ok || !l.HasReset || p.Window <= 0 || p.Unit != headers.UnitRequests {
 					continue
 				}

@@ -42,16 +42,16 @@ const (
 // Every case ends by waiting out a refusal and pacing requests through the
 // window after it, where a sliding window's estimate rises.
 func rateLimitProperty(ctx context.Context, pc *Case) Result {
-	h := pc.h
+	h := pc.Harness
 	tenant, first, v0, stop := pc.rlFirst(ctx)
 	if stop != nil {
 		return *stop
 	}
-	m := &rlMachine{h: h, ctx: ctx, id: pc.id, scale: int(min(v0.r+1, rlMaxBurst)), window: time.Second, tol: h.tolerance(),
-		twoTenants: h.Conventions.tenantHeader() != "", countsRequests: true}
+	m := &rlMachine{h: h, ctx: ctx, id: pc.ID, scale: int(min(v0.r+1, rlMaxBurst)), window: time.Second, tol: h.Slack(),
+		twoTenants: h.Conventions.TenantHeaderName() != "", countsRequests: true}
 	p, known := headers.Policy{}, false
-	if l0, ok := first.minRemaining(); ok {
-		p, known = policyOf(first.fields, l0)
+	if l0, ok := first.MinRemaining(); ok {
+		p, known = policyOf(first.Fields, l0)
 		m.countsRequests = !known || p.Unit == headers.UnitRequests
 	} else {
 		p, known = pc.legacyPolicyOf(ctx, tenant, first)
@@ -64,14 +64,14 @@ func rateLimitProperty(ctx context.Context, pc *Case) Result {
 	}
 	m.scale = max(m.scale, 1)
 	want := fmt.Sprintf("for every interleaving of bursts (up to %d requests), requests paced through a window of %s and waits for the advertised reset (+%s)%s: r ≥ 0; r not rising before the reset it advertised; no 429 right after r > 0; admitted once a 429's reset has passed",
-		m.scale+2, m.window, raMs(m.tol), map[bool]string{true: " by two tenants", false: ""}[m.twoTenants])
+		m.scale+2, m.window, Ms(m.tol), map[bool]string{true: " by two tenants", false: ""}[m.twoTenants])
 	if m.twoTenants {
 		want += "; a tenant's r falls by at most one per request of its own, whatever the other sent"
 	}
-	pcfg := properties.Config{Seed: h.rng(pc.id).Uint64(), ShrinkTime: 15 * time.Second, MinCases: 1}
-	pcfg = h.exploring(pcfg, rlExplore)
-	r := properties.Explore(pc.id, pcfg, m.run)
-	return exploration{want: want, meaningful: "reached a 429 or interleaved two tenants"}.result(r, pcfg, m.last)
+	pcfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 15 * time.Second, MinCases: 1}
+	pcfg = h.Exploring(pcfg, rlExplore)
+	r := properties.Explore(pc.ID, pcfg, m.run)
+	return Exploration{Want: want, Meaningful: "reached a 429 or interleaved two tenants"}.Result(r, pcfg, m.last)
 }
 
 // rlMachine runs RL-07p's cases.
@@ -92,7 +92,7 @@ type rlMachine struct {
 type rlTenantState struct {
 	name   string
 	label  string // "A" or "B" in the story
-	prev   *rlObs
+	prev   *Observation
 	others int  // the other tenant's requests since prev
 	waited bool // the case waited out prev's advertised reset since it
 }
@@ -116,9 +116,9 @@ type rlCase struct {
 // whether the case reached a 429 or interleaved the tenants.
 func (m *rlMachine) run(t *rapid.T) bool {
 	m.cases++
-	c := m.h.newCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
-	defer c.done(m.ctx)
-	defer func() { m.last = c.evidence() }()
+	c := m.h.NewCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
+	defer c.Done(m.ctx)
+	defer func() { m.last = c.Evidence() }()
 	k := &rlCase{m: m, t: t, c: c, ts: []*rlTenantState{{name: c.rlTenant(m.ctx), label: "A"}}}
 	if m.twoTenants {
 		if b := c.rlTenant(m.ctx); b != k.ts[0].name {
@@ -190,11 +190,11 @@ func (k *rlCase) paced(who *rlTenantState) {
 			break
 		}
 		if i > 0 {
-			sleepCtx(k.m.ctx, gap)
+			Sleep(k.m.ctx, gap)
 		}
 		k.one(who, got, &sent, rlPaced)
 	}
-	k.t.Logf("tenant %s: %s %s apart, r now %s", who.label, burstOf(sent, sent, got), raMs(gap), remainingOf(who.prev))
+	k.t.Logf("tenant %s: %s %s apart, r now %s", who.label, burstOf(sent, sent, got), Ms(gap), remainingOf(who.prev))
 }
 
 // one sends one request of who, judges it and returns its status.
@@ -205,7 +205,7 @@ func (k *rlCase) one(who *rlTenantState, got map[int]int, sent *int, of int) int
 	}
 	k.sent++
 	*sent++
-	got[o.status]++
+	got[o.Status]++
 	if who.others > 0 && who.prev != nil {
 		k.interleaved = true
 	}
@@ -219,13 +219,13 @@ func (k *rlCase) one(who *rlTenantState, got map[int]int, sent *int, of int) int
 			other.others++
 		}
 	}
-	if o.status == http.StatusTooManyRequests {
+	if o.Status == http.StatusTooManyRequests {
 		k.refused++
 		k.lastRefused = who
 	} else if k.lastRefused == who {
 		k.lastRefused = nil
 	}
-	return o.status
+	return o.Status
 }
 
 // waitReset waits until who's last response said its quota is back (the
@@ -235,21 +235,21 @@ func (k *rlCase) waitReset(who *rlTenantState) bool {
 	if who.prev == nil {
 		return false
 	}
-	back := who.prev.backIn()
-	wait := time.Until(who.prev.at.Add(back + k.m.tol))
+	back := who.prev.BackIn()
+	wait := time.Until(who.prev.At.Add(back + k.m.tol))
 	if back <= 0 || wait > rlMaxResetWait {
-		k.t.Logf("tenant %s's reset (%s) is not waited for", who.label, raMs(back))
+		k.t.Logf("tenant %s's reset (%s) is not waited for", who.label, Ms(back))
 		return false
 	}
-	sleepCtx(k.m.ctx, wait)
+	Sleep(k.m.ctx, wait)
 	who.waited = true
-	k.t.Logf("tenant %s waits out its advertised reset of %s (+%s)", who.label, raMs(back), raMs(k.m.tol))
+	k.t.Logf("tenant %s waits out its advertised reset of %s (+%s)", who.label, Ms(back), Ms(k.m.tol))
 	return true
 }
 
 // judge holds o, tenant s's next response, to the invariants against the
 // tenant's previous one; it returns the broken one, or "".
-func (m *rlMachine) judge(s *rlTenantState, o rlObs) string {
+func (m *rlMachine) judge(s *rlTenantState, o Observation) string {
 	if msg := o.ruleViolations("RL-07", headers.RateLimit, headers.RateLimitRemaining); msg != "" {
 		return msg
 	}
@@ -261,8 +261,8 @@ func (m *rlMachine) judge(s *rlTenantState, o rlObs) string {
 		return ""
 	}
 	prev := *s.prev
-	if s.waited && prev.status == http.StatusTooManyRequests && o.status == http.StatusTooManyRequests {
-		return fmt.Sprintf("refused again after waiting out the reset its 429 advertised (%s)", raMs(prev.backIn()))
+	if s.waited && prev.Status == http.StatusTooManyRequests && o.Status == http.StatusTooManyRequests {
+		return fmt.Sprintf("refused again after waiting out the reset its 429 advertised (%s)", Ms(prev.BackIn()))
 	}
 	pv, okP := prev.quotaLeft()
 	if !okP || !okC {
@@ -271,7 +271,7 @@ func (m *rlMachine) judge(s *rlTenantState, o rlObs) string {
 	if sameWindow(pv, o, cv) && cv.r > pv.r {
 		return fmt.Sprintf("r rose from %d to %d before the reset at %s", pv.r, cv.r, pv.end.UTC().Format(time.TimeOnly))
 	}
-	if m.countsRequests && prev.status != http.StatusTooManyRequests && o.status == http.StatusTooManyRequests {
+	if m.countsRequests && prev.Status != http.StatusTooManyRequests && o.Status == http.StatusTooManyRequests {
 		// Another tenant's use may have spent a global policy: then only
 		// what it cannot lower promised this tenant a request, and only if
 		// the refusal neither shows a shared policy spent nor omits one.
@@ -281,7 +281,7 @@ func (m *rlMachine) judge(s *rlTenantState, o rlObs) string {
 			promised = promised && !sharedSpent(prev, o)
 		}
 		if promised && r > 0 {
-			return fmt.Sprintf("429 right after a %d that advertised r=%d", prev.status, r)
+			return fmt.Sprintf("429 right after a %d that advertised r=%d", prev.Status, r)
 		}
 	}
 	if m.countsRequests && m.twoTenants && s.others > 0 {
@@ -310,7 +310,7 @@ func burstOf(k, n int, got map[int]int) string {
 }
 
 // remainingOf is the r o advertised, for the story.
-func remainingOf(o *rlObs) string {
+func remainingOf(o *Observation) string {
 	if o == nil {
 		return "unknown"
 	}
@@ -324,13 +324,13 @@ func remainingOf(o *rlObs) string {
 // lower: a lone policy, or each that advertises a partition key (a global
 // policy beside a per-tenant one falls for every tenant's use); with the
 // legacy fields alone, the one quota, named "".
-func ownQuotas(o rlObs, v quotaView) map[string]int64 {
-	if len(o.fields.Limits) == 0 {
+func ownQuotas(o Observation, v quotaView) map[string]int64 {
+	if len(o.Fields.Limits) == 0 {
 		return map[string]int64{"": v.r}
 	}
-	lone := len(o.fields.Limits) == 1
+	lone := len(o.Fields.Limits) == 1
 	own := map[string]int64{}
-	for _, l := range o.fields.Limits {
+	for _, l := range o.Fields.Limits {
 		if lone || len(l.PartitionKey) > 0 {
 			own[l.Name] = l.Remaining
 		}
@@ -342,18 +342,18 @@ func ownQuotas(o rlObs, v quotaView) map[string]int64 {
 // ownQuotas leaves out of prev) may explain the refusal o: o shows such a
 // policy of prev spent or omits it, or names a policy spent that was not
 // one of prev's own (a server may list only the policy nearest its end).
-func sharedSpent(prev, o rlObs) bool {
+func sharedSpent(prev, o Observation) bool {
 	own := ownQuotas(prev, quotaView{})
-	for _, l := range prev.fields.Limits {
+	for _, l := range prev.Fields.Limits {
 		if _, ok := own[l.Name]; ok {
 			continue
 		}
-		i := slices.IndexFunc(o.fields.Limits, func(c headers.Limit) bool { return c.Name == l.Name })
-		if i < 0 || o.fields.Limits[i].Remaining <= 0 {
+		i := slices.IndexFunc(o.Fields.Limits, func(c headers.Limit) bool { return c.Name == l.Name })
+		if i < 0 || o.Fields.Limits[i].Remaining <= 0 {
 			return true
 		}
 	}
-	for _, l := range o.fields.Limits {
+	for _, l := range o.Fields.Limits {
 		if _, ok := own[l.Name]; !ok && l.Remaining <= 0 {
 			return true
 		}
@@ -362,7 +362,7 @@ func sharedSpent(prev, o rlObs) bool {
 }
 
 // leastOwn is the least of o's own quotas; ok is false when it has none.
-func leastOwn(o rlObs, v quotaView) (r int64, ok bool) {
+func leastOwn(o Observation, v quotaView) (r int64, ok bool) {
 	for _, q := range ownQuotas(o, v) {
 		if !ok || q < r {
 			r, ok = q, true
@@ -373,7 +373,7 @@ func leastOwn(o rlObs, v quotaView) (r int64, ok bool) {
 
 // fellForOthers reports an own quota (see ownQuotas) whose r fell by more
 // than one between two responses of one tenant.
-func fellForOthers(prev, cur rlObs, pv, cv quotaView) (name string, from, to int64, fell bool) {
+func fellForOthers(prev, cur Observation, pv, cv quotaView) (name string, from, to int64, fell bool) {
 	was, now := ownQuotas(prev, pv), ownQuotas(cur, cv)
 	for _, n := range slices.Sorted(maps.Keys(now)) {
 		if r, ok := was[n]; ok && now[n] < r-1 {

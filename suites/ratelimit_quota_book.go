@@ -21,7 +21,7 @@ type bookKey struct{}
 
 // book is the run's quota book.
 func (h *Harness) book() *quotaBook {
-	return h.shared(bookKey{}, func() any { return &quotaBook{back: map[string]time.Time{}} }).(*quotaBook)
+	return h.Shared(bookKey{}, func() any { return &quotaBook{back: map[string]time.Time{}} }).(*quotaBook)
 }
 
 // refused notes that tenant's quota is back at until.
@@ -41,12 +41,12 @@ func (b *quotaBook) backAt(tenant string) time.Time {
 
 // noteRefusal books o when it is a 429 for a declared tenant that says
 // when to come back.
-func (h *Harness) noteRefusal(o rlObs) {
-	if o.status != 429 || !slices.Contains(h.Conventions.Tenants, o.tenant) {
+func (h *Harness) noteRefusal(o Observation) {
+	if o.Status != 429 || !slices.Contains(h.Conventions.Tenants, o.Tenant) {
 		return
 	}
-	if wait := o.backIn(); wait > 0 {
-		h.book().refused(o.tenant, o.at.Add(min(wait, h.RateLimits.maxLoad())))
+	if wait := o.BackIn(); wait > 0 {
+		h.book().refused(o.Tenant, o.At.Add(min(wait, h.RateLimits.maxLoad())))
 	}
 }
 
@@ -54,15 +54,15 @@ func (h *Harness) noteRefusal(o rlObs) {
 // back: a declared tenant a 429 refused is waited for (plus the tolerance),
 // at most the suite's load cap; a made-up tenant is always fresh.
 func (c *Case) rlTenant(ctx context.Context) string {
-	t := c.tenant()
-	if !slices.Contains(c.h.Conventions.Tenants, t) {
+	t := c.Tenant()
+	if !slices.Contains(c.Harness.Conventions.Tenants, t) {
 		return t
 	}
-	until := c.h.book().backAt(t)
-	if d := time.Until(until.Add(c.h.tolerance())); d > 0 {
+	until := c.Harness.book().backAt(t)
+	if d := time.Until(until.Add(c.Harness.Slack())); d > 0 {
 		select {
 		case <-ctx.Done():
-		case <-time.After(min(d, c.h.RateLimits.maxLoad())):
+		case <-time.After(min(d, c.Harness.RateLimits.maxLoad())):
 		}
 	}
 	return t

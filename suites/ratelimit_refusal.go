@@ -12,83 +12,83 @@ import (
 )
 
 func admittedAfterReset(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	tenant := c.rlTenant(ctx)
 	o, n, ok := c.exhaust(ctx, tenant)
 	settled := time.Now() // every exhaustion request has been answered
 	if !ok {
-		return inconclusive("no 429 after %d requests on a fresh tenant", n)
+		return Inconclusive("no 429 after %d requests on a fresh tenant", n)
 	}
 	wait, basis := time.Duration(0), ""
-	if ra, raw, err := o.retryAfter(); raw != "" && err == nil {
+	if ra, raw, err := o.RetryAfter(); raw != "" && err == nil {
 		wait, basis = ra.Delay, fmt.Sprintf("Retry-After %q", raw)
 	}
-	if t, ok := anyReset(o); ok && (basis == "" || t > wait) {
+	if t, ok := AnyReset(o); ok && (basis == "" || t > wait) {
 		wait, basis = t, fmt.Sprintf("t=%s", t)
 	}
-	if x := o.x; !o.advertises() && x.HasReset {
+	if x := o.X; !o.Advertises() && x.HasReset {
 		// The legacy fields are all the target shows: their reset is the
 		// instant it says the quota is back, whatever Retry-After says.
 		wait = max(x.ResetIn, 0)
-		basis = fmt.Sprintf("%sReset%s %q (%s)", x.Prefix, x.Window, o.header.Get(x.Prefix+"Reset"+x.Window), x.ResetKind)
+		basis = fmt.Sprintf("%sReset%s %q (%s)", x.Prefix, x.Window, o.Header.Get(x.Prefix+"Reset"+x.Window), x.ResetKind)
 	}
 	switch {
 	case basis == "":
-		return notApplicable("the 429 advertised neither a valid Retry-After nor a reset")
+		return NotApplicable("the 429 advertised neither a valid Retry-After nor a reset")
 	case wait > h.RateLimits.maxLoad():
-		return notApplicable("the advertised wait %s exceeds the suite's %s cap", wait, h.RateLimits.maxLoad())
+		return NotApplicable("the advertised wait %s exceeds the suite's %s cap", wait, h.RateLimits.maxLoad())
 	}
-	tol := h.tolerance()
+	tol := h.Slack()
 	select {
 	case <-ctx.Done():
-		return inconclusive("interrupted")
-	case <-time.After(time.Until(o.at.Add(wait + tol))):
+		return Inconclusive("interrupted")
+	case <-time.After(time.Until(o.At.Add(wait + tol))):
 	}
-	if x := o.x; !o.advertises() && x.HasReset && x.HasLimit && x.Limit > 1 {
-		return c.quotaBackAfterReset(ctx, tenant, o, n, basis, o.at.Add(wait).After(settled))
+	if x := o.X; !o.Advertises() && x.HasReset && x.HasLimit && x.Limit > 1 {
+		return c.quotaBackAfterReset(ctx, tenant, o, n, basis, o.At.Add(wait).After(settled))
 	}
 	p, err := c.rlProbe(ctx, tenant)
 	want := fmt.Sprintf("a request sent once the later of Retry-After and t (or, where the legacy fields are all the target shows, X-RateLimit-Reset) has passed (+%s) is admitted", tol)
 	switch {
 	case err != nil:
-		return fail(want, fmt.Sprintf("transport error %v after waiting %s (%s)", err, wait, basis), c.evidence()...)
-	case p.status == http.StatusTooManyRequests:
-		return fail(want, fmt.Sprintf("refused again %s after the 429 although %s; RateLimit %q, X-RateLimit-Remaining %q", p.at.Sub(o.at).Round(time.Millisecond),
-			basis, p.header.Get("RateLimit"), p.header.Get("X-RateLimit-Remaining")), c.evidence()...)
+		return Fail(want, fmt.Sprintf("transport error %v after waiting %s (%s)", err, wait, basis), c.Evidence()...)
+	case p.Status == http.StatusTooManyRequests:
+		return Fail(want, fmt.Sprintf("refused again %s after the 429 although %s; RateLimit %q, X-RateLimit-Remaining %q", p.At.Sub(o.At).Round(time.Millisecond),
+			basis, p.Header.Get("RateLimit"), p.Header.Get("X-RateLimit-Remaining")), c.Evidence()...)
 	}
-	return pass(want, fmt.Sprintf("429 after %d requests (%s); %d %s later", n, basis, p.status, p.at.Sub(o.at).Round(time.Millisecond)), c.evidence()...)
+	return Pass(want, fmt.Sprintf("429 after %d requests (%s); %d %s later", n, basis, p.Status, p.At.Sub(o.At).Round(time.Millisecond)), c.Evidence()...)
 }
 
 func tooManyBody(ctx context.Context, c *Case) Result {
 	o, n, ok := c.exhaust(ctx, c.rlTenant(ctx))
 	if !ok {
-		return inconclusive("no 429 after %d requests on a fresh tenant", n)
+		return Inconclusive("no 429 after %d requests on a fresh tenant", n)
 	}
 	want := "the 429 has a non-empty body explaining the condition"
-	got := fmt.Sprintf("429 after %d requests, Content-Type %q, body %s", n, o.header.Get("Content-Type"), excerpt(o.body))
-	if len(bytes.TrimSpace(o.body)) == 0 {
-		return fail(want, got, c.evidence()...)
+	got := fmt.Sprintf("429 after %d requests, Content-Type %q, body %s", n, o.Header.Get("Content-Type"), Excerpt(o.Body))
+	if len(bytes.TrimSpace(o.Body)) == 0 {
+		return Fail(want, got, c.Evidence()...)
 	}
-	return pass(want, got, c.evidence()...)
+	return Pass(want, got, c.Evidence()...)
 }
 
 func tenantIsolation(ctx context.Context, c *Case) Result {
 	a, b := c.rlTenant(ctx), c.rlTenant(ctx)
 	_, n, ok := c.exhaust(ctx, a)
 	if !ok {
-		return inconclusive("tenant %s was not refused after %d requests", a, n)
+		return Inconclusive("tenant %s was not refused after %d requests", a, n)
 	}
 	pb, errB := c.rlProbe(ctx, b)
 	pa, errA := c.rlProbe(ctx, a)
 	want := "right after tenant A's 429, a fresh tenant B is admitted"
 	switch {
 	case errB != nil:
-		return fail(want, fmt.Sprintf("tenant B: transport error %v", errB), c.evidence()...)
-	case pb.status == http.StatusTooManyRequests:
-		return fail(want, fmt.Sprintf("tenant B refused after A (%d requests) was exhausted; RateLimit %q", n, pb.header.Get("RateLimit")), c.evidence()...)
+		return Fail(want, fmt.Sprintf("tenant B: transport error %v", errB), c.Evidence()...)
+	case pb.Status == http.StatusTooManyRequests:
+		return Fail(want, fmt.Sprintf("tenant B refused after A (%d requests) was exhausted; RateLimit %q", n, pb.Header.Get("RateLimit")), c.Evidence()...)
 	}
-	again := "A again: " + describe(reply{status: pa.status, err: errA})
-	return pass(want, fmt.Sprintf("A refused after %d requests; B then %d (RateLimit %q); %s", n, pb.status, pb.header.Get("RateLimit"), again), c.evidence()...)
+	again := "A again: " + Describe(Reply{Status: pa.Status, Err: errA})
+	return Pass(want, fmt.Sprintf("A refused after %d requests; B then %d (RateLimit %q); %s", n, pb.Status, pb.Header.Get("RateLimit"), again), c.Evidence()...)
 }
 
 // quotaBackAfterReset judges a legacy reset by what it promises: once it
@@ -99,18 +99,18 @@ func tenantIsolation(ctx context.Context, c *Case) Result {
 // exhaustion's last requests were answered after the reset, they may have
 // spent up to exhaustWorkers of the new window, and q − exhaustWorkers (at
 // least one) must be admitted.
-func (c *Case) quotaBackAfterReset(ctx context.Context, tenant string, refusal rlObs, sent int, basis string, quiet bool) Result {
-	q := int(min(refusal.x.Limit, 100))
+func (c *Case) quotaBackAfterReset(ctx context.Context, tenant string, refusal Observation, sent int, basis string, quiet bool) Result {
+	q := int(min(refusal.X.Limit, 100))
 	need := q
 	if !quiet {
 		need = max(1, q-exhaustWorkers)
 	}
 	want := fmt.Sprintf("once %sReset has passed (+%s) the quota of %d is back: a burst of %d requests (%d in flight) all admitted",
-		refusal.x.Prefix, c.h.tolerance(), q, need, min(exhaustWorkers, need))
+		refusal.X.Prefix, c.Harness.Slack(), q, need, min(exhaustWorkers, need))
 	var (
 		next     atomic.Int64
 		mu       sync.Mutex
-		first    *rlObs
+		first    *Observation
 		firstErr error
 		wg       sync.WaitGroup
 	)
@@ -118,14 +118,14 @@ func (c *Case) quotaBackAfterReset(ctx context.Context, tenant string, refusal r
 		wg.Go(func() {
 			for int(next.Add(1)) <= need {
 				p, err := c.rlProbe(ctx, tenant)
-				if err == nil && p.status != http.StatusTooManyRequests {
+				if err == nil && p.Status != http.StatusTooManyRequests {
 					continue
 				}
 				mu.Lock()
 				switch {
 				case err != nil:
 					firstErr = cmp.Or(firstErr, err)
-				case first == nil || p.at.Before(first.at):
+				case first == nil || p.At.Before(first.At):
 					first = &p
 				}
 				mu.Unlock()
@@ -136,10 +136,10 @@ func (c *Case) quotaBackAfterReset(ctx context.Context, tenant string, refusal r
 	wg.Wait()
 	switch {
 	case first == nil && firstErr != nil:
-		return fail(want, fmt.Sprintf("a request after the reset: transport error %v (%s)", firstErr, basis), c.evidence()...)
+		return Fail(want, fmt.Sprintf("a request after the reset: transport error %v (%s)", firstErr, basis), c.Evidence()...)
 	case first != nil:
-		return fail(want, fmt.Sprintf("refused %s after the 429 although %s; X-RateLimit-Remaining %q", first.at.Sub(refusal.at).Round(time.Millisecond),
-			basis, first.header.Get(refusal.x.Prefix+"Remaining"+refusal.x.Window)), c.evidence()...)
+		return Fail(want, fmt.Sprintf("refused %s after the 429 although %s; X-RateLimit-Remaining %q", first.At.Sub(refusal.At).Round(time.Millisecond),
+			basis, first.Header.Get(refusal.X.Prefix+"Remaining"+refusal.X.Window)), c.Evidence()...)
 	}
-	return pass(want, fmt.Sprintf("429 after %d requests (%s); %d requests admitted after it", sent, basis, need), c.evidence()...)
+	return Pass(want, fmt.Sprintf("429 after %d requests (%s); %d requests admitted after it", sent, basis, need), c.Evidence()...)
 }

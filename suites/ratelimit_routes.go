@@ -22,8 +22,8 @@ func (h *Harness) limitedRoutes() []route {
 	}
 	for _, op := range h.Policy.RateLimited {
 		// Rendered with two sets of values, segments that differ are parameters.
-		a, errA := op.render(Values{Key: "k-route-1", Tenant: "t-route-1", Amount: 1, Seq: 1}, false)
-		b, errB := op.render(Values{Key: "k-route-2", Tenant: "t-route-2", Amount: 2, Seq: 2}, false)
+		a, errA := op.Prepare(Values{Key: "k-route-1", Tenant: "t-route-1", Amount: 1, Seq: 1}, false)
+		b, errB := op.Prepare(Values{Key: "k-route-2", Tenant: "t-route-2", Amount: 2, Seq: 2}, false)
 		if errA != nil || errB != nil {
 			continue
 		}

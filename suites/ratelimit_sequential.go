@@ -20,72 +20,72 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 	}
 	budget := int(min(3*v0.r+20, 600))
 	deadline := time.Now().Add(3 * time.Second)
-	obs := []rlObs{first}
+	obs := []Observation{first}
 	refused := 0
 	for len(obs) < budget && refused < 3 && time.Now().Before(deadline) {
 		o, err := c.rlProbe(ctx, tenant)
 		if err != nil {
-			return inconclusive("request %d failed: %v", len(obs)+1, err)
+			return Inconclusive("request %d failed: %v", len(obs)+1, err)
 		}
 		obs = append(obs, o)
-		if o.status == http.StatusTooManyRequests {
+		if o.Status == http.StatusTooManyRequests {
 			refused++
 		}
 	}
 	if v0.legacy {
 		more, err := c.pacedAcrossReset(ctx, tenant, first)
 		if err != nil {
-			return inconclusive("paced request failed: %v", err)
+			return Inconclusive("paced request failed: %v", err)
 		}
 		obs = append(obs, more...)
 	}
 	countsRequests := true
-	if l0, ok := first.minRemaining(); ok {
-		if p, ok := policyOf(first.fields, l0); ok && p.Unit != headers.UnitRequests {
+	if l0, ok := first.MinRemaining(); ok {
+		if p, ok := policyOf(first.Fields, l0); ok && p.Unit != headers.UnitRequests {
 			countsRequests = false
 		}
 	}
 	bad := judgeSequence(obs, countsRequests)
 	want := "r ≥ 0; r non-increasing between responses with the same advertised reset; no 429 right after r>0"
 	if v0.legacy {
-		want = "the legacy fields alone (no RateLimit field): " + first.x.Prefix + "Remaining" + first.x.Window +
-			" non-increasing between responses with the same " + first.x.Prefix + "Reset instant; no 429 right after it was > 0"
+		want = "the legacy fields alone (no RateLimit field): " + first.X.Prefix + "Remaining" + first.X.Window +
+			" non-increasing between responses with the same " + first.X.Prefix + "Reset instant; no 429 right after it was > 0"
 	}
 	got := fmt.Sprintf("%d sequential requests, %d refused, r first %d, last %d", len(obs), refused, v0.r, lastRemaining(obs))
 	if refused == 0 {
 		got += " (the quota was not reached, so the no-429-after-r>0 rule was not exercised)"
 	}
 	if len(bad) > 0 {
-		r := fail(want, got+"; "+bad[0], c.evidence()...)
+		r := Fail(want, got+"; "+bad[0], c.Evidence()...)
 		r.Counterexample = bad[:min(len(bad), maxCounterexamples)]
 		return r
 	}
-	return pass(want, got, c.evidence()...)
+	return Pass(want, got, c.Evidence()...)
 }
 
 // rlFirst sends a fresh rate-limit tenant's first request and reads the
 // quota left from it; stop is the result to end the check with when the
 // request failed or advertises no readable remaining.
-func (c *Case) rlFirst(ctx context.Context) (tenant string, first rlObs, v0 quotaView, stop *Result) {
+func (c *Case) rlFirst(ctx context.Context) (tenant string, first Observation, v0 quotaView, stop *Result) {
 	tenant = c.rlTenant(ctx)
 	first, err := c.rlProbe(ctx, tenant)
 	switch {
 	case err != nil:
-		r := inconclusive("first request failed: %v", err)
+		r := Inconclusive("first request failed: %v", err)
 		return tenant, first, v0, &r
-	case !first.advertises() && !first.x.HasRemaining:
-		r := notApplicable("the target sends neither RateLimit nor X-RateLimit-Remaining fields")
+	case !first.Advertises() && !first.X.HasRemaining:
+		r := NotApplicable("the target sends neither RateLimit nor X-RateLimit-Remaining fields")
 		return tenant, first, v0, &r
 	}
 	v0, ok := first.quotaLeft()
 	if !ok {
-		r := notApplicable("RateLimit did not parse (RL-07 reports it): %v", first.fieldsErr)
+		r := NotApplicable("RateLimit did not parse (RL-07 reports it): %v", first.FieldsErr)
 		return tenant, first, v0, &r
 	}
 	return tenant, first, v0, nil
 }
 
-func judgeSequence(obs []rlObs, countsRequests bool) []string {
+func judgeSequence(obs []Observation, countsRequests bool) []string {
 	var bad []string
 	for i := 1; i < len(obs); i++ {
 		prev, cur := obs[i-1], obs[i]
@@ -101,8 +101,8 @@ func judgeSequence(obs []rlObs, countsRequests bool) []string {
 		if sameWindow(pv, cur, cv) && cv.r > pv.r {
 			bad = append(bad, fmt.Sprintf("request %d: r rose from %d to %d before the reset at %s", i+1, pv.r, cv.r, pv.end.UTC().Format(time.TimeOnly)))
 		}
-		if countsRequests && prev.status != http.StatusTooManyRequests && pv.r > 0 && cur.status == http.StatusTooManyRequests {
-			bad = append(bad, fmt.Sprintf("request %d: 429 right after a %d that advertised r=%d", i+1, prev.status, pv.r))
+		if countsRequests && prev.Status != http.StatusTooManyRequests && pv.r > 0 && cur.Status == http.StatusTooManyRequests {
+			bad = append(bad, fmt.Sprintf("request %d: 429 right after a %d that advertised r=%d", i+1, prev.Status, pv.r))
 		}
 	}
 	return bad
@@ -112,31 +112,31 @@ func judgeSequence(obs []rlObs, countsRequests bool) []string {
 // whether it is exact: the legacy epoch reset when there is one, else
 // Date + t, known only to within a second either way (Date is truncated to
 // the second and t rounded up); zero when unknown.
-func windowEnd(o rlObs, l headers.Limit) (time.Time, bool) {
-	if o.x.HasReset && (o.x.ResetKind == headers.ResetEpochSeconds || o.x.ResetKind == headers.ResetEpochMillis) {
-		return o.x.ResetAt, true
+func windowEnd(o Observation, l headers.Limit) (time.Time, bool) {
+	if o.X.HasReset && (o.X.ResetKind == headers.ResetEpochSeconds || o.X.ResetKind == headers.ResetEpochMillis) {
+		return o.X.ResetAt, true
 	}
-	if o.date.IsZero() || !l.HasReset {
+	if o.Date.IsZero() || !l.HasReset {
 		return time.Time{}, false
 	}
-	return o.date.Add(l.Reset), false
+	return o.Date.Add(l.Reset), false
 }
 
 // sameWindow says whether cur certainly came within the window prev
 // advertised: both name one reset instant, and either it is exact or cur's
 // Date is a second or more before what Date + t allows as that window's
 // earliest end. Two windows of an unaligned limiter can show one Date + t.
-func sameWindow(pv quotaView, cur rlObs, cv quotaView) bool {
+func sameWindow(pv quotaView, cur Observation, cv quotaView) bool {
 	switch {
 	case pv.end.IsZero() || !pv.end.Equal(cv.end):
 		return false
 	case pv.exact && cv.exact:
 		return true
 	}
-	return !cur.date.IsZero() && !cur.date.Add(time.Second).After(pv.end.Add(-time.Second))
+	return !cur.Date.IsZero() && !cur.Date.Add(time.Second).After(pv.end.Add(-time.Second))
 }
 
-func lastRemaining(obs []rlObs) int64 {
+func lastRemaining(obs []Observation) int64 {
 	for i := len(obs) - 1; i >= 0; i-- {
 		if v, ok := obs[i].quotaLeft(); ok {
 			return v.r
@@ -158,18 +158,18 @@ type quotaView struct {
 // the legacy X-RateLimit-Remaining, with X-RateLimit-Reset as the window's
 // end when it names an instant (a delay in whole seconds cannot tell two
 // one-second windows apart).
-func (o rlObs) quotaLeft() (quotaView, bool) {
-	if o.advertises() {
-		l, ok := o.minRemaining()
+func (o Observation) quotaLeft() (quotaView, bool) {
+	if o.Advertises() {
+		l, ok := o.MinRemaining()
 		end, exact := windowEnd(o, l)
 		return quotaView{r: l.Remaining, end: end, exact: exact}, ok
 	}
-	if !o.x.HasRemaining {
+	if !o.X.HasRemaining {
 		return quotaView{}, false
 	}
-	v := quotaView{r: o.x.Remaining, legacy: true}
-	if o.x.HasReset && o.x.ResetKind != headers.ResetDeltaSeconds {
-		v.end, v.exact = o.x.ResetAt, true
+	v := quotaView{r: o.X.Remaining, legacy: true}
+	if o.X.HasReset && o.X.ResetKind != headers.ResetDeltaSeconds {
+		v.end, v.exact = o.X.ResetAt, true
 	}
 	return v, true
 }
@@ -179,16 +179,16 @@ func (o rlObs) quotaLeft() (quotaView, bool) {
 // for two windows (3 s at most). A fixed window's remaining only falls
 // within it; a sliding window's estimate rises as the spent window's
 // weight decays, which a back-to-back burst never shows.
-func (c *Case) pacedAcrossReset(ctx context.Context, tenant string, first rlObs) ([]rlObs, error) {
+func (c *Case) pacedAcrossReset(ctx context.Context, tenant string, first Observation) ([]Observation, error) {
 	p, ok := c.legacyPolicyOf(ctx, tenant, first)
 	if !ok {
 		return nil, nil
 	}
 	gap := time.Duration(2.5 * float64(p.Window) / float64(p.Quota))
 	end := time.Now().Add(min(2*p.Window, 3*time.Second))
-	var out []rlObs
+	var out []Observation
 	for time.Now().Add(gap).Before(end) && len(out) < 100 {
-		sleepCtx(ctx, gap)
+		Sleep(ctx, gap)
 		o, err := c.rlProbe(ctx, tenant)
 		if err != nil {
 			return out, err

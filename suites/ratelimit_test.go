@@ -15,7 +15,7 @@ var rlEpoch = time.Unix(1_800_000_000, 0)
 
 // rlResp builds a response observed at ms after rlEpoch advertising r, with
 // the reset at the next whole second (as the reference does).
-func rlResp(status int, ms int, r int64) rlObs {
+func rlResp(status int, ms int, r int64) Observation {
 	at := rlEpoch.Add(time.Duration(ms) * time.Millisecond)
 	reset := at.Truncate(time.Second).Add(time.Second)
 	h := http.Header{}
@@ -24,8 +24,8 @@ func rlResp(status int, ms int, r int64) rlObs {
 	h.Set(headers.RateLimit, headers.FormatRateLimit("t", r, reset.Sub(at)))
 	h.Set(headers.XRateLimitRemaining, strconv.FormatInt(r, 10))
 	h.Set(headers.XRateLimitReset, strconv.FormatInt(reset.Unix(), 10))
-	o := observe(h, at)
-	o.status = status
+	o := Observe(h, at)
+	o.Status = status
 	return o
 }
 
@@ -33,13 +33,13 @@ func TestJudgeSequence(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name string
-		obs  []rlObs
+		obs  []Observation
 		bad  string // substring of the first violation; "" for none
 	}{
-		{"truthful countdown then refusal", []rlObs{rlResp(200, 100, 2), rlResp(200, 110, 1), rlResp(200, 120, 0), rlResp(429, 130, 0)}, ""},
-		{"refill at the boundary", []rlObs{rlResp(200, 900, 0), rlResp(200, 1010, 49)}, ""},
-		{"rise within the window", []rlObs{rlResp(200, 100, 3), rlResp(200, 200, 5)}, "r rose from 3 to 5"},
-		{"429 after r>0", []rlObs{rlResp(200, 100, 25), rlResp(429, 110, 25)}, "429 right after a 200 that advertised r=25"},
+		{"truthful countdown then refusal", []Observation{rlResp(200, 100, 2), rlResp(200, 110, 1), rlResp(200, 120, 0), rlResp(429, 130, 0)}, ""},
+		{"refill at the boundary", []Observation{rlResp(200, 900, 0), rlResp(200, 1010, 49)}, ""},
+		{"rise within the window", []Observation{rlResp(200, 100, 3), rlResp(200, 200, 5)}, "r rose from 3 to 5"},
+		{"429 after r>0", []Observation{rlResp(200, 100, 25), rlResp(429, 110, 25)}, "429 right after a 200 that advertised r=25"},
 	}
 	for _, c := range cases {
 		bad := judgeSequence(c.obs, true)
@@ -58,21 +58,21 @@ func TestDisagreement(t *testing.T) {
 	if msg := disagreement(o, time.Second+50*time.Millisecond); msg != "" {
 		t.Errorf("agreeing fields: %q", msg)
 	}
-	o.header.Set(headers.XRateLimitRemaining, "9")
-	o.x, o.xErr = headers.ParseXRateLimit(o.header, o.at)
+	o.Header.Set(headers.XRateLimitRemaining, "9")
+	o.X, o.XErr = headers.ParseXRateLimit(o.Header, o.At)
 	if msg := disagreement(o, time.Second); !strings.Contains(msg, "Remaining 9 but r=7") {
 		t.Errorf("remaining mismatch: %q", msg)
 	}
 	// Fields computed on arrival of a request answered 2 s later still agree.
 	o = rlResp(200, 300, 7)
-	o.sent, o.at = o.at, o.at.Add(2*time.Second)
-	o.x, o.xErr = headers.ParseXRateLimit(o.header, o.at)
+	o.Sent, o.At = o.At, o.At.Add(2*time.Second)
+	o.X, o.XErr = headers.ParseXRateLimit(o.Header, o.At)
 	if msg := disagreement(o, time.Second+50*time.Millisecond); msg != "" {
 		t.Errorf("slow response: %q", msg)
 	}
 	o = rlResp(200, 300, 7)
-	o.header.Set(headers.XRateLimitReset, strconv.FormatInt(rlEpoch.Unix()+5, 10))
-	o.x, o.xErr = headers.ParseXRateLimit(o.header, o.at)
+	o.Header.Set(headers.XRateLimitReset, strconv.FormatInt(rlEpoch.Unix()+5, 10))
+	o.X, o.XErr = headers.ParseXRateLimit(o.Header, o.At)
 	if msg := disagreement(o, time.Second); !strings.Contains(msg, "epoch-seconds") {
 		t.Errorf("reset mismatch: %q", msg)
 	}

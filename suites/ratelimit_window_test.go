@@ -37,7 +37,7 @@ func TestSameWindow(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			pv := quotaView{r: 1, end: c.prevEnd, exact: c.prevExact}
 			cv := quotaView{r: 2, end: c.curEnd, exact: c.curExact}
-			if got := sameWindow(pv, rlObs{date: c.curDate}, cv); got != c.wantJudged {
+			if got := sameWindow(pv, Observation{Date: c.curDate}, cv); got != c.wantJudged {
 				t.Errorf("sameWindow = %v; want %v", got, c.wantJudged)
 			}
 		})
@@ -62,7 +62,7 @@ func TestCase_legacyPolicyOf(t *testing.T) {
 	}))
 	defer srv.Close()
 	h := &Harness{TargetURL: srv.URL, Journal: faults.NewJournal(), Seed: 1, Policy: Policy{RateLimitProbe: "/quota"}}
-	c := h.newCase(t.Context(), "RL-01q")
+	c := h.NewCase(t.Context(), "RL-01q")
 	first, err := c.rlProbe(t.Context(), "t1")
 	if err != nil {
 		t.Fatal(err)
@@ -80,12 +80,12 @@ func TestCase_legacyPolicyOf(t *testing.T) {
 // partitioned by a key, and the legacy quota; a global policy beside a
 // per-tenant one may fall for the other tenant's use.
 func TestFellForOthers(t *testing.T) {
-	obs := func(h map[string]string) rlObs {
+	obs := func(h map[string]string) Observation {
 		hd := http.Header{}
 		for k, v := range h {
 			hd.Set(k, v)
 		}
-		return observe(hd, time.Now())
+		return Observe(hd, time.Now())
 	}
 	for _, c := range []struct {
 		name       string
@@ -117,18 +117,18 @@ func TestFellForOthers(t *testing.T) {
 // it, or names only a policy the earlier response did not. Against a two-tier limiter (tenant q=10, global q=15) RL-07p blamed
 // tenant A for the global window tenant B had just emptied.
 func TestRLMachine_judge(t *testing.T) {
-	obs := func(status int, rl string) rlObs {
+	obs := func(status int, rl string) Observation {
 		hd := http.Header{}
 		if rl != "" {
 			hd.Set("RateLimit", rl)
 		}
-		o := observe(hd, time.Now())
-		o.status = status
+		o := Observe(hd, time.Now())
+		o.Status = status
 		return o
 	}
-	legacy := func(status int, remaining string) rlObs {
-		o := observe(http.Header{"X-Ratelimit-Remaining": {remaining}}, time.Now())
-		o.status = status
+	legacy := func(status int, remaining string) Observation {
+		o := Observe(http.Header{"X-Ratelimit-Remaining": {remaining}}, time.Now())
+		o.Status = status
 		return o
 	}
 	const (
@@ -142,7 +142,7 @@ func TestRLMachine_judge(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		prev     string
-		cur      rlObs
+		cur      Observation
 		others   int
 		wantFail bool
 	}{

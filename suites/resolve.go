@@ -12,24 +12,24 @@ import (
 // client would, until a definitive answer or a 4 s budget: it retries
 // transport errors, 409 (in progress), 429 and 5xx, waiting Retry-After
 // (capped at 2 s) or a short exponential backoff.
-func (h *Harness) resolve(ctx context.Context, base call) reply {
-	return h.resolveWithin(ctx, base, 4*time.Second)
+func (h *Harness) Resolve(ctx context.Context, base Call) Reply {
+	return h.ResolveWithin(ctx, base, 4*time.Second)
 }
 
 // resolveWithin is resolve with a budget: Retry-After waits are capped at
 // half of it and no retry starts after it.
-func (h *Harness) resolveWithin(ctx context.Context, base call, budget time.Duration) reply {
+func (h *Harness) ResolveWithin(ctx context.Context, base Call, budget time.Duration) Reply {
 	maxWait := budget / 2
 	deadline := time.Now().Add(budget)
 	wait := 50 * time.Millisecond
 	for {
-		r := h.send(ctx, base)
+		r := h.Send(ctx, base)
 		if !retryable(r) || time.Now().After(deadline) || ctx.Err() != nil {
 			return r
 		}
 		d := wait
-		if r.err == nil {
-			if ra, err := headers.ParseRetryAfter(r.header.Get("Retry-After"), time.Now()); err == nil {
+		if r.Err == nil {
+			if ra, err := headers.ParseRetryAfter(r.Header.Get("Retry-After"), time.Now()); err == nil {
 				d = max(d, min(ra.Delay, maxWait))
 			}
 		}
@@ -42,6 +42,6 @@ func (h *Harness) resolveWithin(ctx context.Context, base call, budget time.Dura
 	}
 }
 
-func retryable(r reply) bool {
-	return r.err != nil || r.status == http.StatusConflict || r.status == http.StatusTooManyRequests || r.status >= 500
+func retryable(r Reply) bool {
+	return r.Err != nil || r.Status == http.StatusConflict || r.Status == http.StatusTooManyRequests || r.Status >= 500
 }

@@ -68,26 +68,26 @@ func (c RetryAfterConfig) tolerance(h *Harness) time.Duration {
 	if c.Tolerance > 0 {
 		return c.Tolerance
 	}
-	return h.tolerance()
+	return h.Slack()
 }
 
-func (c RetryAfterConfig) budget() time.Duration { return orDuration(c.Budget, 3*time.Second) }
+func (c RetryAfterConfig) budget() time.Duration { return OrDuration(c.Budget, 3*time.Second) }
 func (c RetryAfterConfig) answerSlack() time.Duration {
-	return orDuration(c.AnswerSlack, 500*time.Millisecond)
+	return OrDuration(c.AnswerSlack, 500*time.Millisecond)
 }
 func (c RetryAfterConfig) hugeValue() string { return cmp.Or(c.HugeValue, "1000000") }
 func (c RetryAfterConfig) stormLimit(h *Harness) int {
-	n := h.Policy.Retry.maxAttempts()
+	n := h.Policy.Retry.Attempts()
 	return cmp.Or(c.StormLimit, n*n+1)
 }
 func (c RetryAfterConfig) breakerFlush(h *Harness) int {
-	return cmp.Or(c.BreakerFlush, h.Policy.Retry.healStreak())
+	return cmp.Or(c.BreakerFlush, h.Policy.Retry.HealStreak())
 }
 func (c RetryAfterConfig) flushWithin(h *Harness) time.Duration {
-	return orDuration(c.FlushWithin, max(5*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second))
+	return OrDuration(c.FlushWithin, max(5*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second))
 }
 func (c RetryAfterConfig) exhaustLimit() int      { return cmp.Or(c.ExhaustLimit, 400) }
-func (c RetryAfterConfig) maxWait() time.Duration { return orDuration(c.MaxWait, 5*time.Second) }
+func (c RetryAfterConfig) maxWait() time.Duration { return OrDuration(c.MaxWait, 5*time.Second) }
 
 func (c RetryAfterConfig) invalidValues() []string {
 	if len(c.InvalidValues) > 0 {
@@ -104,23 +104,23 @@ func (c RetryAfterConfig) invalidValues() []string {
 // target's circuit breaker never sees more than one case's failures.
 func RetryAfter() []Check {
 	return []Check{
-		{ID: "HS-01a", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needRateLimitedRoute}, Source: raSource + "; RFC 6585 §4",
+		{ID: "HS-01a", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedRateLimitedRoute}, Source: raSource + "; RFC 6585 §4",
 			Title: "a 429 carries a valid Retry-After that tells the truth: refused before it elapses, admitted after", Run: raTruthful429},
-		{ID: "RL-09", Suite: suiteRA, Timed: true, Level: reports.LevelShouldNot, Needs: []Need{needRateLimitedRoute}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
+		{ID: "RL-09", Suite: suiteRA, Timed: true, Level: reports.LevelShouldNot, Needs: []Need{NeedRateLimitedRoute}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
 			Title: "a 429's Retry-After does not point earlier than the RateLimit reset", Run: raNotBeforeReset},
-		{ID: "HS-01b", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; RFC 9110 §15.6.4",
+		{ID: "HS-01b", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: raSource + "; RFC 9110 §15.6.4",
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
-		{ID: "HS-08", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + "; gRFC A6 (Pushback)",
+		{ID: "HS-08", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: raSource + "; gRFC A6 (Pushback)",
 			Title: "after a dependency's 503 with Retry-After: 1, the next call comes no earlier", Run: raHonoursSeconds},
-		{ID: "HS-08p", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: raSource + " (a property over values, statuses and budgets); draft-ietf-httpapi-ratelimit-headers-10 §7; RFC 9110 §15.6.4",
+		{ID: "HS-08p", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: raSource + " (a property over values, statuses and budgets); draft-ietf-httpapi-ratelimit-headers-10 §7; RFC 9110 §15.6.4",
 			Title: "under random Retry-After values of 2–4 s on 429 and 503, with and without RateLimit fields, and budgets that do or do not leave room: no dependency call before the Retry-After, an answer by the budget", Run: retryAfterProperty},
-		{ID: "RL-10", Suite: suiteRA, Timed: true, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
+		{ID: "RL-10", Suite: suiteRA, Timed: true, Level: reports.LevelMust, Needs: []Need{NeedDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
 			Title: "after a dependency's 429 with Retry-After and an earlier RateLimit reset, Retry-After wins", Run: raPrecedence},
-		{ID: "HS-03", Suite: suiteRA, Timed: true, Level: reports.LevelMust, Needs: []Need{needDependency}, Source: "RFC 9110 §5.6.7, §10.2.3",
+		{ID: "HS-03", Suite: suiteRA, Timed: true, Level: reports.LevelMust, Needs: []Need{NeedDependency}, Source: "RFC 9110 §5.6.7, §10.2.3",
 			Title: "a Retry-After HTTP-date in each of the three formats is honoured", Run: raHonoursDates},
-		{ID: "HS-09", Suite: suiteRA, Timed: true, Level: reports.LevelConvention, Needs: []Need{needDependency}, Source: "Envoy router filter docs (an unparseable reset header falls back to the exponential back-off); AWS SDKs and Tools Reference Guide \"Retry behavior\"",
+		{ID: "HS-09", Suite: suiteRA, Timed: true, Level: reports.LevelConvention, Needs: []Need{NeedDependency}, Source: "Envoy router filter docs (an unparseable reset header falls back to the exponential back-off); AWS SDKs and Tools Reference Guide \"Retry behavior\"",
 			Title: "an invalid Retry-After falls back to the normal backoff: neither a storm nor no retry", Run: raInvalidFallsBack},
-		{ID: "HS-10", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{needDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1; Envoy RetryPolicy rate_limited_retry_back_off (max_interval)",
+		{ID: "HS-10", Suite: suiteRA, Timed: true, Level: reports.LevelRecommended, Needs: []Need{NeedDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1; Envoy RetryPolicy rate_limited_retry_back_off (max_interval)",
 			Title: "a huge Retry-After does not hold the caller past its deadline", Run: raHugeIsCapped},
 		{ID: "HS-02", Suite: suiteRA, Timed: true, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
 			Title: "every 429 and 503 of the run carries Retry-After as delay-seconds or IMF-fixdate", Run: raRunWideSyntax},

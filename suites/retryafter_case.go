@@ -15,14 +15,14 @@ import (
 
 // raStamped is a reply with the instants it was sent and fully received.
 type raStamped struct {
-	reply
+	Reply
 	sent, at time.Time
 }
 
-func (h *Harness) raSend(ctx context.Context, c call) raStamped {
+func (h *Harness) raSend(ctx context.Context, c Call) raStamped {
 	sent := time.Now()
-	r := h.send(ctx, c)
-	return raStamped{reply: r, sent: sent, at: time.Now()}
+	r := h.Send(ctx, c)
+	return raStamped{Reply: r, sent: sent, at: time.Now()}
 }
 
 // raExhaust sends waves of concurrent requests as tenant until one is
@@ -32,23 +32,23 @@ func (h *Harness) raSend(ctx context.Context, c call) raStamped {
 func (c *Case) raExhaust(ctx context.Context, tenant string) ([]raStamped, error) {
 	const wave = 10
 	var out []raStamped
-	limit := c.h.RetryAfter.exhaustLimit()
+	limit := c.Harness.RetryAfter.exhaustLimit()
 	for len(out) < limit && ctx.Err() == nil {
 		rs := make([]raStamped, wave)
-		calls := make([]call, wave)
+		calls := make([]Call, wave)
 		for i := range calls {
-			calls[i] = call{key: c.key(), tenant: tenant, amount: c.amount()}
+			calls[i] = Call{Key: c.Key(), Tenant: tenant, Amount: c.Amount()}
 		}
 		var wg sync.WaitGroup
 		for i := range rs {
-			wg.Go(func() { rs[i] = c.h.raSend(ctx, calls[i]) })
+			wg.Go(func() { rs[i] = c.Harness.raSend(ctx, calls[i]) })
 		}
 		wg.Wait()
 		out = append(out, rs...)
-		if slices.ContainsFunc(rs, func(r raStamped) bool { return r.err == nil && r.status == http.StatusTooManyRequests }) {
+		if slices.ContainsFunc(rs, func(r raStamped) bool { return r.Err == nil && r.Status == http.StatusTooManyRequests }) {
 			return out, nil
 		}
-		if c.h.RetryAfter.ExhaustLimit == 0 && len(out) == wave { // learned once: a window that resets meanwhile must not raise it again
+		if c.Harness.RetryAfter.ExhaustLimit == 0 && len(out) == wave { // learned once: a window that resets meanwhile must not raise it again
 			limit = max(limit, len(out)+advertisedRemaining(rs)+2*wave)
 		}
 	}
@@ -81,14 +81,14 @@ func (c *Case) raDepCase(ctx context.Context, first int, budget time.Duration, p
 	// not the behaviour under test, so wait as told and try again.
 	for try := 1; ; try++ {
 		o, err := c.raDepCaseOnce(ctx, first, budget, prepare)
-		if err != nil || try == raRefusedTries || o.faulted != nil || len(o.calls) > 0 || o.reply.status != http.StatusTooManyRequests {
+		if err != nil || try == raRefusedTries || o.faulted != nil || len(o.calls) > 0 || o.reply.Status != http.StatusTooManyRequests {
 			return o, err
 		}
 		wait := time.Second
-		if ra, err := headers.ParseRetryAfter(o.reply.header.Get("Retry-After"), o.reply.at); err == nil {
+		if ra, err := headers.ParseRetryAfter(o.reply.Header.Get("Retry-After"), o.reply.at); err == nil {
 			wait = min(max(ra.Delay, 100*time.Millisecond), raRefusedWaitCap)
 		}
-		if sleepCtx(ctx, wait); ctx.Err() != nil {
+		if Sleep(ctx, wait); ctx.Err() != nil {
 			return o, ctx.Err()
 		}
 	}
@@ -104,20 +104,20 @@ const (
 
 // raDepCaseOnce is one try of raDepCase.
 func (c *Case) raDepCaseOnce(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
-	h := c.h
-	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(c.h), c.h.RetryAfter.flushWithin(c.h)); err != nil {
+	h := c.Harness
+	if err := c.Heal(ctx, c.Harness.RetryAfter.breakerFlush(c.Harness), c.Harness.RetryAfter.flushWithin(c.Harness)); err != nil {
 		return raDepOutcome{}, err
 	}
 	mark := h.Journal.LastSeq()
-	name, lift, err := c.rule(h.Dependency, c.effectMatch(first), prepare())
+	name, lift, err := c.Rule(h.Dependency, c.EffectMatch(first), prepare())
 	if err != nil {
 		return raDepOutcome{}, err
 	}
-	r := h.raSend(ctx, call{key: c.key(), tenant: c.tenant(), amount: c.amount(),
-		header: h.budgetHeader(budget), timeout: budget + 3*time.Second})
+	r := h.raSend(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(),
+		Header: h.BudgetHeader(budget), Timeout: budget + 3*time.Second})
 	lift()
-	h.settle(ctx)
-	o := raDepOutcome{reply: r, evidence: h.Journal.After(mark), keyHeader: h.Conventions.depKeyHeader()}
+	h.Settle(ctx)
+	o := raDepOutcome{reply: r, evidence: h.Journal.After(mark), keyHeader: h.Conventions.DependencyKeyName()}
 	method := cmp.Or(h.Operation.EffectMethod, http.MethodPost)
 	for _, e := range o.evidence {
 		if e.Side == "dependency" && e.Method == method && (h.Operation.EffectPath == "" || faults.ByPath(h.Operation.EffectPath)(&e)) {
@@ -146,7 +146,7 @@ func raAlignedSecond(ctx context.Context) time.Time {
 	s := now.Truncate(time.Second)
 	if now.Sub(s) > 350*time.Millisecond {
 		s = s.Add(time.Second)
-		sleepCtx(ctx, time.Until(s)+time.Millisecond)
+		Sleep(ctx, time.Until(s)+time.Millisecond)
 	}
 	return s.UTC()
 }
@@ -156,14 +156,14 @@ func raAlignedSecond(ctx context.Context) time.Time {
 func advertisedRemaining(rs []raStamped) int {
 	most := 0
 	for _, r := range rs {
-		if r.err != nil {
+		if r.Err != nil {
 			continue
 		}
-		o := observe(r.header, r.at)
-		if l, ok := o.minRemaining(); ok {
+		o := Observe(r.Header, r.at)
+		if l, ok := o.MinRemaining(); ok {
 			most = max(most, int(min(l.Remaining, 1<<20)))
-		} else if o.xErr == nil && o.x.HasRemaining {
-			most = max(most, int(min(o.x.Remaining, 1<<20)))
+		} else if o.XErr == nil && o.X.HasRemaining {
+			most = max(most, int(min(o.X.Remaining, 1<<20)))
 		}
 	}
 	return most

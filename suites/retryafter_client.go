@@ -15,7 +15,7 @@ import (
 // raHonoursSeconds: the dependency's first answer is 503 with
 // Retry-After: 1; the target's next call must come at least 1 s later.
 func raHonoursSeconds(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": "1"})
 	})
@@ -25,7 +25,7 @@ func raHonoursSeconds(ctx context.Context, c *Case) Result {
 // raPrecedence: the dependency's first answer is 429 with Retry-After: 1
 // and a RateLimit reset of 0 s; Retry-After takes precedence (RL-10).
 func raPrecedence(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
 		return raAbort(http.StatusTooManyRequests, map[string]string{
 			"Retry-After": "1", "RateLimit": `"dep";r=0;t=0`, "RateLimit-Policy": `"dep";q=10;w=1`,
@@ -45,14 +45,14 @@ var raDateForms = []struct{ name, layout string }{
 // (429 or 503, drawn) carries Date: S and Retry-After: S+1 s; the next call
 // must not come before S+1 s.
 func raHonoursDates(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	tol := h.RetryAfter.tolerance(h)
-	want := fmt.Sprintf("for each form, the next call no earlier than the Retry-After date (1 s after the Date sent with it) −%s", raMs(tol))
+	want := fmt.Sprintf("for each form, the next call no earlier than the Retry-After date (1 s after the Date sent with it) −%s", Ms(tol))
 	var seen []string
 	var ev []faults.Entry
 	var failed bool
 	for _, f := range raDateForms {
-		status := []int{http.StatusServiceUnavailable, http.StatusTooManyRequests}[c.intn(2)]
+		status := []int{http.StatusServiceUnavailable, http.StatusTooManyRequests}[c.IntN(2)]
 		var date, until time.Time
 		o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
 			date = raAlignedSecond(ctx)
@@ -64,7 +64,7 @@ func raHonoursDates(ctx context.Context, c *Case) Result {
 		switch res := c.raJudgeWait(o, err, what, 0, until); res.Status {
 		case reports.StatusPass:
 			seen = append(seen, fmt.Sprintf("%s: next call %s after the date, %s after the answer",
-				f.name, raMs(o.next.Received.Sub(until)), raMs(o.gap())))
+				f.name, Ms(o.next.Received.Sub(until)), Ms(o.gap())))
 		case reports.StatusFail:
 			failed = true
 			seen = append(seen, f.name+": "+res.Observed)
@@ -73,37 +73,37 @@ func raHonoursDates(ctx context.Context, c *Case) Result {
 		}
 	}
 	if failed {
-		return fail(want, strings.Join(seen, "; "), ev...)
+		return Fail(want, strings.Join(seen, "; "), ev...)
 	}
-	return pass(want, strings.Join(seen, "; "), ev...)
+	return Pass(want, strings.Join(seen, "; "), ev...)
 }
 
 // raJudgeWait holds the call after the faulted one to a minimum gap after
 // the faulted answer, and to notBefore when set (wall clock).
 func (c *Case) raJudgeWait(o raDepOutcome, err error, what string, minGap time.Duration, notBefore time.Time) Result {
-	tol := c.h.RetryAfter.tolerance(c.h)
-	want := fmt.Sprintf("after %s the next dependency call comes no earlier than %s (−%s)", what, raMs(minGap), raMs(tol))
+	tol := c.Harness.RetryAfter.tolerance(c.Harness)
+	want := fmt.Sprintf("after %s the next dependency call comes no earlier than %s (−%s)", what, Ms(minGap), Ms(tol))
 	if !notBefore.IsZero() {
-		want = fmt.Sprintf("after %s the next dependency call comes no earlier than that date (−%s)", what, raMs(tol))
+		want = fmt.Sprintf("after %s the next dependency call comes no earlier than that date (−%s)", what, Ms(tol))
 	}
 	switch {
 	case err != nil:
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	case o.faulted == nil:
-		return inconclusive("the target made no dependency call to answer with %s (client got %s)", what, describe(o.reply.reply))
+		return Inconclusive("the target made no dependency call to answer with %s (client got %s)", what, Describe(o.reply.Reply))
 	case o.next == nil:
-		return inconclusive("the target made no further dependency call after %s (client got %s); nothing to time: a target that does not retry passes vacuously",
-			what, describe(o.reply.reply))
+		return Inconclusive("the target made no further dependency call after %s (client got %s); nothing to time: a target that does not retry passes vacuously",
+			what, Describe(o.reply.Reply))
 	}
 	gap := o.gap()
 	if gap+tol < minGap {
-		return fail(want, fmt.Sprintf("the next call came %s after %s", raMs(gap), what), o.evidence...)
+		return Fail(want, fmt.Sprintf("the next call came %s after %s", Ms(gap), what), o.evidence...)
 	}
 	if !notBefore.IsZero() && o.next.Received.Add(tol).Before(notBefore) {
-		return fail(want, fmt.Sprintf("the next call came %s after %s, %s before its date",
-			raMs(gap), what, raMs(notBefore.Sub(o.next.Received))), o.evidence...)
+		return Fail(want, fmt.Sprintf("the next call came %s after %s, %s before its date",
+			Ms(gap), what, Ms(notBefore.Sub(o.next.Received))), o.evidence...)
 	}
-	return pass(want, fmt.Sprintf("the next call came %s after %s; the client got %s", raMs(gap), what, describe(o.reply.reply)), o.evidence...)
+	return Pass(want, fmt.Sprintf("the next call came %s after %s; the client got %s", Ms(gap), what, Describe(o.reply.Reply)), o.evidence...)
 }
 
 // raInvalidFallsBack: the dependency keeps answering 503 with a malformed
@@ -112,25 +112,25 @@ func (c *Case) raJudgeWait(o raDepOutcome, err error, what string, minGap time.D
 // backoff's bound for its index (unbounded when none is declared), no more
 // than StormLimit calls.
 func raInvalidFallsBack(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	cfg, r := h.RetryAfter, h.Policy.Retry
 	tol := cfg.tolerance(h)
 	want := fmt.Sprintf("the value is ignored: a retry comes, each within the declared backoff's bound (+%s) of the previous answer, at most %d calls",
-		raMs(tol), cfg.stormLimit(h))
-	if !r.formula() {
+		Ms(tol), cfg.stormLimit(h))
+	if !r.Formula() {
 		want = fmt.Sprintf("the value is ignored: a retry comes, at most %d calls (no backoff declared, so gaps are not bounded)", cfg.stormLimit(h))
 	}
 	values := cfg.invalidValues()
-	picked := []string{values[c.intn(len(values))]}
+	picked := []string{values[c.IntN(len(values))]}
 	if len(values) > 1 {
-		i := c.intn(len(values) - 1)
+		i := c.IntN(len(values) - 1)
 		if values[i] == picked[0] {
 			i = len(values) - 1
 		}
 		picked = append(picked, values[i])
 	}
 	budget := cfg.budget()
-	if _, hi0, ok := r.waitBounds(0); ok {
+	if _, hi0, ok := r.WaitBounds(0); ok {
 		budget = max(budget, 2*hi0+time.Second) // room for the first retry
 	}
 	var seen []string
@@ -140,46 +140,46 @@ func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 			return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": v})
 		})
 		if err != nil {
-			return inconclusive("%v", err)
+			return Inconclusive("%v", err)
 		}
 		ev = append(ev, o.evidence...)
 		calls := o.keyCalls()
 		switch {
 		case len(calls) == 0:
-			return inconclusive("the target made no dependency call (client got %s)", describe(o.reply.reply))
+			return Inconclusive("the target made no dependency call (client got %s)", Describe(o.reply.Reply))
 		case len(calls) > cfg.stormLimit(h):
-			return fail(want, fmt.Sprintf("Retry-After %q: %d calls for one request", v, len(calls)), ev...)
+			return Fail(want, fmt.Sprintf("Retry-After %q: %d calls for one request", v, len(calls)), ev...)
 		case len(calls) == 1:
 			return c.raNoRetry(ctx, want, v, o, ev)
 		}
 		var gaps []string
 		for i := 1; i < len(calls); i++ {
 			gap := calls[i].Received.Sub(calls[i-1].Finished)
-			if _, hi, ok := r.waitBounds(i - 1); ok && gap > hi+tol {
-				return fail(want, fmt.Sprintf("Retry-After %q: call %d came %s after the previous answer, beyond the declared backoff's %s",
-					v, i+1, raMs(gap), raMs(hi)), ev...)
+			if _, hi, ok := r.WaitBounds(i - 1); ok && gap > hi+tol {
+				return Fail(want, fmt.Sprintf("Retry-After %q: call %d came %s after the previous answer, beyond the declared backoff's %s",
+					v, i+1, Ms(gap), Ms(hi)), ev...)
 			}
-			gaps = append(gaps, raMs(gap))
+			gaps = append(gaps, Ms(gap))
 		}
-		seen = append(seen, fmt.Sprintf("%q: %d calls, gaps %s, client got %s", v, len(calls), strings.Join(gaps, ", "), describe(o.reply.reply)))
+		seen = append(seen, fmt.Sprintf("%q: %d calls, gaps %s, client got %s", v, len(calls), strings.Join(gaps, ", "), Describe(o.reply.Reply)))
 	}
-	return pass(want, strings.Join(seen, "; "), ev...)
+	return Pass(want, strings.Join(seen, "; "), ev...)
 }
 
 // raNoRetry tells "an invalid value stopped the retries" from "the target
 // never retries a 503": it repeats the case without any Retry-After.
 func (c *Case) raNoRetry(ctx context.Context, want, v string, o raDepOutcome, ev []faults.Entry) Result {
-	base, err := c.raDepCase(ctx, 0, c.h.RetryAfter.budget(), func() faults.Fault {
+	base, err := c.raDepCase(ctx, 0, c.Harness.RetryAfter.budget(), func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, nil)
 	})
 	if err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
 	if n := len(base.keyCalls()); n > 1 {
-		return fail(want, fmt.Sprintf("no retry after a 503 with Retry-After %q (client got %s), yet %d calls after a 503 without one",
-			v, describe(o.reply.reply), n), append(ev, base.evidence...)...)
+		return Fail(want, fmt.Sprintf("no retry after a 503 with Retry-After %q (client got %s), yet %d calls after a 503 without one",
+			v, Describe(o.reply.Reply), n), append(ev, base.evidence...)...)
 	}
-	return notApplicable("the target does not retry a dependency's 503 at all; there is no backoff to fall back to")
+	return NotApplicable("the target does not retry a dependency's 503 at all; there is no backoff to fall back to")
 }
 
 // keyCalls returns the calls sharing the faulted call's forwarded key.
@@ -200,33 +200,33 @@ func (o raDepOutcome) keyCalls() []faults.Entry {
 // Retry-After; the client, with a drawn budget, must still get an answer by
 // that budget plus AnswerSlack, whether the target capped the wait or gave up.
 func raHugeIsCapped(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	cfg := h.RetryAfter
-	budget := time.Second + time.Duration(c.intn(1000))*time.Millisecond
+	budget := time.Second + time.Duration(c.IntN(1000))*time.Millisecond
 	huge := cfg.hugeValue()
 	want := fmt.Sprintf("with a budget of %s, an answer within %s (budget + %s) although the dependency said Retry-After: %s",
-		raMs(budget), raMs(budget+cfg.answerSlack()), raMs(cfg.answerSlack()), huge)
+		Ms(budget), Ms(budget+cfg.answerSlack()), Ms(cfg.answerSlack()), huge)
 	o, err := c.raDepCase(ctx, 1, budget, func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": huge})
 	})
 	if err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
 	r := o.reply
 	switch {
 	case o.faulted == nil:
-		return inconclusive("the target made no dependency call (client got %s)", describe(r.reply))
-	case r.err != nil:
-		return fail(want, fmt.Sprintf("no answer: %v after %s", r.err, raMs(r.took)), o.evidence...)
-	case r.took > budget+cfg.answerSlack():
-		return fail(want, fmt.Sprintf("answered %d only after %s", r.status, raMs(r.took)), o.evidence...)
+		return Inconclusive("the target made no dependency call (client got %s)", Describe(r.Reply))
+	case r.Err != nil:
+		return Fail(want, fmt.Sprintf("no answer: %v after %s", r.Err, Ms(r.Took)), o.evidence...)
+	case r.Took > budget+cfg.answerSlack():
+		return Fail(want, fmt.Sprintf("answered %d only after %s", r.Status, Ms(r.Took)), o.evidence...)
 	}
 	how := "gave up without calling again"
 	if o.next != nil {
-		how = fmt.Sprintf("capped the wait and called again %s later", raMs(o.gap()))
+		how = fmt.Sprintf("capped the wait and called again %s later", Ms(o.gap()))
 	}
-	if v := r.header.Get("Retry-After"); v != "" {
+	if v := r.Header.Get("Retry-After"); v != "" {
 		how += fmt.Sprintf(", and passed Retry-After %q on", v)
 	}
-	return pass(want, fmt.Sprintf("answered %d after %s; the target %s", r.status, raMs(r.took), how), o.evidence...)
+	return Pass(want, fmt.Sprintf("answered %d after %s; the target %s", r.Status, Ms(r.Took), how), o.evidence...)
 }

@@ -25,15 +25,15 @@ const raExplore = 4 * time.Second
 // never come before the Retry-After, and its answer must come by the
 // budget: waiting is right only when the wait fits.
 func retryAfterProperty(ctx context.Context, pc *Case) Result {
-	h := pc.h
+	h := pc.Harness
 	cfg := h.RetryAfter
-	m := &raMachine{h: h, ctx: ctx, id: pc.id, tol: cfg.tolerance(h), slack: cfg.answerSlack()}
+	m := &raMachine{h: h, ctx: ctx, id: pc.ID, tol: cfg.tolerance(h), slack: cfg.answerSlack()}
 	want := fmt.Sprintf("for every Retry-After of 2–4 s on a 429 or 503, with or without RateLimit fields, and a budget that does or does not leave room for it: no dependency call before the Retry-After (−%s), an answer by the budget (+%s)",
-		raMs(m.tol), raMs(m.slack))
-	pcfg := properties.Config{Seed: h.rng(pc.id).Uint64(), ShrinkTime: 12 * time.Second, MinCases: 1}
-	pcfg = h.exploring(pcfg, raExplore)
-	r := properties.Explore(pc.id, pcfg, m.run)
-	return exploration{want: want, meaningful: "reached the dependency"}.result(r, pcfg, m.last)
+		Ms(m.tol), Ms(m.slack))
+	pcfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 12 * time.Second, MinCases: 1}
+	pcfg = h.Exploring(pcfg, raExplore)
+	r := properties.Explore(pc.ID, pcfg, m.run)
+	return Exploration{Want: want, Meaningful: "reached the dependency"}.Result(r, pcfg, m.last)
 }
 
 // raMachine runs HS-08p's cases.
@@ -52,8 +52,8 @@ type raMachine struct {
 func (m *raMachine) run(t *rapid.T) bool {
 	h := m.h
 	m.cases++
-	c := h.newCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
-	defer c.done(m.ctx)
+	c := h.NewCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
+	defer c.Done(m.ctx)
 	status := rapid.SampledFrom([]int{http.StatusServiceUnavailable, http.StatusTooManyRequests}).Draw(t, "status")
 	secs := rapid.IntRange(2, 4).Draw(t, "Retry-After (s)")
 	rateLimit := rapid.Bool().Draw(t, "RateLimit fields resetting at once")
@@ -63,7 +63,7 @@ func (m *raMachine) run(t *rapid.T) bool {
 	if fits {
 		budget = ra + 1500*time.Millisecond
 	}
-	budget = min(budget, h.Conventions.maxBudget())
+	budget = min(budget, h.Conventions.BudgetCap())
 	hd := map[string]string{"Retry-After": strconv.Itoa(secs)}
 	if rateLimit {
 		hd["RateLimit"], hd["RateLimit-Policy"] = `"dep";r=0;t=0`, `"dep";q=10;w=1`
@@ -79,17 +79,17 @@ func (m *raMachine) run(t *rapid.T) bool {
 	}
 	next := "no further dependency call"
 	if o.next != nil {
-		next = fmt.Sprintf("the next call %s after it", raMs(o.gap()))
+		next = fmt.Sprintf("the next call %s after it", Ms(o.gap()))
 	}
-	t.Logf("a budget of %s; the dependency answered %s; %s; the client got %s after %s", raMs(budget), what, next, describe(o.reply.reply), raMs(o.reply.took))
+	t.Logf("a budget of %s; the dependency answered %s; %s; the client got %s after %s", Ms(budget), what, next, Describe(o.reply.Reply), Ms(o.reply.Took))
 	if o.faulted == nil {
 		return false
 	}
 	if o.next != nil && o.gap()+m.tol < ra {
-		t.Fatalf("the next dependency call came %s after %s", raMs(o.gap()), what)
+		t.Fatalf("the next dependency call came %s after %s", Ms(o.gap()), what)
 	}
-	if r := o.reply; r.err != nil || r.took > budget+m.slack {
-		t.Fatalf("the client's answer (%s) came after %s, past its budget of %s", describe(r.reply), raMs(r.took), raMs(budget))
+	if r := o.reply; r.Err != nil || r.Took > budget+m.slack {
+		t.Fatalf("the client's answer (%s) came after %s, past its budget of %s", Describe(r.Reply), Ms(r.Took), Ms(budget))
 	}
 	return true
 }

@@ -15,24 +15,24 @@ import (
 // raTruthful429 exhausts a fresh tenant, then probes right after the 429
 // and again once its Retry-After has elapsed.
 func raTruthful429(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	tol := h.RetryAfter.tolerance(h)
 	want := fmt.Sprintf("every 429 carries Retry-After as delay-seconds or IMF-fixdate; a request sent right after it is "+
-		"refused unless the 1-second resolution allows otherwise; one sent once it has elapsed (+%s) is admitted", raMs(tol))
-	tenant := c.tenant()
+		"refused unless the 1-second resolution allows otherwise; one sent once it has elapsed (+%s) is admitted", Ms(tol))
+	tenant := c.Tenant()
 	rs, err := c.raExhaust(ctx, tenant)
 	if err != nil {
-		return inconclusive("could not drive a fresh tenant into 429: %v", err)
+		return Inconclusive("could not drive a fresh tenant into 429: %v", err)
 	}
 	var first raStamped
 	var firstRA headers.RetryAfter
 	for _, r := range rs {
-		if r.err != nil || r.status != http.StatusTooManyRequests {
+		if r.Err != nil || r.Status != http.StatusTooManyRequests {
 			continue
 		}
-		ra, err := raSenderValue(r.header.Get("Retry-After"), raResponseNow(r.header, r.at))
+		ra, err := raSenderValue(r.Header.Get("Retry-After"), raResponseNow(r.Header, r.at))
 		if err != nil {
-			return fail(want, fmt.Sprintf("the 429 after %d requests from one tenant: %v", len(rs), err), c.evidence()...)
+			return Fail(want, fmt.Sprintf("the 429 after %d requests from one tenant: %v", len(rs), err), c.Evidence()...)
 		}
 		if first.at.IsZero() || r.at.Before(first.at) {
 			first, firstRA = r, ra
@@ -42,68 +42,68 @@ func raTruthful429(ctx context.Context, c *Case) Result {
 	// back up to 1 s sooner: only an admission before Retry-After − 1 s
 	// contradicts it.
 	var notes []string
-	probe := h.raSend(ctx, call{key: c.key(), tenant: tenant, amount: c.amount()})
+	probe := h.raSend(ctx, Call{Key: c.Key(), Tenant: tenant, Amount: c.Amount()})
 	claim, claimRA := first, firstRA
 	switch {
-	case probe.err != nil:
-		return inconclusive("the probe right after the 429 failed: %v", probe.err)
-	case probe.status == http.StatusTooManyRequests:
-		ra, err := raSenderValue(probe.header.Get("Retry-After"), raResponseNow(probe.header, probe.at))
+	case probe.Err != nil:
+		return Inconclusive("the probe right after the 429 failed: %v", probe.Err)
+	case probe.Status == http.StatusTooManyRequests:
+		ra, err := raSenderValue(probe.Header.Get("Retry-After"), raResponseNow(probe.Header, probe.at))
 		if err != nil {
-			return fail(want, fmt.Sprintf("the second 429: %v", err), c.evidence()...)
+			return Fail(want, fmt.Sprintf("the second 429: %v", err), c.Evidence()...)
 		}
 		claim, claimRA = probe, ra
 		notes = append(notes, fmt.Sprintf("a request %s after the first 429 was refused (429, Retry-After %q)",
-			raMs(probe.sent.Sub(first.at)), probe.header.Get("Retry-After")))
+			Ms(probe.sent.Sub(first.at)), probe.Header.Get("Retry-After")))
 	default:
 		elapsed := probe.at.Sub(first.sent)
 		if elapsed+tol < firstRA.Delay-time.Second {
-			return fail(want, fmt.Sprintf("admitted (%d) at most %s after a 429 whose Retry-After %q promised no quota for %s",
-				probe.status, raMs(elapsed), first.header.Get("Retry-After"), firstRA.Delay-time.Second), c.evidence()...)
+			return Fail(want, fmt.Sprintf("admitted (%d) at most %s after a 429 whose Retry-After %q promised no quota for %s",
+				probe.Status, Ms(elapsed), first.Header.Get("Retry-After"), firstRA.Delay-time.Second), c.Evidence()...)
 		}
 		notes = append(notes, fmt.Sprintf("a request %s after the first 429 was admitted (%d), within Retry-After %q's 1-second resolution",
-			raMs(probe.sent.Sub(first.at)), probe.status, first.header.Get("Retry-After")))
+			Ms(probe.sent.Sub(first.at)), probe.Status, first.Header.Get("Retry-After")))
 	}
 	if claimRA.Delay > h.RetryAfter.maxWait() {
 		notes = append(notes, fmt.Sprintf("admission after %s not verified (longer than the %s the suite waits)", claimRA.Delay, h.RetryAfter.maxWait()))
-		return pass(want, strings.Join(notes, "; "), c.evidence()...)
+		return Pass(want, strings.Join(notes, "; "), c.Evidence()...)
 	}
-	sleepCtx(ctx, time.Until(claim.at.Add(claimRA.Delay+tol)))
-	after := h.raSend(ctx, call{key: c.key(), tenant: tenant, amount: c.amount()})
+	Sleep(ctx, time.Until(claim.at.Add(claimRA.Delay+tol)))
+	after := h.raSend(ctx, Call{Key: c.Key(), Tenant: tenant, Amount: c.Amount()})
 	wait := after.sent.Sub(claim.at)
 	switch {
-	case after.err != nil:
-		return inconclusive("the request after Retry-After elapsed failed: %v", after.err)
-	case after.status == http.StatusTooManyRequests:
-		return fail(want, fmt.Sprintf("%s; but a request %s after a 429 with Retry-After %q was refused again",
-			strings.Join(notes, "; "), raMs(wait), claim.header.Get("Retry-After")), c.evidence()...)
+	case after.Err != nil:
+		return Inconclusive("the request after Retry-After elapsed failed: %v", after.Err)
+	case after.Status == http.StatusTooManyRequests:
+		return Fail(want, fmt.Sprintf("%s; but a request %s after a 429 with Retry-After %q was refused again",
+			strings.Join(notes, "; "), Ms(wait), claim.Header.Get("Retry-After")), c.Evidence()...)
 	}
-	notes = append(notes, fmt.Sprintf("a request %s after the Retry-After %q was admitted (%d)", raMs(wait), claim.header.Get("Retry-After"), after.status))
-	return pass(want, strings.Join(notes, "; "), c.evidence()...)
+	notes = append(notes, fmt.Sprintf("a request %s after the Retry-After %q was admitted (%d)", Ms(wait), claim.Header.Get("Retry-After"), after.Status))
+	return Pass(want, strings.Join(notes, "; "), c.Evidence()...)
 }
 
 // raNotBeforeReset compares each 429's Retry-After with the reset its
 // rate-limit fields advertise.
 func raNotBeforeReset(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	tol := h.RetryAfter.tolerance(h)
-	rs, err := c.raExhaust(ctx, c.tenant())
+	rs, err := c.raExhaust(ctx, c.Tenant())
 	if err != nil {
-		return inconclusive("could not drive a fresh tenant into 429: %v", err)
+		return Inconclusive("could not drive a fresh tenant into 429: %v", err)
 	}
-	want := fmt.Sprintf("on every 429 carrying both, Retry-After ≥ the exhausted policy's reset (−%s)", raMs(tol))
+	want := fmt.Sprintf("on every 429 carrying both, Retry-After ≥ the exhausted policy's reset (−%s)", Ms(tol))
 	var compared, invalid, unlimited int
 	var seen []string
 	for _, r := range rs {
-		if r.err != nil || r.status != http.StatusTooManyRequests {
+		if r.Err != nil || r.Status != http.StatusTooManyRequests {
 			continue
 		}
-		ra, err := raSenderValue(r.header.Get("Retry-After"), raResponseNow(r.header, r.at))
+		ra, err := raSenderValue(r.Header.Get("Retry-After"), raResponseNow(r.Header, r.at))
 		if err != nil {
 			invalid++
 			continue
 		}
-		t, form, ok := raReset(r.header)
+		t, form, ok := raReset(r.Header)
 		if !ok {
 			unlimited++
 			continue
@@ -111,68 +111,68 @@ func raNotBeforeReset(ctx context.Context, c *Case) Result {
 		compared++
 		reset := time.Duration(t) * time.Second
 		if ra.Delay+tol < reset {
-			return fail(want, fmt.Sprintf("a 429 says Retry-After %q (%s) but %s=%d", r.header.Get("Retry-After"), ra.Delay, form, t), c.evidence()...)
+			return Fail(want, fmt.Sprintf("a 429 says Retry-After %q (%s) but %s=%d", r.Header.Get("Retry-After"), ra.Delay, form, t), c.Evidence()...)
 		}
-		seen = append(seen, fmt.Sprintf("Retry-After %q vs %s=%d", r.header.Get("Retry-After"), form, t))
+		seen = append(seen, fmt.Sprintf("Retry-After %q vs %s=%d", r.Header.Get("Retry-After"), form, t))
 	}
 	if compared == 0 {
-		return notApplicable("no 429 carried both a valid Retry-After and a rate-limit reset (%d without a valid Retry-After, %d without rate-limit fields); HS-01a judges the Retry-After itself",
+		return NotApplicable("no 429 carried both a valid Retry-After and a rate-limit reset (%d without a valid Retry-After, %d without rate-limit fields); HS-01a judges the Retry-After itself",
 			invalid, unlimited)
 	}
 	slices.Sort(seen)
-	return pass(want, fmt.Sprintf("%d 429s compared: %s", compared, strings.Join(slices.Compact(seen), "; ")), c.evidence()...)
+	return Pass(want, fmt.Sprintf("%d 429s compared: %s", compared, strings.Join(slices.Compact(seen), "; ")), c.Evidence()...)
 }
 
 // raTruthful503 fails the dependency until the target answers 503, then
 // repairs it and retries once the 503's Retry-After has elapsed. Whether a
 // retry before then is refused says nothing here: the outage is ours.
 func raTruthful503(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	tol := h.RetryAfter.tolerance(h)
-	want := fmt.Sprintf("the 503 carries Retry-After as delay-seconds or IMF-fixdate; once it has elapsed (+%s), with the dependency back, the same request succeeds", raMs(tol))
-	if err := c.heal(ctx, c.h.RetryAfter.breakerFlush(c.h), c.h.RetryAfter.flushWithin(c.h)); err != nil {
-		return inconclusive("%v", err)
+	want := fmt.Sprintf("the 503 carries Retry-After as delay-seconds or IMF-fixdate; once it has elapsed (+%s), with the dependency back, the same request succeeds", Ms(tol))
+	if err := c.Heal(ctx, c.Harness.RetryAfter.breakerFlush(c.Harness), c.Harness.RetryAfter.flushWithin(c.Harness)); err != nil {
+		return Inconclusive("%v", err)
 	}
-	_, lift, err := c.rule(h.Dependency, c.effectMatch(0), raAbort(http.StatusServiceUnavailable, nil))
+	_, lift, err := c.Rule(h.Dependency, c.EffectMatch(0), raAbort(http.StatusServiceUnavailable, nil))
 	if err != nil {
-		return inconclusive("%v", err)
+		return Inconclusive("%v", err)
 	}
 	budget := h.RetryAfter.budget()
-	base := call{key: c.key(), tenant: c.tenant(), amount: c.amount(), header: h.budgetHeader(budget), timeout: budget + 3*time.Second}
+	base := Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Header: h.BudgetHeader(budget), Timeout: budget + 3*time.Second}
 	r := h.raSend(ctx, base)
 	lift()
-	if r.err != nil || r.status != http.StatusServiceUnavailable {
-		return inconclusive("with every dependency call answered 503 the target answered %s, not 503", describe(r.reply))
+	if r.Err != nil || r.Status != http.StatusServiceUnavailable {
+		return Inconclusive("with every dependency call answered 503 the target answered %s, not 503", Describe(r.Reply))
 	}
-	v := r.header.Get("Retry-After")
-	ra, err := raSenderValue(v, raResponseNow(r.header, r.at))
+	v := r.Header.Get("Retry-After")
+	ra, err := raSenderValue(v, raResponseNow(r.Header, r.at))
 	if err != nil {
-		return fail(want, fmt.Sprintf("the 503 for a failing dependency: %v", err), c.evidence()...)
+		return Fail(want, fmt.Sprintf("the 503 for a failing dependency: %v", err), c.Evidence()...)
 	}
 	if ra.Delay > h.RetryAfter.maxWait() {
-		return pass(want, fmt.Sprintf("503 with a valid Retry-After %q; the retry after %s not verified (longer than the %s the suite waits)",
-			v, ra.Delay, h.RetryAfter.maxWait()), c.evidence()...)
+		return Pass(want, fmt.Sprintf("503 with a valid Retry-After %q; the retry after %s not verified (longer than the %s the suite waits)",
+			v, ra.Delay, h.RetryAfter.maxWait()), c.Evidence()...)
 	}
-	sleepCtx(ctx, time.Until(r.at.Add(ra.Delay+tol)))
+	Sleep(ctx, time.Until(r.at.Add(ra.Delay+tol)))
 	again := h.raSend(ctx, base)
-	if !h.succeeded(again.reply) {
-		return fail(want, fmt.Sprintf("503 with Retry-After %q; the retry %s later, with the dependency back, got %s",
-			v, raMs(again.sent.Sub(r.at)), describe(again.reply)), c.evidence()...)
+	if !h.Succeeded(again.Reply) {
+		return Fail(want, fmt.Sprintf("503 with Retry-After %q; the retry %s later, with the dependency back, got %s",
+			v, Ms(again.sent.Sub(r.at)), Describe(again.Reply)), c.Evidence()...)
 	}
-	return pass(want, fmt.Sprintf("503 with Retry-After %q; the retry %s later succeeded (%d)", v, raMs(again.sent.Sub(r.at)), again.status), c.evidence()...)
+	return Pass(want, fmt.Sprintf("503 with Retry-After %q; the retry %s later succeeded (%d)", v, Ms(again.sent.Sub(r.at)), again.Status), c.Evidence()...)
 }
 
 // raRunWideSyntax sweeps the whole journal for the 429 and 503 answers the
 // target sent (not those a front rule made up) and validates each
 // Retry-After; with none recorded it drives one 429 first.
 func raRunWideSyntax(ctx context.Context, c *Case) Result {
-	h := c.h
+	h := c.Harness
 	answers := raTargetRefusals(h.Journal)
 	if len(answers) == 0 {
-		if _, err := c.raExhaust(ctx, c.tenant()); err != nil {
-			return inconclusive("no 429 or 503 recorded in the run and could not drive one: %v", err)
+		if _, err := c.raExhaust(ctx, c.Tenant()); err != nil {
+			return Inconclusive("no 429 or 503 recorded in the run and could not drive one: %v", err)
 		}
-		h.settle(ctx)
+		h.Settle(ctx)
 		answers = raTargetRefusals(h.Journal)
 	}
 	want := "every 429 and 503 the target sent during the run carries exactly one Retry-After: delay-seconds or an IMF-fixdate"
@@ -192,9 +192,9 @@ func raRunWideSyntax(ctx context.Context, c *Case) Result {
 	}
 	counts := fmt.Sprintf("%d 429s and %d 503s", raCount(answers, http.StatusTooManyRequests), raCount(answers, http.StatusServiceUnavailable))
 	if len(bad) > 0 {
-		return fail(want, fmt.Sprintf("%d of %d answers (%s) without a valid Retry-After; first: %v", len(bad), len(answers), counts, firstErr), bad...)
+		return Fail(want, fmt.Sprintf("%d of %d answers (%s) without a valid Retry-After; first: %v", len(bad), len(answers), counts, firstErr), bad...)
 	}
-	return pass(want, fmt.Sprintf("%s, all valid (%d delay-seconds, %d IMF-fixdate)", counts, forms["delay-seconds"], forms["IMF-fixdate"]), answers...)
+	return Pass(want, fmt.Sprintf("%s, all valid (%d delay-seconds, %d IMF-fixdate)", counts, forms["delay-seconds"], forms["IMF-fixdate"]), answers...)
 }
 
 // raTargetRefusals returns the front-side 429 and 503 answers relayed from

@@ -89,16 +89,16 @@ func (h *Harness) checkTimeout() time.Duration {
 func runOne(parent context.Context, h *Harness, c Check) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = inconclusive("internal error in check %s: %v\n%s", c.ID, p, debug.Stack())
+			res = Inconclusive("internal error in check %s: %v\n%s", c.ID, p, debug.Stack())
 		}
 	}()
 	for _, n := range c.Needs {
 		if why := n.Unmet(h); why != "" {
-			return notApplicable("%s", why)
+			return NotApplicable("%s", why)
 		}
 	}
 	if why := h.tooNoisy(c); why != "" {
-		return inconclusive("%s", why)
+		return Inconclusive("%s", why)
 	}
 	res, stall := h.watched(parent, c, c.ID)
 	if res.Status == reports.StatusFail && stall > h.stallLimit() && parent.Err() == nil {
@@ -113,15 +113,15 @@ func (h *Harness) once(parent context.Context, c Check, id string) Result {
 	timeout := h.checkTimeout()
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
-	cs := h.newCase(ctx, id)
-	defer cs.done(ctx)
+	cs := h.NewCase(ctx, id)
+	defer cs.Done(ctx)
 	res := c.Run(ctx, cs)
 	if ctx.Err() != nil && parent.Err() == nil {
-		return inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", timeout, res.Observed, res.Reason)
+		return Inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", timeout, res.Observed, res.Reason)
 	}
 	if res.Status == reports.StatusPass {
 		if why := cs.degenerate(); why != "" {
-			return inconclusive("%s; the check would have passed: %s", why, res.Observed)
+			return Inconclusive("%s; the check would have passed: %s", why, res.Observed)
 		}
 	}
 	return res
@@ -188,7 +188,7 @@ func exchange(e faults.Entry) reports.Exchange {
 }
 
 // evidence returns the check's exchanges on both proxies, in finishing order.
-func (c *Case) evidence() []faults.Entry {
-	ev := c.h.Journal.After(c.mark)
+func (c *Case) Evidence() []faults.Entry {
+	ev := c.Harness.Journal.After(c.mark)
 	return slices.Clip(ev)
 }

@@ -11,47 +11,47 @@ import (
 )
 
 // call is one request of a logical operation.
-type call struct {
-	key     string // idempotency key; empty sends none
-	rawKey  bool   // send key verbatim instead of in the target's key format
-	tenant  string
-	alt     bool // the alternative payload
-	amount  int
-	timeout time.Duration // client-side timeout; 0 means 10 s
-	header  http.Header   // extra headers
-	op      *Operation    // the operation to send; nil means Harness.Operation
+type Call struct {
+	Key     string // idempotency key; empty sends none
+	RawKey  bool   // send key verbatim instead of in the target's key format
+	Tenant  string
+	Alt     bool // the alternative payload
+	Amount  int
+	Timeout time.Duration // client-side timeout; 0 means 10 s
+	Header  http.Header   // extra headers
+	Op      *Operation    // the operation to send; nil means Harness.Operation
 }
 
 // reply is what came back: a status or a transport error.
-type reply struct {
-	status int
-	header http.Header
-	body   []byte
-	err    error
-	took   time.Duration
+type Reply struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Err    error
+	Took   time.Duration
 }
 
-func (r reply) String() string {
-	if r.err != nil {
-		return "error: " + r.err.Error()
+func (r Reply) String() string {
+	if r.Err != nil {
+		return "error: " + r.Err.Error()
 	}
-	return strconv.Itoa(r.status) + " " + http.StatusText(r.status)
+	return strconv.Itoa(r.Status) + " " + http.StatusText(r.Status)
 }
 
 // maxReplyBody bounds what the harness keeps of a target's answer.
-const maxReplyBody = 1 << 20
+const MaxReplyBody = 1 << 20
 
 // send performs c through the front proxy.
-func (h *Harness) send(ctx context.Context, c call) reply {
+func (h *Harness) Send(ctx context.Context, c Call) Reply {
 	operation := h.Operation
-	if c.op != nil {
-		operation = *c.op
+	if c.Op != nil {
+		operation = *c.Op
 	}
-	op, err := operation.render(Values{Key: c.key, Tenant: c.tenant, Amount: c.amount}, c.alt)
+	op, err := operation.Prepare(Values{Key: c.Key, Tenant: c.Tenant, Amount: c.Amount}, c.Alt)
 	if err != nil {
-		return reply{err: err}
+		return Reply{Err: err}
 	}
-	timeout := c.timeout
+	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
@@ -59,7 +59,7 @@ func (h *Harness) send(ctx context.Context, c call) reply {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, op.Method, h.TargetURL+op.Path, bytes.NewReader(op.Body))
 	if err != nil {
-		return reply{err: err}
+		return Reply{Err: err}
 	}
 	// net/http replays a request on a reused connection that closes when it
 	// carries an Idempotency-Key and a rewindable body. The harness must own
@@ -68,42 +68,42 @@ func (h *Harness) send(ctx context.Context, c call) reply {
 	for k, vs := range op.Header {
 		req.Header[k] = vs
 	}
-	if c.key != "" {
-		k := c.key
-		if !c.rawKey {
-			k = h.Conventions.formatKey(k)
+	if c.Key != "" {
+		k := c.Key
+		if !c.RawKey {
+			k = h.Conventions.FormatKey(k)
 		}
-		req.Header[http.CanonicalHeaderKey(h.keyHeaderOf(operation))] = []string{k}
+		req.Header[http.CanonicalHeaderKey(h.KeyHeaderOf(operation))] = []string{k}
 	}
-	h.Conventions.setTenant(req.Header, c.tenant)
-	for k, vs := range c.header {
+	h.Conventions.SetTenant(req.Header, c.Tenant)
+	for k, vs := range c.Header {
 		req.Header[k] = vs
 	}
 	start := time.Now()
-	resp, err := h.client().Do(req)
+	resp, err := h.HTTPClient().Do(req)
 	if err != nil {
-		return reply{err: err, took: time.Since(start)}
+		return Reply{Err: err, Took: time.Since(start)}
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBody))
-	return reply{status: resp.StatusCode, header: resp.Header, body: b, err: err, took: time.Since(start)}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxReplyBody))
+	return Reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: err, Took: time.Since(start)}
 }
 
 // succeeded reports whether r means the operation took effect.
-func (h *Harness) succeeded(r reply) bool { return h.Operation.succeeded(r) }
+func (h *Harness) Succeeded(r Reply) bool { return h.Operation.Succeeded(r) }
 
 // succeeded reports whether r means o took effect.
-func (o Operation) succeeded(r reply) bool {
-	if r.err != nil {
+func (o Operation) Succeeded(r Reply) bool {
+	if r.Err != nil {
 		return false
 	}
 	if len(o.Success) > 0 {
-		return slices.Contains(o.Success, r.status)
+		return slices.Contains(o.Success, r.Status)
 	}
-	return r.status >= 200 && r.status < 300
+	return r.Status >= 200 && r.Status < 300
 }
 
-func (h *Harness) client() *http.Client {
+func (h *Harness) HTTPClient() *http.Client {
 	if h.Client != nil {
 		return h.Client
 	}

@@ -48,7 +48,7 @@ func watchStalls() (stop func() time.Duration) {
 // tolerance a timed check judges with, which absorbs a shorter stall
 // wherever it falls.
 func (h *Harness) stallLimit() time.Duration {
-	limit := h.tolerance()
+	limit := h.Slack()
 	for _, s := range h.Suites {
 		if s.Slack != nil {
 			limit = min(limit, s.Slack(h))
@@ -85,20 +85,20 @@ func (h *Harness) rejudged(parent context.Context, c Check, first Result, stall 
 	firstSaw := withoutStory(first.Observed)
 	switch {
 	case again > limit && (res.Status == reports.StatusFail || res.Status == reports.StatusPass):
-		out := inconclusive("noisy runner: the runner stalled %s and then %s during two runs of this check, beyond the %s a timing verdict can bear; the first run failed: %s; the second %s: %s",
-			raMs(stall), raMs(again), raMs(limit), first.Observed, map[bool]string{true: "failed", false: "passed"}[res.Status == reports.StatusFail], withoutStory(res.Observed))
+		out := Inconclusive("noisy runner: the runner stalled %s and then %s during two runs of this check, beyond the %s a timing verdict can bear; the first run failed: %s; the second %s: %s",
+			Ms(stall), Ms(again), Ms(limit), first.Observed, map[bool]string{true: "failed", false: "passed"}[res.Status == reports.StatusFail], withoutStory(res.Observed))
 		out.Evidence, out.Counterexample = first.Evidence, first.Counterexample
 		return out
 	case res.Status == reports.StatusFail:
 		first.Observed += fmt.Sprintf(" (the runner stalled %s during this run, beyond the %s a timing verdict can bear, so the check ran again, stalling no longer than that, and failed again: %s)",
-			raMs(stall), raMs(limit), withoutStory(res.Observed))
+			Ms(stall), Ms(limit), withoutStory(res.Observed))
 		return first
 	case res.Status == reports.StatusPass:
 		res.Observed += fmt.Sprintf(" (on a second run: the first failed while the runner stalled %s, beyond the %s a timing verdict can bear: %s)",
-			raMs(stall), raMs(limit), firstSaw)
+			Ms(stall), Ms(limit), firstSaw)
 	default:
 		res.Reason += fmt.Sprintf(" (on a second run: the first failed while the runner stalled %s, beyond the %s a timing verdict can bear: %s)",
-			raMs(stall), raMs(limit), firstSaw)
+			Ms(stall), Ms(limit), firstSaw)
 	}
 	return res
 }

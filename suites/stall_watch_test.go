@@ -54,7 +54,7 @@ func TestHarness_rejudged(t *testing.T) {
 				return func() time.Duration { return c.stalls[i] }
 			}
 			chk := Check{ID: "HS-T", Suite: c.suite, Timed: c.suite == suiteRA || c.suite == suiteDL, Run: func(_ context.Context, cs *Case) Result {
-				ids = append(ids, cs.id)
+				ids = append(ids, cs.ID)
 				return c.runs[len(ids)-1]
 			}}
 			res := runOne(t.Context(), h, chk)

@@ -7,15 +7,15 @@ import (
 )
 
 // describe renders a reply for a report line.
-func describe(r reply) string {
-	if r.err != nil {
-		return "transport error (" + r.err.Error() + ")"
+func Describe(r Reply) string {
+	if r.Err != nil {
+		return "transport error (" + r.Err.Error() + ")"
 	}
-	return fmt.Sprintf("%d", r.status)
+	return fmt.Sprintf("%d", r.Status)
 }
 
 // excerpt shortens a body for a report line.
-func excerpt(b []byte) string {
+func Excerpt(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	if len(s) > 120 {
 		s = s[:117] + "..."
@@ -24,7 +24,7 @@ func excerpt(b []byte) string {
 }
 
 // raMs renders a duration in milliseconds for report lines.
-func raMs(d time.Duration) string {
+func Ms(d time.Duration) string {
 	if d > -10*time.Millisecond && d < 10*time.Millisecond {
 		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 	}
