@@ -208,7 +208,7 @@ func (c Conventions) MismatchCode() int {
 
 func (c Conventions) InProgressCode() int { return cmp.Or(c.InProgressStatus, http.StatusConflict) }
 func (c Conventions) MissingKeyCode() int { return cmp.Or(c.MissingKeyStatus, http.StatusBadRequest) }
-func (c Conventions) CopiesCap() int        { return cmp.Or(c.MaxConcurrentCopies, 50) }
+func (c Conventions) CopiesCap() int      { return cmp.Or(c.MaxConcurrentCopies, 50) }
 
 func (c Conventions) BudgetCap() time.Duration {
 	if c.MaxBudget > 0 {

@@ -54,7 +54,7 @@ type RetryPolicy struct {
 	BreakerRecovery time.Duration
 }
 
-func (r RetryPolicy) Attempts() int     { return cmp.Or(r.MaxAttempts, 3) }
+func (r RetryPolicy) Attempts() int  { return cmp.Or(r.MaxAttempts, 3) }
 func (r RetryPolicy) Ratio() float64 { return OrFloat(r.BudgetRatio, 0.1) }
 
 // attemptsText and ratioText render the cap and ratio judged by, saying

@@ -13,9 +13,9 @@ import (
 // exploration is what a property check says about its run, whatever the
 // outcome.
 type Exploration struct {
-	Want       string          // the property, as the result's Expected
-	Meaningful string          // what a case that counts did, e.g. "reached the dependency"
-	Held       string          // appended to a pass's observation; may be empty
+	Want       string   // the property, as the result's Expected
+	Meaningful string   // what a case that counts did, e.g. "reached the dependency"
+	Held       string   // appended to a pass's observation; may be empty
 	Trouble    *Trouble // resilcheck's own failures while exploring; may be nil
 }
 

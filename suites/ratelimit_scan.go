@@ -15,7 +15,7 @@ type scan struct {
 	want    string
 	applies func(Observation) bool   // the responses the rule concerns
 	judge   func(Observation) string // "" when the response obeys the rule
-	none    string             // skip reason when no response applies
+	none    string                   // skip reason when no response applies
 	prepare func(ctx context.Context, c *Case)
 	summary func(applied []Observation) string // extra observed text; may be nil
 	// exempt, when set, says why the rule does not apply to this target at
