@@ -113,7 +113,7 @@ func rbTolerances(h *Harness) []reports.Tolerance {
 			Why: "RB-05: policy.retry.breaker_recovery; undeclared, how soon requests succeed again is not judged"},
 		{Name: "retries in an outage and its recovery", Value: fmt.Sprintf("≤ %s·requests + %d, in each", h.Policy.Retry.RatioText(), a.retryFloor()),
 			Why: "RB-05: policy.retry.budget_ratio (undeclared, the SRE book ch. 21's 10 %) plus the floor of RB-02"},
-		{Name: "lockstep retries", Value: fmt.Sprintf("≤ %.0f %% in one bucket of %s", a.maxBucketShare()*100, h.bucketText()),
+		{Name: "lockstep retries", Value: fmt.Sprintf("≤ %.0f %% in one bucket of %s", a.maxBucketShare()*100, bucketText(h)),
 			Why: "BO-08: jitter spreads retries that failed together over the declared first wait's range; lockstep puts them in one bucket"},
 		{Name: "backoff sampling refill", Value: fmt.Sprintf("%d successes after each round", h.Policy.Retry.Refill(4)),
 			Why: "RB-15, BO-01..04, BO-08: ⌈a round's 4 failures / budget ratio⌉, so a retry throttle never starves the sample"},

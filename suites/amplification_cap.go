@@ -29,7 +29,7 @@ func nonRetryable(ctx context.Context, c *Case) Result {
 		if err != nil {
 			return Inconclusive("%v", err)
 		}
-		r, calls := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
+		r, calls := logicalRequests(ctx, c, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 		remove()
 		ev = append(ev, calls...)
 		switch {
@@ -65,11 +65,11 @@ func gatewayNoRetry(ctx context.Context, c *Case) Result {
 	n := 1 + c.IntN(2)
 	var seen []string
 	for i := range n {
-		r, calls := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
+		r, calls := logicalRequests(ctx, c, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 		switch {
 		case i == 0 && r.Err == nil && r.Status < 500 && len(calls) == 1:
 			remove()
-			return c.gatewayExhausted(ctx, fmt.Sprintf("the target answered %d to a dependency's 200 {} after 1 call (it takes any 2xx as done)", r.Status))
+			return gatewayExhausted(ctx, c, fmt.Sprintf("the target answered %d to a dependency's 200 {} after 1 call (it takes any 2xx as done)", r.Status))
 		case r.Err == nil && r.Status < 500:
 			remove()
 			return Inconclusive("the target answered %d to an unusable dependency answer after %d calls: no failure for a gateway to retry", r.Status, len(calls))
@@ -90,7 +90,7 @@ func gatewayNoRetry(ctx context.Context, c *Case) Result {
 // gatewayExhausted is HS-14 for a service that takes any 2xx from its
 // dependency as done: one POST while the dependency answers 503 to every
 // call must reach it no more often than one tier's declared attempts.
-func (c *Case) gatewayExhausted(ctx context.Context, why string) Result {
+func gatewayExhausted(ctx context.Context, c *Case, why string) Result {
 	h := c.Harness
 	limit := h.Policy.Retry.Attempts()
 	want := fmt.Sprintf("the target answers a POST whose dependency calls all fail with a 5xx after at most %s calls: no tier re-sends it (strict RFC profile)", h.Policy.Retry.AttemptsText())
@@ -101,7 +101,7 @@ func (c *Case) gatewayExhausted(ctx context.Context, why string) Result {
 	if err != nil {
 		return Inconclusive("%v", err)
 	}
-	r, calls := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
+	r, calls := logicalRequests(ctx, c, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 	remove()
 	obs := fmt.Sprintf("%s; with every call answered 503: %d calls (keys %s), client got %s", why, len(calls), keyList(h, calls), Describe(r))
 	switch {
@@ -135,7 +135,7 @@ func attemptCap(ctx context.Context, c *Case) Result {
 			cl.Header, cl.Timeout = h.BudgetHeader(budget), budget+3*time.Second
 			label = fmt.Sprintf("hang (budget %s)", budget)
 		}
-		r, calls := c.logical(ctx, cl)
+		r, calls := logicalRequests(ctx, c, cl)
 		remove()
 		if len(calls) > limit {
 			return Fail(want, fmt.Sprintf("%s: %d calls for one logical request (keys %s), client got %s", label, len(calls), keyList(h, calls), Describe(r)), c.Evidence()...)
@@ -156,7 +156,7 @@ func keyedRetries(ctx context.Context, c *Case) Result {
 	}
 	name := h.Conventions.DependencyKeyName()
 	want := fmt.Sprintf("every retried call carries %s, the same value on every attempt of one logical request (or no retry at all)", name)
-	r, calls := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
+	r, calls := logicalRequests(ctx, c, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 	switch {
 	case len(calls) == 0:
 		return Inconclusive("the dependency saw no call (client got %s)", Describe(r))

@@ -10,11 +10,11 @@ import (
 )
 
 // rbMark returns the journal position to read a logical request's calls from.
-func (c *Case) rbMark() uint64 { return c.Harness.Journal.LastSeq() }
+func rbMark(c *Case) uint64 { return c.Harness.Journal.LastSeq() }
 
 // effectCalls returns the effectful dependency calls recorded after mark, in
 // the order they were received.
-func (c *Case) effectCalls(mark uint64) []faults.Entry {
+func effectCalls(c *Case, mark uint64) []faults.Entry {
 	h := c.Harness
 	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(cmp.Or(h.Operation.EffectMethod, http.MethodPost))}
 	if h.Operation.EffectPath != "" {
@@ -26,7 +26,7 @@ func (c *Case) effectCalls(mark uint64) []faults.Entry {
 }
 
 // frontCalls returns the front exchanges of the operation recorded after mark.
-func (c *Case) frontCalls(mark uint64) []faults.Entry {
+func frontCalls(c *Case, mark uint64) []faults.Entry {
 	op, err := c.Harness.Operation.Prepare(Values{}, false)
 	if err != nil {
 		return nil
@@ -39,17 +39,17 @@ func (c *Case) frontCalls(mark uint64) []faults.Entry {
 // logical sends one operation alone and returns its reply and the
 // effectful dependency calls it caused: with nothing else in flight, every
 // call between the send and quiet belongs to it, keyed or not.
-func (c *Case) logical(ctx context.Context, cl Call) (Reply, []faults.Entry) {
+func logicalRequests(ctx context.Context, c *Case, cl Call) (Reply, []faults.Entry) {
 	c.Harness.Settle(ctx)
-	mark := c.rbMark()
+	mark := rbMark(c)
 	r := c.Harness.Send(ctx, cl)
 	c.Harness.Settle(ctx)
-	return r, c.effectCalls(mark)
+	return r, effectCalls(c, mark)
 }
 
 // byKey groups calls by the key the target forwarded, keeping order; each
 // call without a key is a group of its own (it cannot be tied to others).
-func (c *Case) byKey(calls []faults.Entry) [][]faults.Entry {
+func groupByKey(c *Case, calls []faults.Entry) [][]faults.Entry {
 	idx := map[string]int{}
 	var groups [][]faults.Entry
 	for _, e := range calls {

@@ -41,7 +41,7 @@ const (
 // was the runner's and the second sample decides.
 func sampledBackoff(ctx context.Context, c *Case, judge func(*Harness, *backoffSample) Result) Result {
 	h := c.Harness
-	s := h.backoffSample(ctx, c)
+	s := takeBackoffSample(ctx, h, c)
 	if s.reason != "" {
 		return Inconclusive("%s", s.reason)
 	}
@@ -49,7 +49,7 @@ func sampledBackoff(ctx context.Context, c *Case, judge func(*Harness, *backoffS
 	if first.Status != reports.StatusFail {
 		return first
 	}
-	s2 := h.backoffSampleN(ctx, c, 1)
+	s2 := takeBackoffSampleN(ctx, h, c, 1)
 	if s2.reason != "" {
 		return Inconclusive("a first sample failed (%s), and a second to confirm it could not be taken: %s", first.Observed, s2.reason)
 	}
@@ -133,8 +133,8 @@ func judgeFleet(h *Harness, s *backoffSample) Result {
 	// Each retry is placed at its own failure time plus its wait, as if every
 	// failure had been simultaneous: the harness cannot make them exactly so.
 	xs := millis(s.fleets)
-	bucket, from := h.lockstepBucket(s.fleets)
-	if late, hi := h.lateFleet(s.fleets); 10*late > 3*len(s.fleets) {
+	bucket, from := lockstepBucket(h, s.fleets)
+	if late, hi := lateFleet(h, s.fleets); 10*late > 3*len(s.fleets) {
 		return Inconclusive("noisy runner: %d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(s.fleets), h.Slack(), hi)
 	}
 	w := float64(bucket) / float64(time.Millisecond)
@@ -163,7 +163,7 @@ const (
 // spread puts ~20 % in each); or, undeclared or declared narrower than 5
 // minimal buckets (too little jitter to scale by), a tenth of the sampled median
 // first wait within [minBucket, maxUndeclaredBucket].
-func (h *Harness) lockstepBucket(fleets []time.Duration) (bucket time.Duration, from string) {
+func lockstepBucket(h *Harness, fleets []time.Duration) (bucket time.Duration, from string) {
 	if b := h.Amplification.Bucket; b > 0 {
 		return b, "AmplificationConfig.Bucket"
 	}
@@ -180,9 +180,9 @@ func (h *Harness) lockstepBucket(fleets []time.Duration) (bucket time.Duration, 
 }
 
 // bucketText describes BO-08's bucket for the tolerances list.
-func (h *Harness) bucketText() string {
+func bucketText(h *Harness) string {
 	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); h.Amplification.Bucket > 0 || ok && hi-lo >= 5*minBucket {
-		b, from := h.lockstepBucket(nil)
+		b, from := lockstepBucket(h, nil)
 		return fmt.Sprintf("%s (%s)", b, from)
 	}
 	return fmt.Sprintf("a tenth of the sampled median first wait, within [%s, %s] (no usable backoff declared)", minBucket, maxUndeclaredBucket)
@@ -190,7 +190,7 @@ func (h *Harness) bucketText() string {
 
 // lateFleet counts the fleet's first waits later than the declared first
 // wait's bound plus the harness tolerance; none without a declared formula.
-func (h *Harness) lateFleet(fleets []time.Duration) (late int, hi time.Duration) {
+func lateFleet(h *Harness, fleets []time.Duration) (late int, hi time.Duration) {
 	_, hi, ok := h.Policy.Retry.WaitBounds(0)
 	if !ok {
 		return 0, 0

@@ -28,7 +28,7 @@ type outage struct {
 
 // runOutage heals the target, then drives o with the load package. A rate
 // the harness could not keep is reported as the reason for inconclusive.
-func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
+func runOutage(ctx context.Context, c *Case, o *outage) (reason string) {
 	h := c.Harness
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
 		return "before the outage: " + err.Error()
@@ -45,7 +45,7 @@ func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 		URL: h.TargetURL + op.Path, Method: op.Method,
 		KeyHeader: h.Conventions.KeyHeaderName(), TenantHeader: h.Conventions.TenantHeaderName(),
 		Pacing: load.Pacing{Rate: o.rate}, Duration: o.outage + o.recovery,
-		Timeout: h.outageTimeout(), Seed: uint64(c.IntN(1 << 62)), Name: c.ID,
+		Timeout: outageTimeout(h), Seed: uint64(c.IntN(1 << 62)), Name: c.ID,
 		Build: func(d load.BodyData, hd http.Header) ([]byte, error) {
 			r, err := h.Operation.Prepare(Values{Key: d.Key, Tenant: d.Tenant, Amount: 1000 + d.Seq%8000, Seq: d.Seq}, false)
 			if err != nil {
@@ -63,7 +63,7 @@ func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 		spec.Tenants = tenants
 	}
 	h.Settle(ctx)
-	mark := c.rbMark()
+	mark := rbMark(c)
 	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(o.kind))
 	if err != nil {
 		return err.Error()
@@ -78,7 +78,7 @@ func (c *Case) runOutage(ctx context.Context, o *outage) (reason string) {
 	_, err = load.Run(ctx, spec, nil)
 	h.Settle(ctx)
 	heal()
-	o.front, o.calls = c.frontCalls(mark), c.effectCalls(mark)
+	o.front, o.calls = frontCalls(c, mark), effectCalls(c, mark)
 	var sf *load.ShortfallError
 	switch {
 	case errors.As(err, &sf):
@@ -100,7 +100,7 @@ var outageStatuses = []int{http.StatusTooManyRequests, http.StatusBadGateway, ht
 // outageTimeout is how long a request under an outage is waited for: the
 // target's own budget (it answers by then, whatever its retries) plus 1 s,
 // at least 5 s, so the harness never gives up first.
-func (h *Harness) outageTimeout() time.Duration {
+func outageTimeout(h *Harness) time.Duration {
 	return max(5*time.Second, h.Conventions.BudgetCap()+time.Second)
 }
 
@@ -115,9 +115,9 @@ func outageAnswer(status int) string {
 // retriesIn counts, among calls grouped by forwarded key, the repeated
 // calls (retries) received in [from, to), and the requests received at the
 // front in the same window.
-func (c *Case) retriesIn(o *outage, from, to time.Time) (retries, requests int) {
+func retriesIn(c *Case, o *outage, from, to time.Time) (retries, requests int) {
 	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
-	for _, g := range c.byKey(o.calls) {
+	for _, g := range groupByKey(c, o.calls) {
 		for _, e := range g[1:] {
 			if in(e.Received) {
 				retries++
@@ -147,17 +147,17 @@ func oneLayer(ctx context.Context, c *Case) Result {
 	if err != nil {
 		return Inconclusive("%v", err)
 	}
-	r, lone := c.logical(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
+	r, lone := logicalRequests(ctx, c, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 	remove()
 	if len(lone) > limit {
 		return Fail(want, fmt.Sprintf("a request sent alone as the outage began reached the dependency %d times (key %s), client got %s: more than one layer retries",
 			len(lone), keyList(h, lone[:1]), Describe(r)), c.Evidence()...)
 	}
 	o := &outage{rate: float64(8 + c.IntN(5)), outage: 800*time.Millisecond + time.Duration(c.IntN(300))*time.Millisecond, kind: "503"}
-	if reason := c.runOutage(ctx, o); reason != "" {
+	if reason := runOutage(ctx, c, o); reason != "" {
 		return Inconclusive("%s", reason)
 	}
-	groups := c.byKey(o.calls)
+	groups := groupByKey(c, o.calls)
 	worst, n := worstGroup(groups)
 	if n > limit {
 		return Fail(want, fmt.Sprintf("%d requests at %.0f/s: one logical request reached the dependency %d times (key %s): more than one layer retries",
@@ -175,7 +175,7 @@ func oneLayer(ctx context.Context, c *Case) Result {
 func outageAmplification(ctx context.Context, c *Case) Result {
 	h := c.Harness
 	o := &outage{rate: float64(15 + c.IntN(10)), outage: time.Second + time.Duration(c.IntN(400))*time.Millisecond, kind: []string{"503", "reset"}[c.IntN(2)]}
-	if reason := c.runOutage(ctx, o); reason != "" {
+	if reason := runOutage(ctx, c, o); reason != "" {
 		return Inconclusive("%s", reason)
 	}
 	cfg, ratio := h.Amplification, h.Policy.Retry.Ratio()
@@ -193,14 +193,14 @@ func outageAmplification(ctx context.Context, c *Case) Result {
 func outageRecovery(ctx context.Context, c *Case) Result {
 	h := c.Harness
 	cfg := h.Amplification
-	within, why := h.recoveryJudged()
+	within, why := judgedRecovery(h)
 	recovery := time.Second // undeclared: long enough to see a storm after healing
 	if why == "" {
 		recovery = within + 600*time.Millisecond
 	}
 	o := &outage{rate: float64(15 + c.IntN(10)), outage: time.Second + time.Duration(c.IntN(300))*time.Millisecond,
 		recovery: recovery, kind: []string{"503", "reset"}[c.IntN(2)]}
-	if reason := c.runOutage(ctx, o); reason != "" {
+	if reason := runOutage(ctx, c, o); reason != "" {
 		return Inconclusive("%s", reason)
 	}
 	end := time.Now()
@@ -215,8 +215,8 @@ func outageRecovery(ctx context.Context, c *Case) Result {
 	if why == "" {
 		want += fmt.Sprintf("; requests sent %s (the declared breaker recovery) after the dependency heals succeed (≥ 90%%)", within)
 	}
-	outRetries, outReqs := c.retriesIn(o, o.start, o.healed)
-	recRetries, recReqs := c.retriesIn(o, o.healed, end)
+	outRetries, outReqs := retriesIn(c, o, o.start, o.healed)
+	recRetries, recReqs := retriesIn(c, o, o.healed, end)
 	obs := fmt.Sprintf("%s outage of %s at %.0f req/s: %d retries for %d requests (budget %.1f); recovery: %d retries for %d requests (budget %.1f)",
 		o.kind, o.healed.Sub(o.start).Round(time.Millisecond), o.rate, outRetries, outReqs, budget(o.healed.Sub(o.start), outReqs),
 		recRetries, recReqs, budget(end.Sub(o.healed), recReqs))
@@ -228,12 +228,12 @@ func outageRecovery(ctx context.Context, c *Case) Result {
 	case why != "":
 		return Pass(want, obs+"; recovery time not judged: "+why, c.Evidence()...)
 	}
-	return c.judgeRecovery(o, within, want, obs)
+	return judgeRecovery(c, o, within, want, obs)
 }
 
 // recoveryJudged returns the declared breaker recovery RB-05 holds the
 // target to, or why it judges none.
-func (h *Harness) recoveryJudged() (time.Duration, string) {
+func judgedRecovery(h *Harness) (time.Duration, string) {
 	d := h.Policy.Retry.BreakerRecovery
 	switch {
 	case d <= 0:
@@ -245,7 +245,7 @@ func (h *Harness) recoveryJudged() (time.Duration, string) {
 }
 
 // judgeRecovery holds the requests sent within after healing to succeeding.
-func (c *Case) judgeRecovery(o *outage, within time.Duration, want, obs string) Result {
+func judgeRecovery(c *Case, o *outage, within time.Duration, want, obs string) Result {
 	var late, ok int
 	var failed []string
 	for _, e := range o.front {

@@ -143,7 +143,7 @@ func (m *rbMachine) request(t *rapid.T, c *Case, script []rbStep) ([]faults.Entr
 	}
 	cl := Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(),
 		Header: m.h.BudgetHeader(rbPropertyDeadline), Timeout: rbPropertyDeadline + 3*time.Second}
-	r, calls := c.logical(m.ctx, cl)
+	r, calls := logicalRequests(m.ctx, c, cl)
 	c.Done(m.ctx) // lift the script's leftover rules before the next request
 	return calls, r
 }

@@ -53,18 +53,18 @@ type backoffKey struct {
 
 // backoffSample returns the run's first sample, driving the rounds on
 // first use.
-func (h *Harness) backoffSample(ctx context.Context, c *Case) *backoffSample {
-	return h.backoffSampleN(ctx, c, 0)
+func takeBackoffSample(ctx context.Context, h *Harness, c *Case) *backoffSample {
+	return takeBackoffSampleN(ctx, h, c, 0)
 }
 
 // backoffSampleN returns the run's n-th sample, driving its rounds on first
 // use.
-func (h *Harness) backoffSampleN(ctx context.Context, c *Case, n int) *backoffSample {
+func takeBackoffSampleN(ctx context.Context, h *Harness, c *Case, n int) *backoffSample {
 	k := backoffKey{weak.Make(h), n}
 	if v, ok := backoffMemo.Load(k); ok {
 		return v.(*backoffSample)
 	}
-	s := c.sampleBackoff(ctx)
+	s := sampleBackoff(ctx, c)
 	if ctx.Err() == nil {
 		backoffMemo.Store(k, s)
 		runtime.AddCleanup(h, func(k backoffKey) { backoffMemo.Delete(k) }, k)
@@ -81,10 +81,10 @@ func (h *Harness) backoffSampleN(ctx context.Context, c *Case, n int) *backoffSa
 // round's 4 failures at 0.1), so neither a breaker nor a throttle refuses
 // the next round's retries; a failed attempt that is still never retried
 // is counted and reported.
-func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
+func sampleBackoff(ctx context.Context, c *Case) *backoffSample {
 	s := &backoffSample{}
 	rounds, within := c.Harness.Amplification.backoffRounds(), c.Harness.Amplification.sampleWithin()
-	if est := c.Harness.roundWaits(true); est > within {
+	if est := roundWaits(c.Harness, true); est > within {
 		s.reason = fmt.Sprintf("the declared first wait (up to %s) exceeds the sampling bound (AmplificationConfig.SampleWithin %s): not sampled", est, within)
 		return s
 	}
@@ -96,7 +96,7 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 	defer func() { s.took = time.Since(start) }()
 	for i := 0; i < rounds; i++ {
 		fleet := !s.unkeyed && i%3 == 0
-		if s.rounds > 0 && time.Since(start)+c.Harness.roundWaits(fleet) > within {
+		if s.rounds > 0 && time.Since(start)+roundWaits(c.Harness, fleet) > within {
 			s.capped = true
 			break
 		}
@@ -112,13 +112,13 @@ func (c *Case) sampleBackoff(ctx context.Context) *backoffSample {
 			s.reason = err.Error()
 			return s
 		}
-		mark := c.rbMark()
-		c.concurrent(ctx, n)
+		mark := rbMark(c)
+		sendConcurrently(ctx, c, n)
 		c.Harness.Settle(ctx)
 		remove()
-		calls := c.effectCalls(mark)
+		calls := effectCalls(c, mark)
 		s.calls = append(s.calls, calls...)
-		groups := c.byKey(calls)
+		groups := groupByKey(c, calls)
 		switch {
 		case s.unkeyed:
 			groups = [][]faults.Entry{calls}
@@ -172,7 +172,7 @@ func (s *backoffSample) starved() string {
 // roundWaits is the longest a round holds its requests in declared waits:
 // one first wait for a fleet round, a first and a second for the others;
 // zero when no backoff is declared (the time bound is then checked between rounds).
-func (h *Harness) roundWaits(fleet bool) time.Duration {
+func roundWaits(h *Harness, fleet bool) time.Duration {
 	_, hi0, ok := h.Policy.Retry.WaitBounds(0)
 	if !ok || fleet {
 		return hi0
@@ -184,11 +184,11 @@ func (h *Harness) roundWaits(fleet bool) time.Duration {
 // sampleTimeout bounds one sampled request: 5 s, or the two declared waits
 // a round holds a request for plus 3 s when longer; undeclared, the
 // target's own budget plus 1 s when longer.
-func (h *Harness) sampleTimeout() time.Duration {
+func sampleTimeout(h *Harness) time.Duration {
 	r := h.Policy.Retry
 	_, hi0, ok := r.WaitBounds(0)
 	if !ok {
-		return h.outageTimeout()
+		return outageTimeout(h)
 	}
 	_, hi1, _ := r.WaitBounds(1)
 	return max(5*time.Second, hi0+hi1+3*time.Second)
@@ -227,10 +227,10 @@ func (s *backoffSample) add(groups [][]faults.Entry, fleet bool) (failed int) {
 }
 
 // concurrent sends n fresh operations at once and returns how many succeeded.
-func (c *Case) concurrent(ctx context.Context, n int) int {
+func sendConcurrently(ctx context.Context, c *Case, n int) int {
 	calls := make([]Call, n)
 	for i := range calls {
-		calls[i] = Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Timeout: c.Harness.sampleTimeout()}
+		calls[i] = Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Timeout: sampleTimeout(c.Harness)}
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex

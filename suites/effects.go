@@ -165,3 +165,14 @@ func tookEffect(e faults.Entry) bool {
 }
 
 func is2xx(s int) bool { return s >= 200 && s < 300 }
+
+func (ef Effects) String() string {
+	var parts []string
+	if ef.Ledger {
+		parts = append(parts, fmt.Sprintf("ledger: %d distinct forwarded keys, %d calls without a key", len(ef.ByKey), ef.Unkeyed))
+	}
+	if ef.Probe >= 0 {
+		parts = append(parts, fmt.Sprintf("probe: %d", ef.Probe))
+	}
+	return strings.Join(parts, "; ")
+}

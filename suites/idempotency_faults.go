@@ -81,7 +81,7 @@ func concurrentCopies(ctx context.Context, c *Case) Result {
 		// A fresh tenant per round (unless tenants are declared) starts with a full quota.
 		base := Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()}
 		before := c.Effects(ctx).Total
-		round := c.copies(ctx, base, n)
+		round := sendCopies(ctx, c, base, n)
 		got := c.Effects(ctx).Total - before
 		quota = max(quota, round.quota)
 		if round.refused > 0 && quota == 0 {
@@ -94,7 +94,7 @@ func concurrentCopies(ctx context.Context, c *Case) Result {
 		if got != 1 {
 			return Fail(want, fmt.Sprintf("%d concurrent copies caused %d effects (%s)", n, got, round), c.Evidence()...)
 		}
-		wins, conflicts, bad := h.judgeCopies(round.admitted)
+		wins, conflicts, bad := judgeCopies(h, round.admitted)
 		if bad != "" {
 			return Fail(want, fmt.Sprintf("%d copies: %s (%s)", n, bad, round), c.Evidence()...)
 		}
@@ -110,7 +110,7 @@ func concurrentCopies(ctx context.Context, c *Case) Result {
 // judgeCopies sorts the replies to concurrent copies: successes must all
 // carry the same body, everything else must be the in-progress status.
 // bad describes the first reply that breaks that.
-func (h *Harness) judgeCopies(replies []Reply) (wins, conflicts int, bad string) {
+func judgeCopies(h *Harness, replies []Reply) (wins, conflicts int, bad string) {
 	var winner []byte
 	for _, r := range replies {
 		switch {
@@ -130,7 +130,7 @@ func (h *Harness) judgeCopies(replies []Reply) (wins, conflicts int, bad string)
 }
 
 // burst sends n copies of base at once and returns every reply.
-func (h *Harness) burst(ctx context.Context, base Call, n int) []Reply {
+func sendBurst(ctx context.Context, h *Harness, base Call, n int) []Reply {
 	replies := make([]Reply, n)
 	var start, wg sync.WaitGroup
 	start.Add(1)
@@ -147,14 +147,3 @@ func (h *Harness) burst(ctx context.Context, base Call, n int) []Reply {
 
 // dropResponse loses an answer after the upstream committed it.
 func dropResponse() faults.Fault { return faults.DropResponse{} }
-
-func (ef Effects) String() string {
-	var parts []string
-	if ef.Ledger {
-		parts = append(parts, fmt.Sprintf("ledger: %d distinct forwarded keys, %d calls without a key", len(ef.ByKey), ef.Unkeyed))
-	}
-	if ef.Probe >= 0 {
-		parts = append(parts, fmt.Sprintf("probe: %d", ef.Probe))
-	}
-	return strings.Join(parts, "; ")
-}

@@ -147,7 +147,7 @@ func (m *idemMachine) burst(t *rapid.T) {
 	}
 	op := m.ops[rapid.IntRange(0, len(m.ops)-1).Draw(t, "op")]
 	n := rapid.IntRange(2, 6).Draw(t, "copies")
-	for _, r := range m.h.burst(m.ctx, op.call(), n) {
+	for _, r := range sendBurst(m.ctx, m.h, op.call(), n) {
 		m.observe(t, op, r)
 	}
 	m.observe(t, op, m.h.ResolveWithin(m.ctx, op.call(), propertyResolve))

@@ -38,10 +38,10 @@ func (r copyRound) String() string {
 
 // copies sends n copies of base at once, then retries the copies the target
 // refused after the Retry-After it gave (at most refusalWaitCap).
-func (c *Case) copies(ctx context.Context, base Call, n int) copyRound {
+func sendCopies(ctx context.Context, c *Case, base Call, n int) copyRound {
 	h := c.Harness
 	var round copyRound
-	pending := h.burst(ctx, base, n)
+	pending := sendBurst(ctx, h, base, n)
 	for try := 0; ; try++ {
 		var refused []Reply
 		for _, r := range pending {
@@ -60,7 +60,7 @@ func (c *Case) copies(ctx context.Context, base Call, n int) copyRound {
 			return round
 		}
 		Sleep(ctx, refusalWait(refused))
-		pending = h.burst(ctx, base, len(refused))
+		pending = sendBurst(ctx, h, base, len(refused))
 	}
 }
 

@@ -159,7 +159,7 @@ func TestLimiter_declaredTenantsRefill(t *testing.T) {
 	h := limiterFakeHarness(t, &limiterFake{quota: 10, window: 2 * time.Second})
 	h.Conventions.Tenants = []string{"acme", "globex"}
 	earlier := h.NewCase(t.Context(), "earlier")
-	if _, n, ok := earlier.exhaust(t.Context(), "globex"); !ok {
+	if _, n, ok := exhaust(t.Context(), earlier, "globex"); !ok {
 		t.Fatalf("globex not refused after %d requests", n)
 	}
 	earlier.Done(t.Context())

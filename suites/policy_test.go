@@ -57,11 +57,11 @@ func TestRetryPolicy_defaults(t *testing.T) {
 	if h.HealWithin() != 32*time.Second || h.RetryAfter.flushWithin(h) != 32*time.Second {
 		t.Errorf("with a 30 s breaker: healWithin %s, flushWithin %s; want 32s", h.HealWithin(), h.RetryAfter.flushWithin(h))
 	}
-	if d, why := h.recoveryJudged(); d != 30*time.Second || why != "" {
+	if d, why := judgedRecovery(h); d != 30*time.Second || why != "" {
 		t.Errorf("recoveryJudged = %s, %q", d, why)
 	}
 	h.Policy.Retry.BreakerRecovery = 0
-	if _, why := h.recoveryJudged(); why == "" {
+	if _, why := judgedRecovery(h); why == "" {
 		t.Error("recoveryJudged judges an undeclared recovery")
 	}
 }
@@ -105,7 +105,7 @@ func TestLimitedRoutes(t *testing.T) {
 		return Request{Method: http.MethodPut, Path: "/v1/refunds/" + v.Key + "?tenant=" + v.Tenant}, nil
 	}}
 	h := &Harness{Policy: Policy{RateLimitProbe: "/v1/limits", RateLimited: []Operation{refund}}}
-	routes := h.limitedRoutes()
+	routes := limitedRoutes(h)
 	tests := []struct {
 		method, path string
 		want         bool
@@ -188,12 +188,12 @@ func TestBackoffJudges_exponential(t *testing.T) {
 func TestSampleBackoff_bounded(t *testing.T) {
 	t.Parallel()
 	h := &Harness{Policy: Policy{Retry: RetryPolicy{Backoff: "exponential", Base: time.Minute}}}
-	s := (&Case{Harness: h}).sampleBackoff(t.Context())
+	s := sampleBackoff(t.Context(), &Case{Harness: h})
 	if !strings.Contains(s.reason, "not sampled") {
 		t.Errorf("a 1 min declared base: reason %q, want it not sampled", s.reason)
 	}
-	if h.roundWaits(true) != time.Minute || h.roundWaits(false) != 3*time.Minute {
-		t.Errorf("roundWaits = %s, %s; want 1m0s, 3m0s", h.roundWaits(true), h.roundWaits(false))
+	if roundWaits(h, true) != time.Minute || roundWaits(h, false) != 3*time.Minute {
+		t.Errorf("roundWaits = %s, %s; want 1m0s, 3m0s", roundWaits(h, true), roundWaits(h, false))
 	}
 }
 

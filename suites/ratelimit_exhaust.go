@@ -17,8 +17,8 @@ const exhaustWorkers = 8
 // or 2 q + 16 when the advertised policy's quota is larger, as when r
 // understates what is left (1000 at most, 400 when nothing is
 // advertised), or 5 s.
-func (c *Case) exhaust(ctx context.Context, tenant string) (first429 Observation, sent int, ok bool) {
-	o, err := c.rlProbe(ctx, tenant)
+func exhaust(ctx context.Context, c *Case, tenant string) (first429 Observation, sent int, ok bool) {
+	o, err := rlProbe(ctx, c, tenant)
 	if err == nil && o.Status == http.StatusTooManyRequests {
 		return o, 1, true
 	}
@@ -42,7 +42,7 @@ func (c *Case) exhaust(ctx context.Context, tenant string) (first429 Observation
 	for range exhaustWorkers {
 		wg.Go(func() {
 			for !done.Load() && ctx.Err() == nil && n.Add(1) <= budget {
-				o, err := c.rlProbe(ctx, tenant)
+				o, err := rlProbe(ctx, c, tenant)
 				if err != nil || o.Status != http.StatusTooManyRequests {
 					continue
 				}

@@ -8,7 +8,7 @@ import "fmt"
 // legacy or none need not; undeclared, the format is learned from the
 // responses of the limited routes (any RateLimit or RateLimit-Policy field,
 // even malformed, shows the service speaks the draft).
-func (h *Harness) draft10Exempt(seen []Observation) string {
+func draft10Exemption(h *Harness, seen []Observation) string {
 	switch f := h.Policy.RateLimitHeaders; f {
 	case "draft-10":
 		return ""

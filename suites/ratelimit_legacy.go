@@ -11,7 +11,7 @@ import (
 )
 
 func legacyExhausted(ctx context.Context, c *Case) Result {
-	return c.runScan(ctx, scan{applies: func(o Observation) bool { return o.Status == http.StatusTooManyRequests && o.X.Present() },
+	return runScan(ctx, c, scan{applies: func(o Observation) bool { return o.Status == http.StatusTooManyRequests && o.X.Present() },
 		want: "every 429 that carries X-RateLimit-* says X-RateLimit-Remaining: 0",
 		judge: func(o Observation) string {
 			switch {
@@ -22,13 +22,13 @@ func legacyExhausted(ctx context.Context, c *Case) Result {
 			}
 			return ""
 		},
-		prepare: func(ctx context.Context, c *Case) { c.exhaust(ctx, c.rlTenant(ctx)) },
+		prepare: func(ctx context.Context, c *Case) { exhaust(ctx, c, rlTenant(ctx, c)) },
 		none:    "no 429 carried X-RateLimit-* fields",
 		summary: resetKinds})
 }
 
 func legacySyntax(ctx context.Context, c *Case) Result {
-	return c.runScan(ctx, scan{applies: func(o Observation) bool { return o.X.Present() || o.XErr != nil },
+	return runScan(ctx, c, scan{applies: func(o Observation) bool { return o.X.Present() || o.XErr != nil },
 		want: "X-RateLimit-Limit/-Remaining as 1*DIGIT; -Reset as delta seconds, epoch s or ms, HTTP-date or RFC 3339 (RL-22 heuristic)",
 		judge: func(o Observation) string {
 			var msgs []string
@@ -44,7 +44,7 @@ func legacySyntax(ctx context.Context, c *Case) Result {
 func legacyAgrees(ctx context.Context, c *Case) Result {
 	h := c.Harness
 	slack := time.Second + h.Slack()
-	return c.runScan(ctx, scan{applies: func(o Observation) bool { return o.X.Present() && o.XErr == nil && len(o.Fields.Limits) > 0 },
+	return runScan(ctx, c, scan{applies: func(o Observation) bool { return o.X.Present() && o.XErr == nil && len(o.Fields.Limits) > 0 },
 		want: fmt.Sprintf("X-RateLimit-Remaining = r, X-RateLimit-Limit = q, X-RateLimit-Reset as a delay within %s of t (1 s resolution + tolerance)",
 			slack),
 		judge: func(o Observation) string { return disagreement(o, slack) },

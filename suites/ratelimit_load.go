@@ -23,14 +23,14 @@ import (
 // window of length w in that steady state, whatever its phase.
 func enforcedQuota(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	tenant := c.rlTenant(ctx)
-	first, err := c.rlProbe(ctx, tenant)
+	tenant := rlTenant(ctx, c)
+	first, err := rlProbe(ctx, c, tenant)
 	if err != nil {
 		return Inconclusive("first request failed: %v", err)
 	}
 	p, ok := tightestPolicy(first.Fields)
 	if !ok && !first.Advertises() {
-		p, ok = c.legacyPolicyOf(ctx, tenant, first)
+		p, ok = legacyPolicyOf(ctx, c, tenant, first)
 	}
 	if !ok {
 		return NotApplicable("no request-unit policy with a quota and a window is advertised (RL-01 judges the fields)")
@@ -45,13 +45,13 @@ func enforcedQuota(ctx context.Context, c *Case) Result {
 	case duration > cfg.maxLoad():
 		return NotApplicable("%d windows of %s exceed the suite's %s load cap", windows+2, p.Window, cfg.maxLoad())
 	}
-	hits, err := h.rlAttack(ctx, c.rlTargeter(tenant), vegeta.Rate{Freq: int(2 * p.Quota), Per: p.Window}, duration)
+	hits, err := rlAttack(ctx, h, rlTargeter(c, tenant), vegeta.Rate{Freq: int(2 * p.Quota), Per: p.Window}, duration)
 	if err != nil {
 		return Inconclusive("load: %v", err)
 	}
 	for _, x := range hits {
 		if x.code == http.StatusTooManyRequests && slices.Contains(h.Conventions.Tenants, tenant) {
-			h.book().refused(tenant, x.at.Add(p.Window)) // the load ends spent: a window from its last 429 refills it
+			quotas(h).refused(tenant, x.at.Add(p.Window)) // the load ends spent: a window from its last 429 refills it
 		}
 	}
 	res := judgeWindows(hits, p, windows, rate, h.Slack(), cfg.quotaSlack())
@@ -83,7 +83,7 @@ type hit struct {
 // rlTargeter renders the load's requests for tenant: GETs of the declared
 // probe, or else the first declared rate-limited operation, each with a
 // fresh key so none is a replay.
-func (c *Case) rlTargeter(tenant string) vegeta.Targeter {
+func rlTargeter(c *Case, tenant string) vegeta.Targeter {
 	h := c.Harness
 	if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) > 0 {
 		op := h.Policy.RateLimited[0]
@@ -133,13 +133,13 @@ func legacyPolicy(o Observation) (headers.Policy, bool) {
 // already passed as it arrived (a window ending between the target's
 // clock reading and ours, more likely on a busy machine), of up to two
 // more probes of tenant, each of which starts or meets a newer window.
-func (c *Case) legacyPolicyOf(ctx context.Context, tenant string, first Observation) (headers.Policy, bool) {
+func legacyPolicyOf(ctx context.Context, c *Case, tenant string, first Observation) (headers.Policy, bool) {
 	o := first
 	for range 2 {
 		if p, ok := legacyPolicy(o); ok || !o.X.HasLimit || !o.X.HasReset || o.X.ResetIn > 0 {
 			return p, ok
 		}
-		next, err := c.rlProbe(ctx, tenant)
+		next, err := rlProbe(ctx, c, tenant)
 		if err != nil {
 			return headers.Policy{}, false
 		}
@@ -149,7 +149,7 @@ func (c *Case) legacyPolicyOf(ctx context.Context, tenant string, first Observat
 }
 
 // rlAttack sends the targeter's requests at pace for duration.
-func (h *Harness) rlAttack(ctx context.Context, targeter vegeta.Targeter, pace vegeta.Rate, duration time.Duration) ([]hit, error) {
+func rlAttack(ctx context.Context, h *Harness, targeter vegeta.Targeter, pace vegeta.Rate, duration time.Duration) ([]hit, error) {
 	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 128}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: noReplayGet{tr}, Timeout: 5 * time.Second,

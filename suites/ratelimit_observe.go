@@ -15,10 +15,10 @@ import (
 // a GET of the probe path, or else the first rate-limited operation with a
 // fresh key. The GET is made non-replayable so net/http cannot send it
 // twice behind the suite's back.
-func (c *Case) rlProbe(ctx context.Context, tenant string) (Observation, error) {
+func rlProbe(ctx context.Context, c *Case, tenant string) (Observation, error) {
 	h := c.Harness
 	if h.Policy.RateLimitProbe == "" && len(h.Policy.RateLimited) > 0 {
-		return c.rlOperation(ctx, tenant, h.Policy.RateLimited[0])
+		return rlOperation(ctx, c, tenant, h.Policy.RateLimited[0])
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -40,12 +40,12 @@ func (c *Case) rlProbe(ctx context.Context, tenant string) (Observation, error) 
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxReplyBody))
 	o.Sent, o.Status, o.Tenant, o.Body, o.Limited = sent, resp.StatusCode, tenant, body, true
 	o.Source = "own GET " + h.Policy.RateLimitProbe
-	h.noteRefusal(o)
+	noteRefusal(h, o)
 	return o, err
 }
 
 // rlOperation sends op once for tenant, with a fresh key.
-func (c *Case) rlOperation(ctx context.Context, tenant string, op Operation) (Observation, error) {
+func rlOperation(ctx context.Context, c *Case, tenant string, op Operation) (Observation, error) {
 	req, err := op.Prepare(Values{}, false)
 	if err != nil {
 		return Observation{}, err
@@ -58,15 +58,15 @@ func (c *Case) rlOperation(ctx context.Context, tenant string, op Operation) (Ob
 	o := Observe(r.Header, sent.Add(r.Took))
 	o.Sent, o.Status, o.Tenant, o.Body, o.Limited = sent, r.Status, tenant, r.Body, true
 	o.Source = "own " + cmp.Or(req.Method, http.MethodPost) + " " + req.Path
-	c.Harness.noteRefusal(o)
+	noteRefusal(c.Harness, o)
 	return o, nil
 }
 
 // journalObs returns every response the front proxy passed from the target
 // in the whole run: responses a fault rule made up are not the target's.
-func (h *Harness) journalObs() []Observation {
+func journalObs(h *Harness) []Observation {
 	var out []Observation
-	routes := h.limitedRoutes()
+	routes := limitedRoutes(h)
 	for _, e := range h.Journal.After(0, faults.BySide("front")) {
 		if e.Rule != "" || e.Outcome != faults.OutcomePassed || e.Status == 0 {
 			continue
@@ -91,14 +91,14 @@ func (h *Harness) journalObs() []Observation {
 // sample sends n sequential probes (when a probe is declared) on a fresh
 // tenant, then one effectful request (a declared rate-limited operation when
 // there is one), so a scan check has responses of its own even when run alone.
-func (c *Case) sample(ctx context.Context, n int) []Observation {
+func sampleRoute(ctx context.Context, c *Case, n int) []Observation {
 	tenant := c.Tenant()
 	var out []Observation
 	for range n {
 		if c.Harness.Policy.RateLimitProbe == "" {
 			break
 		}
-		if o, err := c.rlProbe(ctx, tenant); err == nil {
+		if o, err := rlProbe(ctx, c, tenant); err == nil {
 			out = append(out, o)
 		}
 	}
@@ -122,13 +122,13 @@ func (c *Case) sample(ctx context.Context, n int) []Observation {
 }
 
 // seen is everything a scan check judges: its own sample, then the journal.
-func (c *Case) seen(ctx context.Context) []Observation {
+func seenResponses(ctx context.Context, c *Case) []Observation {
 	c.Harness.Settle(ctx)
 	mark := c.Harness.Journal.LastSeq()
-	own := c.sample(ctx, 6)
+	own := sampleRoute(ctx, c, 6)
 	c.Harness.Settle(ctx)
 	out := own
-	for _, o := range c.Harness.journalObs() {
+	for _, o := range journalObs(c.Harness) {
 		// Own replies are journaled too; they are the sample's tenant's
 		// entries after the mark. A declared tenant's earlier entries came
 		// from other checks and are kept.

@@ -10,7 +10,7 @@ import (
 
 func policyStable(ctx context.Context, c *Case) Result {
 	first := map[string]string{} // tenant → the first policy value seen
-	return c.runScan(ctx, scan{applies: hasPolicy,
+	return runScan(ctx, c, scan{applies: hasPolicy,
 		want: "one RateLimit-Policy value per tenant across all its responses",
 		judge: func(o Observation) string {
 			v := o.Header.Get(headers.RateLimitPolicy)
@@ -33,7 +33,7 @@ func policyStable(ctx context.Context, c *Case) Result {
 func ratioBound(ctx context.Context, c *Case) Result {
 	h := c.Harness
 	factor := h.RateLimits.ratioFactor()
-	return c.runScan(ctx, scan{applies: func(o Observation) bool { return len(o.Fields.Policies) > 0 && len(o.Fields.Limits) > 0 },
+	return runScan(ctx, c, scan{applies: func(o Observation) bool { return len(o.Fields.Policies) > 0 && len(o.Fields.Limits) > 0 },
 		want: fmt.Sprintf("r/t ≤ %g × q/w for each limit of a request-unit policy with a window (HARNESS factor %g)", factor, factor),
 		judge: func(o Observation) string {
 			for _, l := range o.Fields.Limits {

@@ -43,7 +43,7 @@ const (
 // window after it, where a sliding window's estimate rises.
 func rateLimitProperty(ctx context.Context, pc *Case) Result {
 	h := pc.Harness
-	tenant, first, v0, stop := pc.rlFirst(ctx)
+	tenant, first, v0, stop := rlFirst(ctx, pc)
 	if stop != nil {
 		return *stop
 	}
@@ -54,7 +54,7 @@ func rateLimitProperty(ctx context.Context, pc *Case) Result {
 		p, known = policyOf(first.Fields, l0)
 		m.countsRequests = !known || p.Unit == headers.UnitRequests
 	} else {
-		p, known = pc.legacyPolicyOf(ctx, tenant, first)
+		p, known = legacyPolicyOf(ctx, pc, tenant, first)
 	}
 	if known {
 		m.scale = int(min(p.Quota, rlMaxBurst))
@@ -119,9 +119,9 @@ func (m *rlMachine) run(t *rapid.T) bool {
 	c := m.h.NewCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
 	defer c.Done(m.ctx)
 	defer func() { m.last = c.Evidence() }()
-	k := &rlCase{m: m, t: t, c: c, ts: []*rlTenantState{{name: c.rlTenant(m.ctx), label: "A"}}}
+	k := &rlCase{m: m, t: t, c: c, ts: []*rlTenantState{{name: rlTenant(m.ctx, c), label: "A"}}}
 	if m.twoTenants {
-		if b := c.rlTenant(m.ctx); b != k.ts[0].name {
+		if b := rlTenant(m.ctx, c); b != k.ts[0].name {
 			k.ts = append(k.ts, &rlTenantState{name: b, label: "B"})
 		}
 	}
@@ -199,7 +199,7 @@ func (k *rlCase) paced(who *rlTenantState) {
 
 // one sends one request of who, judges it and returns its status.
 func (k *rlCase) one(who *rlTenantState, got map[int]int, sent *int, of int) int {
-	o, err := k.c.rlProbe(k.m.ctx, who.name)
+	o, err := rlProbe(k.m.ctx, k.c, who.name)
 	if err != nil {
 		k.t.Skipf("request %d failed: %v", k.sent+1, err)
 	}
@@ -250,10 +250,10 @@ func (k *rlCase) waitReset(who *rlTenantState) bool {
 // judge holds o, tenant s's next response, to the invariants against the
 // tenant's previous one; it returns the broken one, or "".
 func (m *rlMachine) judge(s *rlTenantState, o Observation) string {
-	if msg := o.ruleViolations("RL-07", headers.RateLimit, headers.RateLimitRemaining); msg != "" {
+	if msg := ruleViolations(o, "RL-07", headers.RateLimit, headers.RateLimitRemaining); msg != "" {
 		return msg
 	}
-	cv, okC := o.quotaLeft()
+	cv, okC := quotaLeft(o)
 	if okC && cv.r < 0 {
 		return fmt.Sprintf("remaining is %d", cv.r)
 	}
@@ -264,7 +264,7 @@ func (m *rlMachine) judge(s *rlTenantState, o Observation) string {
 	if s.waited && prev.Status == http.StatusTooManyRequests && o.Status == http.StatusTooManyRequests {
 		return fmt.Sprintf("refused again after waiting out the reset its 429 advertised (%s)", Ms(prev.BackIn()))
 	}
-	pv, okP := prev.quotaLeft()
+	pv, okP := quotaLeft(prev)
 	if !okP || !okC {
 		return ""
 	}
@@ -314,7 +314,7 @@ func remainingOf(o *Observation) string {
 	if o == nil {
 		return "unknown"
 	}
-	if v, ok := o.quotaLeft(); ok {
+	if v, ok := quotaLeft(*o); ok {
 		return fmt.Sprint(v.r)
 	}
 	return "unparsed"

@@ -20,7 +20,7 @@ type quotaBook struct {
 type bookKey struct{}
 
 // book is the run's quota book.
-func (h *Harness) book() *quotaBook {
+func quotas(h *Harness) *quotaBook {
 	return h.Shared(bookKey{}, func() any { return &quotaBook{back: map[string]time.Time{}} }).(*quotaBook)
 }
 
@@ -41,24 +41,24 @@ func (b *quotaBook) backAt(tenant string) time.Time {
 
 // noteRefusal books o when it is a 429 for a declared tenant that says
 // when to come back.
-func (h *Harness) noteRefusal(o Observation) {
+func noteRefusal(h *Harness, o Observation) {
 	if o.Status != 429 || !slices.Contains(h.Conventions.Tenants, o.Tenant) {
 		return
 	}
 	if wait := o.BackIn(); wait > 0 {
-		h.book().refused(o.Tenant, o.At.Add(min(wait, h.RateLimits.maxLoad())))
+		quotas(h).refused(o.Tenant, o.At.Add(min(wait, h.RateLimits.maxLoad())))
 	}
 }
 
 // rlTenant is the next tenant for a rate-limit check, once its quota is
 // back: a declared tenant a 429 refused is waited for (plus the tolerance),
 // at most the suite's load cap; a made-up tenant is always fresh.
-func (c *Case) rlTenant(ctx context.Context) string {
+func rlTenant(ctx context.Context, c *Case) string {
 	t := c.Tenant()
 	if !slices.Contains(c.Harness.Conventions.Tenants, t) {
 		return t
 	}
-	until := c.Harness.book().backAt(t)
+	until := quotas(c.Harness).backAt(t)
 	if d := time.Until(until.Add(c.Harness.Slack())); d > 0 {
 		select {
 		case <-ctx.Done():

@@ -13,8 +13,8 @@ import (
 
 func admittedAfterReset(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	tenant := c.rlTenant(ctx)
-	o, n, ok := c.exhaust(ctx, tenant)
+	tenant := rlTenant(ctx, c)
+	o, n, ok := exhaust(ctx, c, tenant)
 	settled := time.Now() // every exhaustion request has been answered
 	if !ok {
 		return Inconclusive("no 429 after %d requests on a fresh tenant", n)
@@ -45,9 +45,9 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 	case <-time.After(time.Until(o.At.Add(wait + tol))):
 	}
 	if x := o.X; !o.Advertises() && x.HasReset && x.HasLimit && x.Limit > 1 {
-		return c.quotaBackAfterReset(ctx, tenant, o, n, basis, o.At.Add(wait).After(settled))
+		return quotaBackAfterReset(ctx, c, tenant, o, n, basis, o.At.Add(wait).After(settled))
 	}
-	p, err := c.rlProbe(ctx, tenant)
+	p, err := rlProbe(ctx, c, tenant)
 	want := fmt.Sprintf("a request sent once the later of Retry-After and t (or, where the legacy fields are all the target shows, X-RateLimit-Reset) has passed (+%s) is admitted", tol)
 	switch {
 	case err != nil:
@@ -60,7 +60,7 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 }
 
 func tooManyBody(ctx context.Context, c *Case) Result {
-	o, n, ok := c.exhaust(ctx, c.rlTenant(ctx))
+	o, n, ok := exhaust(ctx, c, rlTenant(ctx, c))
 	if !ok {
 		return Inconclusive("no 429 after %d requests on a fresh tenant", n)
 	}
@@ -73,13 +73,13 @@ func tooManyBody(ctx context.Context, c *Case) Result {
 }
 
 func tenantIsolation(ctx context.Context, c *Case) Result {
-	a, b := c.rlTenant(ctx), c.rlTenant(ctx)
-	_, n, ok := c.exhaust(ctx, a)
+	a, b := rlTenant(ctx, c), rlTenant(ctx, c)
+	_, n, ok := exhaust(ctx, c, a)
 	if !ok {
 		return Inconclusive("tenant %s was not refused after %d requests", a, n)
 	}
-	pb, errB := c.rlProbe(ctx, b)
-	pa, errA := c.rlProbe(ctx, a)
+	pb, errB := rlProbe(ctx, c, b)
+	pa, errA := rlProbe(ctx, c, a)
 	want := "right after tenant A's 429, a fresh tenant B is admitted"
 	switch {
 	case errB != nil:
@@ -99,7 +99,7 @@ func tenantIsolation(ctx context.Context, c *Case) Result {
 // exhaustion's last requests were answered after the reset, they may have
 // spent up to exhaustWorkers of the new window, and q − exhaustWorkers (at
 // least one) must be admitted.
-func (c *Case) quotaBackAfterReset(ctx context.Context, tenant string, refusal Observation, sent int, basis string, quiet bool) Result {
+func quotaBackAfterReset(ctx context.Context, c *Case, tenant string, refusal Observation, sent int, basis string, quiet bool) Result {
 	q := int(min(refusal.X.Limit, 100))
 	need := q
 	if !quiet {
@@ -117,7 +117,7 @@ func (c *Case) quotaBackAfterReset(ctx context.Context, tenant string, refusal O
 	for range min(exhaustWorkers, need) {
 		wg.Go(func() {
 			for int(next.Add(1)) <= need {
-				p, err := c.rlProbe(ctx, tenant)
+				p, err := rlProbe(ctx, c, tenant)
 				if err == nil && p.Status != http.StatusTooManyRequests {
 					continue
 				}

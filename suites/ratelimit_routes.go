@@ -15,7 +15,7 @@ type route struct {
 
 // limitedRoutes returns the routes the target declares rate limited: its
 // probe (a GET) and its rate-limited operations.
-func (h *Harness) limitedRoutes() []route {
+func limitedRoutes(h *Harness) []route {
 	var out []route
 	if p := h.Policy.RateLimitProbe; p != "" {
 		out = append(out, route{method: http.MethodGet, fixed: segments(p)})

@@ -20,21 +20,21 @@ type scan struct {
 	summary func(applied []Observation) string // extra observed text; may be nil
 	// exempt, when set, says why the rule does not apply to this target at
 	// all, judged on everything seen; "" when it does.
-	exempt func(seen []Observation) string
+	exempt func(h *Harness, seen []Observation) string
 }
 
 // maxCounterexamples bounds the violations a scan lists.
 const maxCounterexamples = 10
 
-func (c *Case) runScan(ctx context.Context, s scan) Result {
+func runScan(ctx context.Context, c *Case, s scan) Result {
 	if s.prepare != nil {
 		s.prepare(ctx, c)
 	}
 	var applied, bad []Observation
 	var why []string
-	seen := c.seen(ctx)
+	seen := seenResponses(ctx, c)
 	if s.exempt != nil {
-		if reason := s.exempt(seen); reason != "" {
+		if reason := s.exempt(c.Harness, seen); reason != "" {
 			return NotApplicable("%s", reason)
 		}
 	}
@@ -70,7 +70,7 @@ func lastEntries(obs []Observation, n int) []faults.Entry {
 }
 
 // ruleViolations renders the violations of rule found on the response.
-func (o Observation) ruleViolations(rule string, fields ...string) string {
+func ruleViolations(o Observation, rule string, fields ...string) string {
 	var msgs []string
 	for _, v := range headers.Violations(o.FieldsErr) {
 		if v.Rule == rule && (len(fields) == 0 || slices.Contains(fields, v.Field)) {
@@ -80,20 +80,20 @@ func (o Observation) ruleViolations(rule string, fields ...string) string {
 	return strings.Join(msgs, "; ")
 }
 
-func (o Observation) has(name string) bool { return len(o.Header.Values(name)) > 0 }
+func hasField(o Observation, name string) bool { return len(o.Header.Values(name)) > 0 }
 
 // onLimitedRoute selects the responses of the declared rate-limited routes.
 func onLimitedRoute(o Observation) bool { return o.Limited }
 
 func policySyntax(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	return c.runScan(ctx, scan{applies: onLimitedRoute, exempt: h.draft10Exempt,
+	return runScan(ctx, c, scan{applies: onLimitedRoute, exempt: draft10Exemption,
 		want: "RateLimit-Policy on every response of a declared rate-limited route, a non-empty List of String-named policies each with q a non-negative Integer",
 		judge: func(o Observation) string {
-			if !o.has(headers.RateLimitPolicy) {
+			if !hasField(o, headers.RateLimitPolicy) {
 				return "no RateLimit-Policy field"
 			}
-			if msg := o.ruleViolations("RL-01", headers.RateLimitPolicy); msg != "" {
+			if msg := ruleViolations(o, "RL-01", headers.RateLimitPolicy); msg != "" {
 				return msg
 			}
 			if ps := o.Fields.Policies; len(ps) > 0 && ps[0].Form != headers.FormDraft10 && !h.RateLimits.AcceptOlderDrafts {
@@ -108,16 +108,16 @@ func policySyntax(ctx context.Context, c *Case) Result {
 }
 
 func policyWindow(ctx context.Context, c *Case) Result {
-	return c.runScan(ctx, scan{applies: hasPolicy,
+	return runScan(ctx, c, scan{applies: hasPolicy,
 		want:  "every w parameter a non-zero, non-negative Integer",
-		judge: func(o Observation) string { return o.ruleViolations("RL-02") },
+		judge: func(o Observation) string { return ruleViolations(o, "RL-02") },
 		none:  "no response carried RateLimit-Policy (RL-01 reports the absence)"})
 }
 
 func policyUnit(ctx context.Context, c *Case) Result {
-	return c.runScan(ctx, scan{applies: hasPolicy,
+	return runScan(ctx, c, scan{applies: hasPolicy,
 		want:  `every qu a registered String: "requests", "content-bytes" or "concurrent-requests"`,
-		judge: func(o Observation) string { return o.ruleViolations("RL-03") },
+		judge: func(o Observation) string { return ruleViolations(o, "RL-03") },
 		none:  "no response carried RateLimit-Policy (RL-01 reports the absence)",
 		summary: func(obs []Observation) string {
 			return "units " + distinct(obs, func(o Observation) string {
@@ -131,21 +131,21 @@ func policyUnit(ctx context.Context, c *Case) Result {
 }
 
 func partitionKeys(ctx context.Context, c *Case) Result {
-	return c.runScan(ctx, scan{applies: func(o Observation) bool { return hasPolicy(o) || o.has(headers.RateLimit) },
+	return runScan(ctx, c, scan{applies: func(o Observation) bool { return hasPolicy(o) || hasField(o, headers.RateLimit) },
 		want:  "every pk parameter a Byte Sequence (:base64:)",
-		judge: func(o Observation) string { return o.ruleViolations("RL-04") },
+		judge: func(o Observation) string { return ruleViolations(o, "RL-04") },
 		none:  "no response carried RateLimit-Policy or RateLimit (RL-01 and RL-07 report the absence)"})
 }
 
 func limitSyntax(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	return c.runScan(ctx, scan{applies: onLimitedRoute, exempt: h.draft10Exempt,
+	return runScan(ctx, c, scan{applies: onLimitedRoute, exempt: draft10Exemption,
 		want: "RateLimit on every response of a declared rate-limited route: String-named items, r a non-negative Integer, t non-negative delay-seconds ≤ 10⁹",
 		judge: func(o Observation) string {
-			if !o.Advertises() || (!o.has(headers.RateLimit) && !o.has(headers.RateLimitRemaining)) {
+			if !o.Advertises() || (!hasField(o, headers.RateLimit) && !hasField(o, headers.RateLimitRemaining)) {
 				return "no RateLimit field"
 			}
-			if msg := o.ruleViolations("RL-07"); msg != "" {
+			if msg := ruleViolations(o, "RL-07"); msg != "" {
 				return msg
 			}
 			if f := o.Fields.Form; f != headers.FormDraft10 && !h.RateLimits.AcceptOlderDrafts {
@@ -159,7 +159,7 @@ func limitSyntax(ctx context.Context, c *Case) Result {
 		}})
 }
 
-func hasPolicy(o Observation) bool { return o.has(headers.RateLimitPolicy) }
+func hasPolicy(o Observation) bool { return hasField(o, headers.RateLimitPolicy) }
 
 // distinct renders the distinct values of key over obs with their counts.
 func distinct(obs []Observation, key func(Observation) string) string {

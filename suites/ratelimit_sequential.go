@@ -14,7 +14,7 @@ import (
 // and a response with r>0 promises the next request at least one unit, so
 // a 429 right after it shows r overstated (time passing only adds quota).
 func sequentialRemaining(ctx context.Context, c *Case) Result {
-	tenant, first, v0, stop := c.rlFirst(ctx)
+	tenant, first, v0, stop := rlFirst(ctx, c)
 	if stop != nil {
 		return *stop
 	}
@@ -23,7 +23,7 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 	obs := []Observation{first}
 	refused := 0
 	for len(obs) < budget && refused < 3 && time.Now().Before(deadline) {
-		o, err := c.rlProbe(ctx, tenant)
+		o, err := rlProbe(ctx, c, tenant)
 		if err != nil {
 			return Inconclusive("request %d failed: %v", len(obs)+1, err)
 		}
@@ -33,7 +33,7 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 		}
 	}
 	if v0.legacy {
-		more, err := c.pacedAcrossReset(ctx, tenant, first)
+		more, err := pacedAcrossReset(ctx, c, tenant, first)
 		if err != nil {
 			return Inconclusive("paced request failed: %v", err)
 		}
@@ -66,9 +66,9 @@ func sequentialRemaining(ctx context.Context, c *Case) Result {
 // rlFirst sends a fresh rate-limit tenant's first request and reads the
 // quota left from it; stop is the result to end the check with when the
 // request failed or advertises no readable remaining.
-func (c *Case) rlFirst(ctx context.Context) (tenant string, first Observation, v0 quotaView, stop *Result) {
-	tenant = c.rlTenant(ctx)
-	first, err := c.rlProbe(ctx, tenant)
+func rlFirst(ctx context.Context, c *Case) (tenant string, first Observation, v0 quotaView, stop *Result) {
+	tenant = rlTenant(ctx, c)
+	first, err := rlProbe(ctx, c, tenant)
 	switch {
 	case err != nil:
 		r := Inconclusive("first request failed: %v", err)
@@ -77,7 +77,7 @@ func (c *Case) rlFirst(ctx context.Context) (tenant string, first Observation, v
 		r := NotApplicable("the target sends neither RateLimit nor X-RateLimit-Remaining fields")
 		return tenant, first, v0, &r
 	}
-	v0, ok := first.quotaLeft()
+	v0, ok := quotaLeft(first)
 	if !ok {
 		r := NotApplicable("RateLimit did not parse (RL-07 reports it): %v", first.FieldsErr)
 		return tenant, first, v0, &r
@@ -89,12 +89,12 @@ func judgeSequence(obs []Observation, countsRequests bool) []string {
 	var bad []string
 	for i := 1; i < len(obs); i++ {
 		prev, cur := obs[i-1], obs[i]
-		if msg := cur.ruleViolations("RL-07", headers.RateLimit, headers.RateLimitRemaining); msg != "" {
+		if msg := ruleViolations(cur, "RL-07", headers.RateLimit, headers.RateLimitRemaining); msg != "" {
 			bad = append(bad, fmt.Sprintf("request %d: %s", i+1, msg))
 			continue
 		}
-		pv, okP := prev.quotaLeft()
-		cv, okC := cur.quotaLeft()
+		pv, okP := quotaLeft(prev)
+		cv, okC := quotaLeft(cur)
 		if !okP || !okC {
 			continue
 		}
@@ -138,7 +138,7 @@ func sameWindow(pv quotaView, cur Observation, cv quotaView) bool {
 
 func lastRemaining(obs []Observation) int64 {
 	for i := len(obs) - 1; i >= 0; i-- {
-		if v, ok := obs[i].quotaLeft(); ok {
+		if v, ok := quotaLeft(obs[i]); ok {
 			return v.r
 		}
 	}
@@ -158,7 +158,7 @@ type quotaView struct {
 // the legacy X-RateLimit-Remaining, with X-RateLimit-Reset as the window's
 // end when it names an instant (a delay in whole seconds cannot tell two
 // one-second windows apart).
-func (o Observation) quotaLeft() (quotaView, bool) {
+func quotaLeft(o Observation) (quotaView, bool) {
 	if o.Advertises() {
 		l, ok := o.MinRemaining()
 		end, exact := windowEnd(o, l)
@@ -179,8 +179,8 @@ func (o Observation) quotaLeft() (quotaView, bool) {
 // for two windows (3 s at most). A fixed window's remaining only falls
 // within it; a sliding window's estimate rises as the spent window's
 // weight decays, which a back-to-back burst never shows.
-func (c *Case) pacedAcrossReset(ctx context.Context, tenant string, first Observation) ([]Observation, error) {
-	p, ok := c.legacyPolicyOf(ctx, tenant, first)
+func pacedAcrossReset(ctx context.Context, c *Case, tenant string, first Observation) ([]Observation, error) {
+	p, ok := legacyPolicyOf(ctx, c, tenant, first)
 	if !ok {
 		return nil, nil
 	}
@@ -189,7 +189,7 @@ func (c *Case) pacedAcrossReset(ctx context.Context, tenant string, first Observ
 	var out []Observation
 	for time.Now().Add(gap).Before(end) && len(out) < 100 {
 		Sleep(ctx, gap)
-		o, err := c.rlProbe(ctx, tenant)
+		o, err := rlProbe(ctx, c, tenant)
 		if err != nil {
 			return out, err
 		}

@@ -63,14 +63,14 @@ func TestCase_legacyPolicyOf(t *testing.T) {
 	defer srv.Close()
 	h := &Harness{TargetURL: srv.URL, Journal: faults.NewJournal(), Seed: 1, Policy: Policy{RateLimitProbe: "/quota"}}
 	c := h.NewCase(t.Context(), "RL-01q")
-	first, err := c.rlProbe(t.Context(), "t1")
+	first, err := rlProbe(t.Context(), c, "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := legacyPolicy(first); ok {
 		t.Fatal("a reset in the past named a window")
 	}
-	p, ok := c.legacyPolicyOf(t.Context(), "t1", first)
+	p, ok := legacyPolicyOf(t.Context(), c, "t1", first)
 	if !ok || p.Quota != 10 || p.Window != time.Second || calls != 2 {
 		t.Errorf("legacyPolicyOf = %+v, %v after %d probes; want q=10 per 1s after 2", p, ok, calls)
 	}
@@ -102,8 +102,8 @@ func TestFellForOthers(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, q := obs(c.prev), obs(c.cur)
-			pv, _ := p.quotaLeft()
-			cv, _ := q.quotaLeft()
+			pv, _ := quotaLeft(p)
+			cv, _ := quotaLeft(q)
 			if _, _, _, fell := fellForOthers(p, q, pv, cv); fell != c.wantFallen {
 				t.Errorf("fellForOthers = %v; want %v", fell, c.wantFallen)
 			}

@@ -19,7 +19,7 @@ type raStamped struct {
 	sent, at time.Time
 }
 
-func (h *Harness) raSend(ctx context.Context, c Call) raStamped {
+func raSend(ctx context.Context, h *Harness, c Call) raStamped {
 	sent := time.Now()
 	r := h.Send(ctx, c)
 	return raStamped{Reply: r, sent: sent, at: time.Now()}
@@ -29,7 +29,7 @@ func (h *Harness) raSend(ctx context.Context, c Call) raStamped {
 // refused with 429 or the limit is reached: ExhaustLimit, raised to what the
 // first wave's replies advertise as remaining (RateLimit r,
 // X-RateLimit-Remaining) plus two waves. Replies come in wave order.
-func (c *Case) raExhaust(ctx context.Context, tenant string) ([]raStamped, error) {
+func raExhaust(ctx context.Context, c *Case, tenant string) ([]raStamped, error) {
 	const wave = 10
 	var out []raStamped
 	limit := c.Harness.RetryAfter.exhaustLimit()
@@ -41,7 +41,7 @@ func (c *Case) raExhaust(ctx context.Context, tenant string) ([]raStamped, error
 		}
 		var wg sync.WaitGroup
 		for i := range rs {
-			wg.Go(func() { rs[i] = c.Harness.raSend(ctx, calls[i]) })
+			wg.Go(func() { rs[i] = raSend(ctx, c.Harness, calls[i]) })
 		}
 		wg.Wait()
 		out = append(out, rs...)
@@ -75,12 +75,12 @@ func (o raDepOutcome) gap() time.Duration { return o.next.Received.Sub(o.faulted
 // and the given budget goes through. prepare runs after the flush, just
 // before the rule is placed, and returns the fault (so dates can be stamped
 // then).
-func (c *Case) raDepCase(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
+func raDepCase(ctx context.Context, c *Case, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
 	// A target's own limiter may refuse the request before any dependency
 	// call (its quota is shared with the checks before this one): that is
 	// not the behaviour under test, so wait as told and try again.
 	for try := 1; ; try++ {
-		o, err := c.raDepCaseOnce(ctx, first, budget, prepare)
+		o, err := raDepCaseOnce(ctx, c, first, budget, prepare)
 		if err != nil || try == raRefusedTries || o.faulted != nil || len(o.calls) > 0 || o.reply.Status != http.StatusTooManyRequests {
 			return o, err
 		}
@@ -103,7 +103,7 @@ const (
 )
 
 // raDepCaseOnce is one try of raDepCase.
-func (c *Case) raDepCaseOnce(ctx context.Context, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
+func raDepCaseOnce(ctx context.Context, c *Case, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
 	h := c.Harness
 	if err := c.Heal(ctx, c.Harness.RetryAfter.breakerFlush(c.Harness), c.Harness.RetryAfter.flushWithin(c.Harness)); err != nil {
 		return raDepOutcome{}, err
@@ -113,7 +113,7 @@ func (c *Case) raDepCaseOnce(ctx context.Context, first int, budget time.Duratio
 	if err != nil {
 		return raDepOutcome{}, err
 	}
-	r := h.raSend(ctx, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(),
+	r := raSend(ctx, h, Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(),
 		Header: h.BudgetHeader(budget), Timeout: budget + 3*time.Second})
 	lift()
 	h.Settle(ctx)

@@ -16,22 +16,22 @@ import (
 // Retry-After: 1; the target's next call must come at least 1 s later.
 func raHonoursSeconds(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
+	o, err := raDepCase(ctx, c, 1, h.RetryAfter.budget(), func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": "1"})
 	})
-	return c.raJudgeWait(o, err, "a 503 with Retry-After: 1", time.Second, time.Time{})
+	return raJudgeWait(c, o, err, "a 503 with Retry-After: 1", time.Second, time.Time{})
 }
 
 // raPrecedence: the dependency's first answer is 429 with Retry-After: 1
 // and a RateLimit reset of 0 s; Retry-After takes precedence (RL-10).
 func raPrecedence(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
+	o, err := raDepCase(ctx, c, 1, h.RetryAfter.budget(), func() faults.Fault {
 		return raAbort(http.StatusTooManyRequests, map[string]string{
 			"Retry-After": "1", "RateLimit": `"dep";r=0;t=0`, "RateLimit-Policy": `"dep";q=10;w=1`,
 		})
 	})
-	return c.raJudgeWait(o, err, `a 429 with Retry-After: 1 and RateLimit: "dep";r=0;t=0`, time.Second, time.Time{})
+	return raJudgeWait(c, o, err, `a 429 with Retry-After: 1 and RateLimit: "dep";r=0;t=0`, time.Second, time.Time{})
 }
 
 // raDateForms are the three HTTP-date formats a recipient must accept.
@@ -54,14 +54,14 @@ func raHonoursDates(ctx context.Context, c *Case) Result {
 	for _, f := range raDateForms {
 		status := []int{http.StatusServiceUnavailable, http.StatusTooManyRequests}[c.IntN(2)]
 		var date, until time.Time
-		o, err := c.raDepCase(ctx, 1, h.RetryAfter.budget(), func() faults.Fault {
+		o, err := raDepCase(ctx, c, 1, h.RetryAfter.budget(), func() faults.Fault {
 			date = raAlignedSecond(ctx)
 			until = date.Add(time.Second)
 			return raAbort(status, map[string]string{"Date": date.Format(headers.IMFFixdate), "Retry-After": until.Format(f.layout)})
 		})
 		ev = append(ev, o.evidence...)
 		what := fmt.Sprintf("%d with Retry-After %q", status, until.Format(f.layout))
-		switch res := c.raJudgeWait(o, err, what, 0, until); res.Status {
+		switch res := raJudgeWait(c, o, err, what, 0, until); res.Status {
 		case reports.StatusPass:
 			seen = append(seen, fmt.Sprintf("%s: next call %s after the date, %s after the answer",
 				f.name, Ms(o.next.Received.Sub(until)), Ms(o.gap())))
@@ -80,7 +80,7 @@ func raHonoursDates(ctx context.Context, c *Case) Result {
 
 // raJudgeWait holds the call after the faulted one to a minimum gap after
 // the faulted answer, and to notBefore when set (wall clock).
-func (c *Case) raJudgeWait(o raDepOutcome, err error, what string, minGap time.Duration, notBefore time.Time) Result {
+func raJudgeWait(c *Case, o raDepOutcome, err error, what string, minGap time.Duration, notBefore time.Time) Result {
 	tol := c.Harness.RetryAfter.tolerance(c.Harness)
 	want := fmt.Sprintf("after %s the next dependency call comes no earlier than %s (−%s)", what, Ms(minGap), Ms(tol))
 	if !notBefore.IsZero() {
@@ -136,7 +136,7 @@ func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 	var seen []string
 	var ev []faults.Entry
 	for _, v := range picked {
-		o, err := c.raDepCase(ctx, 0, budget, func() faults.Fault {
+		o, err := raDepCase(ctx, c, 0, budget, func() faults.Fault {
 			return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": v})
 		})
 		if err != nil {
@@ -150,7 +150,7 @@ func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 		case len(calls) > cfg.stormLimit(h):
 			return Fail(want, fmt.Sprintf("Retry-After %q: %d calls for one request", v, len(calls)), ev...)
 		case len(calls) == 1:
-			return c.raNoRetry(ctx, want, v, o, ev)
+			return raNoRetry(ctx, c, want, v, o, ev)
 		}
 		var gaps []string
 		for i := 1; i < len(calls); i++ {
@@ -168,8 +168,8 @@ func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 
 // raNoRetry tells "an invalid value stopped the retries" from "the target
 // never retries a 503": it repeats the case without any Retry-After.
-func (c *Case) raNoRetry(ctx context.Context, want, v string, o raDepOutcome, ev []faults.Entry) Result {
-	base, err := c.raDepCase(ctx, 0, c.Harness.RetryAfter.budget(), func() faults.Fault {
+func raNoRetry(ctx context.Context, c *Case, want, v string, o raDepOutcome, ev []faults.Entry) Result {
+	base, err := raDepCase(ctx, c, 0, c.Harness.RetryAfter.budget(), func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, nil)
 	})
 	if err != nil {
@@ -206,7 +206,7 @@ func raHugeIsCapped(ctx context.Context, c *Case) Result {
 	huge := cfg.hugeValue()
 	want := fmt.Sprintf("with a budget of %s, an answer within %s (budget + %s) although the dependency said Retry-After: %s",
 		Ms(budget), Ms(budget+cfg.answerSlack()), Ms(cfg.answerSlack()), huge)
-	o, err := c.raDepCase(ctx, 1, budget, func() faults.Fault {
+	o, err := raDepCase(ctx, c, 1, budget, func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": huge})
 	})
 	if err != nil {

@@ -68,7 +68,7 @@ func (m *raMachine) run(t *rapid.T) bool {
 	if rateLimit {
 		hd["RateLimit"], hd["RateLimit-Policy"] = `"dep";r=0;t=0`, `"dep";q=10;w=1`
 	}
-	o, err := c.raDepCase(m.ctx, 1, budget, func() faults.Fault { return raAbort(status, hd) })
+	o, err := raDepCase(m.ctx, c, 1, budget, func() faults.Fault { return raAbort(status, hd) })
 	if err != nil {
 		t.Skipf("the case could not run: %v", err)
 	}

@@ -20,7 +20,7 @@ func raTruthful429(ctx context.Context, c *Case) Result {
 	want := fmt.Sprintf("every 429 carries Retry-After as delay-seconds or IMF-fixdate; a request sent right after it is "+
 		"refused unless the 1-second resolution allows otherwise; one sent once it has elapsed (+%s) is admitted", Ms(tol))
 	tenant := c.Tenant()
-	rs, err := c.raExhaust(ctx, tenant)
+	rs, err := raExhaust(ctx, c, tenant)
 	if err != nil {
 		return Inconclusive("could not drive a fresh tenant into 429: %v", err)
 	}
@@ -42,7 +42,7 @@ func raTruthful429(ctx context.Context, c *Case) Result {
 	// back up to 1 s sooner: only an admission before Retry-After − 1 s
 	// contradicts it.
 	var notes []string
-	probe := h.raSend(ctx, Call{Key: c.Key(), Tenant: tenant, Amount: c.Amount()})
+	probe := raSend(ctx, h, Call{Key: c.Key(), Tenant: tenant, Amount: c.Amount()})
 	claim, claimRA := first, firstRA
 	switch {
 	case probe.Err != nil:
@@ -69,7 +69,7 @@ func raTruthful429(ctx context.Context, c *Case) Result {
 		return Pass(want, strings.Join(notes, "; "), c.Evidence()...)
 	}
 	Sleep(ctx, time.Until(claim.at.Add(claimRA.Delay+tol)))
-	after := h.raSend(ctx, Call{Key: c.Key(), Tenant: tenant, Amount: c.Amount()})
+	after := raSend(ctx, h, Call{Key: c.Key(), Tenant: tenant, Amount: c.Amount()})
 	wait := after.sent.Sub(claim.at)
 	switch {
 	case after.Err != nil:
@@ -87,7 +87,7 @@ func raTruthful429(ctx context.Context, c *Case) Result {
 func raNotBeforeReset(ctx context.Context, c *Case) Result {
 	h := c.Harness
 	tol := h.RetryAfter.tolerance(h)
-	rs, err := c.raExhaust(ctx, c.Tenant())
+	rs, err := raExhaust(ctx, c, c.Tenant())
 	if err != nil {
 		return Inconclusive("could not drive a fresh tenant into 429: %v", err)
 	}
@@ -139,7 +139,7 @@ func raTruthful503(ctx context.Context, c *Case) Result {
 	}
 	budget := h.RetryAfter.budget()
 	base := Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Header: h.BudgetHeader(budget), Timeout: budget + 3*time.Second}
-	r := h.raSend(ctx, base)
+	r := raSend(ctx, h, base)
 	lift()
 	if r.Err != nil || r.Status != http.StatusServiceUnavailable {
 		return Inconclusive("with every dependency call answered 503 the target answered %s, not 503", Describe(r.Reply))
@@ -154,7 +154,7 @@ func raTruthful503(ctx context.Context, c *Case) Result {
 			v, ra.Delay, h.RetryAfter.maxWait()), c.Evidence()...)
 	}
 	Sleep(ctx, time.Until(r.at.Add(ra.Delay+tol)))
-	again := h.raSend(ctx, base)
+	again := raSend(ctx, h, base)
 	if !h.Succeeded(again.Reply) {
 		return Fail(want, fmt.Sprintf("503 with Retry-After %q; the retry %s later, with the dependency back, got %s",
 			v, Ms(again.sent.Sub(r.at)), Describe(again.Reply)), c.Evidence()...)
@@ -169,7 +169,7 @@ func raRunWideSyntax(ctx context.Context, c *Case) Result {
 	h := c.Harness
 	answers := raTargetRefusals(h.Journal)
 	if len(answers) == 0 {
-		if _, err := c.raExhaust(ctx, c.Tenant()); err != nil {
+		if _, err := raExhaust(ctx, c, c.Tenant()); err != nil {
 			return Inconclusive("no 429 or 503 recorded in the run and could not drive one: %v", err)
 		}
 		h.Settle(ctx)
