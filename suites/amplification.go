@@ -99,7 +99,7 @@ func Amplification() []Check {
 
 // rbTolerances are the amplification suite's thresholds.
 func rbTolerances(h *Harness) []reports.Tolerance {
-	a := h.Amplification
+	a := rbConfig(h)
 	return []reports.Tolerance{
 		{Name: "attempts per logical request", Value: h.Policy.Retry.AttemptsText(),
 			Why: "RB-01, RB-03: policy.retry.max_attempts; undeclared, the SRE book ch. 21's cap of 3"},
@@ -119,3 +119,11 @@ func rbTolerances(h *Harness) []reports.Tolerance {
 			Why: "RB-15, BO-01..04, BO-08: ⌈a round's 4 failures / budget ratio⌉, so a retry throttle never starves the sample"},
 	}
 }
+
+// rbSuite is the suite with cfg as its settings.
+func rbSuite(cfg AmplificationConfig) Suite {
+	return Suite{Name: suiteRB, Checks: Amplification(), Tolerances: rbTolerances, Config: cfg}
+}
+
+// rbConfig is the settings of h's suite.
+func rbConfig(h *Harness) AmplificationConfig { return SuiteConfig[AmplificationConfig](h, suiteRB) }

@@ -123,7 +123,7 @@ func fleetLockstep(ctx context.Context, c *Case) Result {
 
 // judgeFleet is BO-08's verdict on a sample.
 func judgeFleet(h *Harness, s *backoffSample) Result {
-	cfg := h.Amplification
+	cfg := rbConfig(h)
 	if s.unkeyed {
 		return NotApplicable("the target forwards no %s to its dependency: retries of requests failing together cannot be told apart", h.Conventions.DependencyKeyName())
 	}
@@ -164,7 +164,7 @@ const (
 // minimal buckets (too little jitter to scale by), a tenth of the sampled median
 // first wait within [minBucket, maxUndeclaredBucket].
 func lockstepBucket(h *Harness, fleets []time.Duration) (bucket time.Duration, from string) {
-	if b := h.Amplification.Bucket; b > 0 {
+	if b := rbConfig(h).Bucket; b > 0 {
 		return b, "AmplificationConfig.Bucket"
 	}
 	why := "no backoff declared"
@@ -181,7 +181,7 @@ func lockstepBucket(h *Harness, fleets []time.Duration) (bucket time.Duration, f
 
 // bucketText describes BO-08's bucket for the tolerances list.
 func bucketText(h *Harness) string {
-	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); h.Amplification.Bucket > 0 || ok && hi-lo >= 5*minBucket {
+	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); rbConfig(h).Bucket > 0 || ok && hi-lo >= 5*minBucket {
 		b, from := lockstepBucket(h, nil)
 		return fmt.Sprintf("%s (%s)", b, from)
 	}

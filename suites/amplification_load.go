@@ -178,7 +178,7 @@ func outageAmplification(ctx context.Context, c *Case) Result {
 	if reason := runOutage(ctx, c, o); reason != "" {
 		return Inconclusive("%s", reason)
 	}
-	cfg, ratio := h.Amplification, h.Policy.Retry.Ratio()
+	cfg, ratio := rbConfig(h), h.Policy.Retry.Ratio()
 	n := len(o.front)
 	limit := (1+ratio)*float64(n) + float64(cfg.retryFloor())
 	want := fmt.Sprintf("dependency calls ≤ (1 + %s)·requests + %d during a sustained outage (SRE: ≈1.1× with a retry budget, ≈3× without)", h.Policy.Retry.RatioText(), cfg.retryFloor())
@@ -192,7 +192,7 @@ func outageAmplification(ctx context.Context, c *Case) Result {
 
 func outageRecovery(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	cfg := h.Amplification
+	cfg := rbConfig(h)
 	within, why := judgedRecovery(h)
 	recovery := time.Second // undeclared: long enough to see a storm after healing
 	if why == "" {
@@ -238,8 +238,8 @@ func judgedRecovery(h *Harness) (time.Duration, string) {
 	switch {
 	case d <= 0:
 		return 0, "the target declares no breaker recovery (policy.retry.breaker_recovery)"
-	case d > h.Amplification.maxRecovery():
-		return 0, fmt.Sprintf("the declared breaker recovery %s exceeds the %s this check watches under load (AmplificationConfig.MaxRecovery)", d, h.Amplification.maxRecovery())
+	case d > rbConfig(h).maxRecovery():
+		return 0, fmt.Sprintf("the declared breaker recovery %s exceeds the %s this check watches under load (AmplificationConfig.MaxRecovery)", d, rbConfig(h).maxRecovery())
 	}
 	return d, ""
 }

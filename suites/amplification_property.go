@@ -67,7 +67,7 @@ func retryProperty(ctx context.Context, pc *Case) Result {
 	h := pc.Harness
 	limit := h.Policy.Retry.Attempts()
 	want := fmt.Sprintf("for every request: at most %s dependency calls, none after a success it read, none before a Retry-After (−%s); over requests that fail throughout: retries ≤ %s·requests + %d",
-		h.Policy.Retry.AttemptsText(), Ms(h.RetryAfter.tolerance(h)), h.Policy.Retry.RatioText(), h.Amplification.retryFloor())
+		h.Policy.Retry.AttemptsText(), Ms(h.Slack()), h.Policy.Retry.RatioText(), rbConfig(h).retryFloor())
 	cfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
 	cfg = h.Exploring(cfg, rbExplore)
 	m := &rbMachine{h: h, ctx: ctx, id: pc.ID, limit: limit, dirty: true}
@@ -153,7 +153,7 @@ func (m *rbMachine) judge(t *rapid.T, n int, script []rbStep, calls []faults.Ent
 	if len(calls) > m.limit {
 		t.Fatalf("request %d: %d dependency calls for one logical request, above the cap of %s", n, len(calls), m.h.Policy.Retry.AttemptsText())
 	}
-	tol := m.h.RetryAfter.tolerance(m.h)
+	tol := m.h.Slack()
 	for i := 1; i < len(calls); i++ {
 		prev := stepAt(script, i-1)
 		if !prev.failure && prev.name == "success" {
@@ -179,7 +179,7 @@ func (m *rbMachine) judgeOutage(t *rapid.T, retries []int, calls []faults.Entry)
 		sum += r
 	}
 	r := m.h.Policy.Retry
-	budget := r.Ratio()*float64(len(retries)) + float64(m.h.Amplification.retryFloor())
+	budget := r.Ratio()*float64(len(retries)) + float64(rbConfig(m.h).retryFloor())
 	if len(calls) > 1 && r.BreakerRecovery > 0 {
 		budget += float64(calls[len(calls)-1].Received.Sub(calls[0].Received) / r.BreakerRecovery)
 	}

@@ -79,7 +79,7 @@ func rbFakeHarness(t *testing.T, f *rbFake) *Harness {
 		TargetURL: st.frontURL, Front: st.front, Dependency: st.dep, Journal: st.journal, Seed: 1,
 		Explore: time.Second,
 		// The fake has no budget or breaker: the floor lets its outages pass.
-		Amplification: AmplificationConfig{RetryFloor: 100},
+		Suites: []Suite{rbSuite(AmplificationConfig{RetryFloor: 100})},
 		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments", EffectPath: "/charges",
 			Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }},
 	}

@@ -83,7 +83,7 @@ func takeBackoffSampleN(ctx context.Context, h *Harness, c *Case, n int) *backof
 // is counted and reported.
 func sampleBackoff(ctx context.Context, c *Case) *backoffSample {
 	s := &backoffSample{}
-	rounds, within := c.Harness.Amplification.backoffRounds(), c.Harness.Amplification.sampleWithin()
+	rounds, within := rbConfig(c.Harness).backoffRounds(), rbConfig(c.Harness).sampleWithin()
 	if est := roundWaits(c.Harness, true); est > within {
 		s.reason = fmt.Sprintf("the declared first wait (up to %s) exceeds the sampling bound (AmplificationConfig.SampleWithin %s): not sampled", est, within)
 		return s

@@ -41,6 +41,9 @@ type Suite struct {
 	// timing failure during which the runner stalled longer than the least
 	// Slack of the run's suites (and the harness's own) is judged again.
 	Slack func(h *Harness) time.Duration
+	// Config is the suite's own settings, which its checks read with
+	// SuiteConfig; nil means the suite's defaults.
+	Config any
 }
 
 // Result is a check's verdict with what it expected, what it saw and the
@@ -74,4 +77,19 @@ func Inconclusive(format string, a ...any) Result {
 
 func NotApplicable(format string, a ...any) Result {
 	return Result{Status: reports.StatusNotApplicable, Reason: fmt.Sprintf(format, a...)}
+}
+
+// SuiteConfig returns the Config of h's suite named name, as that suite's
+// checks read their settings; the zero T when h has no such suite or it
+// keeps no T.
+func SuiteConfig[T any](h *Harness, name string) T {
+	for _, s := range h.Suites {
+		if s.Name == name {
+			if cfg, ok := s.Config.(T); ok {
+				return cfg
+			}
+		}
+	}
+	var zero T
+	return zero
 }

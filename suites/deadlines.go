@@ -126,7 +126,7 @@ func Deadlines() []Check {
 
 // dlWatchText renders DL-06's watch window and its origin.
 func dlWatchText(h *Harness) string {
-	d, why := h.Deadlines.watch(h)
+	d, why := dlConfig(h).watch(h)
 	return fmt.Sprintf("%s (%s)", d, why)
 }
 
@@ -135,15 +135,23 @@ func dlTolerances(h *Harness) []reports.Tolerance {
 	out := []reports.Tolerance{
 		{Name: "DL-06 watch after the deadline", Value: dlWatchText(h),
 			Why: "DL-06: how long a retry after the deadline is looked for"},
-		{Name: "deadline slack", Value: max(h.Deadlines.tolerance(), h.Noise.Slack()).String(),
+		{Name: "deadline slack", Value: max(dlConfig(h).tolerance(), h.Noise.Slack()).String(),
 			Why: "DL-03, DL-04, DL-06, HS-18: answers, cancellations and budgets within the deadline plus this"},
 	}
-	if h.Deadlines.Warmup != 0 {
-		out = append(out, reports.Tolerance{Name: "heal streak, deadline checks", Value: fmt.Sprintf("%d (DeadlineConfig.Warmup)", h.Deadlines.warmup(h)),
+	if dlConfig(h).Warmup != 0 {
+		out = append(out, reports.Tolerance{Name: "heal streak, deadline checks", Value: fmt.Sprintf("%d (DeadlineConfig.Warmup)", dlConfig(h).warmup(h)),
 			Why: "before the deadline checks, in place of the heal streak"})
 	}
 	return out
 }
 
 // dlSlack is the least time slack the deadline checks judge with.
-func dlSlack(h *Harness) time.Duration { return h.Deadlines.tolerance() }
+func dlSlack(h *Harness) time.Duration { return dlConfig(h).tolerance() }
+
+// dlSuite is the suite with cfg as its settings.
+func dlSuite(cfg DeadlineConfig) Suite {
+	return Suite{Name: suiteDL, Checks: Deadlines(), Tolerances: dlTolerances, Slack: dlSlack, Config: cfg}
+}
+
+// dlConfig is the settings of h's suite.
+func dlConfig(h *Harness) DeadlineConfig { return SuiteConfig[DeadlineConfig](h, suiteDL) }

@@ -30,7 +30,7 @@ func dlBegin(ctx context.Context, c *Case) (dc *dlCase, res Result, ok bool) {
 		return nil, Inconclusive("%v", err), false
 	}
 	c.Restart(ctx)
-	cfg := c.Harness.Deadlines
+	cfg := dlConfig(c.Harness)
 	return &dlCase{Case: c, cfg: cfg, tol: max(cfg.tolerance(), c.Harness.Noise.Slack())}, Result{}, true
 }
 
@@ -39,7 +39,7 @@ func dlBegin(ctx context.Context, c *Case) (dc *dlCase, res Result, ok bool) {
 // calling the dependency at all, leaving nothing to judge. It runs in a
 // sub-case, so it draws nothing from the check's generator.
 func dlWarmup(ctx context.Context, c *Case) error {
-	n := c.Harness.Deadlines.warmup(c.Harness)
+	n := dlConfig(c.Harness).warmup(c.Harness)
 	if n == 0 {
 		return nil
 	}

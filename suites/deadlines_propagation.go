@@ -26,8 +26,8 @@ func dlPropagates(name string) func(ctx context.Context, c *Case) Result {
 		case http.CanonicalHeaderKey(name) == own:
 			return NotApplicable("%s is the target's own deadline header, exercised by DL-04", name)
 		}
-		if !h.Deadlines.sendsFormat(name) {
-			return NotApplicable("%s is not among the deadline formats to exercise (DeadlineConfig.Formats %v)", name, h.Deadlines.Formats)
+		if !dlConfig(h).sendsFormat(name) {
+			return NotApplicable("%s is not among the deadline formats to exercise (DeadlineConfig.Formats %v)", name, dlConfig(h).Formats)
 		}
 		c, res, ok := dlBegin(ctx, cs)
 		if !ok {

@@ -133,11 +133,11 @@ func dlIgnorantStack(t *testing.T) *Harness {
 		Conventions: Conventions{MaxBudget: 300 * time.Millisecond},
 		// It claims grpc-timeout too, so DL-04g judges (and fails) it.
 		Policy: Policy{DeadlineHeaders: []string{"X-Request-Timeout-Ms", "grpc-timeout"}},
-		Deadlines: DeadlineConfig{
+		Suites: []Suite{dlSuite(DeadlineConfig{
 			MinBudget: 100 * time.Millisecond, MaxBudget: 150 * time.Millisecond,
 			Tolerance: 100 * time.Millisecond, Watch: 400 * time.Millisecond, Warmup: 2,
 			Formats: []string{"X-Request-Timeout-Ms", "grpc-timeout"},
-		},
+		})},
 	}
 }
 

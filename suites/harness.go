@@ -69,12 +69,6 @@ type Harness struct {
 	// long a stall of the runner a timing verdict can bear.
 	Suites []Suite
 
-	// Per-suite settings; zero values mean each type's documented defaults.
-	Amplification AmplificationConfig
-	RetryAfter    RetryAfterConfig
-	Deadlines     DeadlineConfig
-	RateLimits    RateLimitConfig
-
 	values *sharedValues // see shared; a copy of the harness shares them
 	// stallWatch replaces watchStalls in tests.
 	stallWatch func() (stop func() time.Duration)

@@ -48,8 +48,8 @@ func TestHarness_tolerance(t *testing.T) {
 		{"busy runner", Harness{Noise: RunnerNoise{RoundTrip: time.Millisecond, Overshoot: 30 * time.Millisecond, Samples: 100}}, 120 * time.Millisecond, false},
 		{"too noisy", Harness{Noise: RunnerNoise{RoundTrip: 200 * time.Millisecond, Samples: 100}}, 800 * time.Millisecond, true},
 	}
-	timedCheck := Check{ID: "RB-15", Suite: suiteRB, Timed: true}
-	untimed := Check{ID: "IK-03", Suite: suiteIK}
+	timedCheck := Check{ID: "RB-15", Suite: "retry-amplification", Timed: true}
+	untimed := Check{ID: "IK-03", Suite: "idempotency"}
 	for _, tt := range tests {
 		if got := tt.h.Slack(); got != tt.want {
 			t.Errorf("%s: tolerance %v, want %v", tt.name, got, tt.want)
@@ -62,7 +62,7 @@ func TestHarness_tolerance(t *testing.T) {
 		}
 	}
 	h := &Harness{Noise: RunnerNoise{RoundTrip: 200 * time.Millisecond, Samples: 100}}
-	res := runOne(t.Context(), h, Check{ID: "BO-08", Suite: suiteRB, Timed: true, Run: func(ctx context.Context, c *Case) Result { return Pass("", "") }})
+	res := runOne(t.Context(), h, Check{ID: "BO-08", Suite: "retry-amplification", Timed: true, Run: func(ctx context.Context, c *Case) Result { return Pass("", "") }})
 	if res.Status != reports.StatusInconclusive || !strings.Contains(res.Reason, "noisy runner") {
 		t.Errorf("BO-08 on a noisy runner: %s %q, want inconclusive (noisy runner)", res.Status, res.Reason)
 	}

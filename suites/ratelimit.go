@@ -88,6 +88,14 @@ func RateLimitHeaders() []Check {
 
 // rlTolerances are the rate-limit suite's thresholds.
 func rlTolerances(h *Harness) []reports.Tolerance {
-	return []reports.Tolerance{{Name: "quota slack", Value: fmt.Sprintf("%.0f %% per window", h.RateLimits.quotaSlack()*100),
+	return []reports.Tolerance{{Name: "quota slack", Value: fmt.Sprintf("%.0f %% per window", rlConfig(h).quotaSlack()*100),
 		Why: "RL-01q: admissions at twice the advertised rate within q minus this"}}
 }
+
+// rlSuite is the suite with cfg as its settings.
+func rlSuite(cfg RateLimitConfig) Suite {
+	return Suite{Name: suiteRL, Checks: RateLimitHeaders(), Tolerances: rlTolerances, Config: cfg}
+}
+
+// rlConfig is the settings of h's suite.
+func rlConfig(h *Harness) RateLimitConfig { return SuiteConfig[RateLimitConfig](h, suiteRL) }

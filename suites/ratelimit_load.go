@@ -35,7 +35,7 @@ func enforcedQuota(ctx context.Context, c *Case) Result {
 	if !ok {
 		return NotApplicable("no request-unit policy with a quota and a window is advertised (RL-01 judges the fields)")
 	}
-	cfg := h.RateLimits
+	cfg := rlConfig(h)
 	windows := 3 + c.IntN(2)
 	rate := 2 * float64(p.Quota) / p.Window.Seconds()
 	duration := p.Window * time.Duration(windows+2)

@@ -32,7 +32,7 @@ func policyStable(ctx context.Context, c *Case) Result {
 
 func ratioBound(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	factor := h.RateLimits.ratioFactor()
+	factor := rlConfig(h).ratioFactor()
 	return runScan(ctx, c, scan{applies: func(o Observation) bool { return len(o.Fields.Policies) > 0 && len(o.Fields.Limits) > 0 },
 		want: fmt.Sprintf("r/t ≤ %g × q/w for each limit of a request-unit policy with a window (HARNESS factor %g)", factor, factor),
 		judge: func(o Observation) string {

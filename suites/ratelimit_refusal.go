@@ -35,8 +35,8 @@ func admittedAfterReset(ctx context.Context, c *Case) Result {
 	switch {
 	case basis == "":
 		return NotApplicable("the 429 advertised neither a valid Retry-After nor a reset")
-	case wait > h.RateLimits.maxLoad():
-		return NotApplicable("the advertised wait %s exceeds the suite's %s cap", wait, h.RateLimits.maxLoad())
+	case wait > rlConfig(h).maxLoad():
+		return NotApplicable("the advertised wait %s exceeds the suite's %s cap", wait, rlConfig(h).maxLoad())
 	}
 	tol := h.Slack()
 	select {

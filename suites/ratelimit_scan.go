@@ -96,7 +96,7 @@ func policySyntax(ctx context.Context, c *Case) Result {
 			if msg := ruleViolations(o, "RL-01", headers.RateLimitPolicy); msg != "" {
 				return msg
 			}
-			if ps := o.Fields.Policies; len(ps) > 0 && ps[0].Form != headers.FormDraft10 && !h.RateLimits.AcceptOlderDrafts {
+			if ps := o.Fields.Policies; len(ps) > 0 && ps[0].Form != headers.FormDraft10 && !rlConfig(h).AcceptOlderDrafts {
 				return fmt.Sprintf("the %s form %q; draft -10 names each policy", ps[0].Form, o.Header.Get(headers.RateLimitPolicy))
 			}
 			return ""
@@ -148,7 +148,7 @@ func limitSyntax(ctx context.Context, c *Case) Result {
 			if msg := ruleViolations(o, "RL-07"); msg != "" {
 				return msg
 			}
-			if f := o.Fields.Form; f != headers.FormDraft10 && !h.RateLimits.AcceptOlderDrafts {
+			if f := o.Fields.Form; f != headers.FormDraft10 && !rlConfig(h).AcceptOlderDrafts {
 				return fmt.Sprintf("the %s form; draft -10 requires a List of named items", f)
 			}
 			return ""

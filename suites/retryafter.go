@@ -129,9 +129,9 @@ func RetryAfter() []Check {
 
 // raTolerances are the Retry-After suite's thresholds.
 func raTolerances(h *Harness) []reports.Tolerance {
-	out := []reports.Tolerance{{Name: "Retry-After slack", Value: h.RetryAfter.tolerance(h).String(),
+	out := []reports.Tolerance{{Name: "Retry-After slack", Value: raConfig(h).tolerance(h).String(),
 		Why: "HS-08: no call earlier than Retry-After minus this"}}
-	if n := h.RetryAfter.BreakerFlush; n > 0 {
+	if n := raConfig(h).BreakerFlush; n > 0 {
 		out = append(out, reports.Tolerance{Name: "heal streak, Retry-After cases", Value: fmt.Sprintf("%d (RetryAfterConfig.BreakerFlush)", n),
 			Why: "before HS-08..HS-10's dependency-fault cases, in place of the heal streak"})
 	}
@@ -139,4 +139,12 @@ func raTolerances(h *Harness) []reports.Tolerance {
 }
 
 // raSlack is the least time slack the Retry-After checks judge with.
-func raSlack(h *Harness) time.Duration { return h.RetryAfter.tolerance(h) }
+func raSlack(h *Harness) time.Duration { return raConfig(h).tolerance(h) }
+
+// raSuite is the suite with cfg as its settings.
+func raSuite(cfg RetryAfterConfig) Suite {
+	return Suite{Name: suiteRA, Checks: RetryAfter(), Tolerances: raTolerances, Slack: raSlack, Config: cfg}
+}
+
+// raConfig is the settings of h's suite.
+func raConfig(h *Harness) RetryAfterConfig { return SuiteConfig[RetryAfterConfig](h, suiteRA) }

@@ -32,7 +32,7 @@ func raSend(ctx context.Context, h *Harness, c Call) raStamped {
 func raExhaust(ctx context.Context, c *Case, tenant string) ([]raStamped, error) {
 	const wave = 10
 	var out []raStamped
-	limit := c.Harness.RetryAfter.exhaustLimit()
+	limit := raConfig(c.Harness).exhaustLimit()
 	for len(out) < limit && ctx.Err() == nil {
 		rs := make([]raStamped, wave)
 		calls := make([]Call, wave)
@@ -48,7 +48,7 @@ func raExhaust(ctx context.Context, c *Case, tenant string) ([]raStamped, error)
 		if slices.ContainsFunc(rs, func(r raStamped) bool { return r.Err == nil && r.Status == http.StatusTooManyRequests }) {
 			return out, nil
 		}
-		if c.Harness.RetryAfter.ExhaustLimit == 0 && len(out) == wave { // learned once: a window that resets meanwhile must not raise it again
+		if raConfig(c.Harness).ExhaustLimit == 0 && len(out) == wave { // learned once: a window that resets meanwhile must not raise it again
 			limit = max(limit, len(out)+advertisedRemaining(rs)+2*wave)
 		}
 	}
@@ -105,7 +105,7 @@ const (
 // raDepCaseOnce is one try of raDepCase.
 func raDepCaseOnce(ctx context.Context, c *Case, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
 	h := c.Harness
-	if err := c.Heal(ctx, c.Harness.RetryAfter.breakerFlush(c.Harness), c.Harness.RetryAfter.flushWithin(c.Harness)); err != nil {
+	if err := c.Heal(ctx, raConfig(c.Harness).breakerFlush(c.Harness), raConfig(c.Harness).flushWithin(c.Harness)); err != nil {
 		return raDepOutcome{}, err
 	}
 	mark := h.Journal.LastSeq()

@@ -16,7 +16,7 @@ import (
 // Retry-After: 1; the target's next call must come at least 1 s later.
 func raHonoursSeconds(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	o, err := raDepCase(ctx, c, 1, h.RetryAfter.budget(), func() faults.Fault {
+	o, err := raDepCase(ctx, c, 1, raConfig(h).budget(), func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": "1"})
 	})
 	return raJudgeWait(c, o, err, "a 503 with Retry-After: 1", time.Second, time.Time{})
@@ -26,7 +26,7 @@ func raHonoursSeconds(ctx context.Context, c *Case) Result {
 // and a RateLimit reset of 0 s; Retry-After takes precedence (RL-10).
 func raPrecedence(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	o, err := raDepCase(ctx, c, 1, h.RetryAfter.budget(), func() faults.Fault {
+	o, err := raDepCase(ctx, c, 1, raConfig(h).budget(), func() faults.Fault {
 		return raAbort(http.StatusTooManyRequests, map[string]string{
 			"Retry-After": "1", "RateLimit": `"dep";r=0;t=0`, "RateLimit-Policy": `"dep";q=10;w=1`,
 		})
@@ -46,7 +46,7 @@ var raDateForms = []struct{ name, layout string }{
 // must not come before S+1 s.
 func raHonoursDates(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	tol := h.RetryAfter.tolerance(h)
+	tol := raConfig(h).tolerance(h)
 	want := fmt.Sprintf("for each form, the next call no earlier than the Retry-After date (1 s after the Date sent with it) −%s", Ms(tol))
 	var seen []string
 	var ev []faults.Entry
@@ -54,7 +54,7 @@ func raHonoursDates(ctx context.Context, c *Case) Result {
 	for _, f := range raDateForms {
 		status := []int{http.StatusServiceUnavailable, http.StatusTooManyRequests}[c.IntN(2)]
 		var date, until time.Time
-		o, err := raDepCase(ctx, c, 1, h.RetryAfter.budget(), func() faults.Fault {
+		o, err := raDepCase(ctx, c, 1, raConfig(h).budget(), func() faults.Fault {
 			date = raAlignedSecond(ctx)
 			until = date.Add(time.Second)
 			return raAbort(status, map[string]string{"Date": date.Format(headers.IMFFixdate), "Retry-After": until.Format(f.layout)})
@@ -81,7 +81,7 @@ func raHonoursDates(ctx context.Context, c *Case) Result {
 // raJudgeWait holds the call after the faulted one to a minimum gap after
 // the faulted answer, and to notBefore when set (wall clock).
 func raJudgeWait(c *Case, o raDepOutcome, err error, what string, minGap time.Duration, notBefore time.Time) Result {
-	tol := c.Harness.RetryAfter.tolerance(c.Harness)
+	tol := raConfig(c.Harness).tolerance(c.Harness)
 	want := fmt.Sprintf("after %s the next dependency call comes no earlier than %s (−%s)", what, Ms(minGap), Ms(tol))
 	if !notBefore.IsZero() {
 		want = fmt.Sprintf("after %s the next dependency call comes no earlier than that date (−%s)", what, Ms(tol))
@@ -113,7 +113,7 @@ func raJudgeWait(c *Case, o raDepOutcome, err error, what string, minGap time.Du
 // than StormLimit calls.
 func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	cfg, r := h.RetryAfter, h.Policy.Retry
+	cfg, r := raConfig(h), h.Policy.Retry
 	tol := cfg.tolerance(h)
 	want := fmt.Sprintf("the value is ignored: a retry comes, each within the declared backoff's bound (+%s) of the previous answer, at most %d calls",
 		Ms(tol), cfg.stormLimit(h))
@@ -169,7 +169,7 @@ func raInvalidFallsBack(ctx context.Context, c *Case) Result {
 // raNoRetry tells "an invalid value stopped the retries" from "the target
 // never retries a 503": it repeats the case without any Retry-After.
 func raNoRetry(ctx context.Context, c *Case, want, v string, o raDepOutcome, ev []faults.Entry) Result {
-	base, err := raDepCase(ctx, c, 0, c.Harness.RetryAfter.budget(), func() faults.Fault {
+	base, err := raDepCase(ctx, c, 0, raConfig(c.Harness).budget(), func() faults.Fault {
 		return raAbort(http.StatusServiceUnavailable, nil)
 	})
 	if err != nil {
@@ -201,7 +201,7 @@ func (o raDepOutcome) keyCalls() []faults.Entry {
 // that budget plus AnswerSlack, whether the target capped the wait or gave up.
 func raHugeIsCapped(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	cfg := h.RetryAfter
+	cfg := raConfig(h)
 	budget := time.Second + time.Duration(c.IntN(1000))*time.Millisecond
 	huge := cfg.hugeValue()
 	want := fmt.Sprintf("with a budget of %s, an answer within %s (budget + %s) although the dependency said Retry-After: %s",

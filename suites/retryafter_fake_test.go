@@ -90,8 +90,8 @@ func raFakeHarness(t *testing.T, f *raFake) *Harness {
 		TargetURL: frontURL, Front: front, Dependency: dep, Journal: j, Seed: 1,
 		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",
 			Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }},
-		RetryAfter: RetryAfterConfig{Budget: 500 * time.Millisecond, AnswerSlack: 300 * time.Millisecond, BreakerFlush: 1},
-		Policy:     Policy{RateLimitProbe: "/v1/limits"},
+		Suites: []Suite{raSuite(RetryAfterConfig{Budget: 500 * time.Millisecond, AnswerSlack: 300 * time.Millisecond, BreakerFlush: 1})},
+		Policy: Policy{RateLimitProbe: "/v1/limits"},
 	}
 }
 
@@ -110,7 +110,7 @@ func TestRetryAfter_catchesUnfitTargets(t *testing.T) {
 			t.Parallel()
 			f := c.fake
 			h := raFakeHarness(t, &f)
-			res := runOne(t.Context(), h, checkByID(t, c.id))
+			res := runOne(t.Context(), h, raCheckByID(t, c.id))
 			if res.Status != reports.StatusFail {
 				t.Fatalf("status %s, want fail; observed %q, reason %q", res.Status, res.Observed, res.Reason)
 			}
@@ -123,8 +123,20 @@ func TestRetryAfter_passesFitFake(t *testing.T) {
 	t.Parallel()
 	h := raFakeHarness(t, &raFake{})
 	for _, id := range []string{"HS-10", "HS-09"} {
-		if res := runOne(t.Context(), h, checkByID(t, id)); res.Status != reports.StatusPass {
+		if res := runOne(t.Context(), h, raCheckByID(t, id)); res.Status != reports.StatusPass {
 			t.Errorf("status %s, want pass; observed %q, reason %q", res.Status, res.Observed, res.Reason)
 		}
 	}
+}
+
+// raCheckByID returns the Retry-After check with id.
+func raCheckByID(t *testing.T, id string) Check {
+	t.Helper()
+	for _, c := range RetryAfter() {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no Retry-After check %s", id)
+	return Check{}
 }

@@ -26,7 +26,7 @@ const raExplore = 4 * time.Second
 // budget: waiting is right only when the wait fits.
 func retryAfterProperty(ctx context.Context, pc *Case) Result {
 	h := pc.Harness
-	cfg := h.RetryAfter
+	cfg := raConfig(h)
 	m := &raMachine{h: h, ctx: ctx, id: pc.ID, tol: cfg.tolerance(h), slack: cfg.answerSlack()}
 	want := fmt.Sprintf("for every Retry-After of 2–4 s on a 429 or 503, with or without RateLimit fields, and a budget that does or does not leave room for it: no dependency call before the Retry-After (−%s), an answer by the budget (+%s)",
 		Ms(m.tol), Ms(m.slack))

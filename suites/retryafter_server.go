@@ -16,7 +16,7 @@ import (
 // and again once its Retry-After has elapsed.
 func raTruthful429(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	tol := h.RetryAfter.tolerance(h)
+	tol := raConfig(h).tolerance(h)
 	want := fmt.Sprintf("every 429 carries Retry-After as delay-seconds or IMF-fixdate; a request sent right after it is "+
 		"refused unless the 1-second resolution allows otherwise; one sent once it has elapsed (+%s) is admitted", Ms(tol))
 	tenant := c.Tenant()
@@ -64,8 +64,8 @@ func raTruthful429(ctx context.Context, c *Case) Result {
 		notes = append(notes, fmt.Sprintf("a request %s after the first 429 was admitted (%d), within Retry-After %q's 1-second resolution",
 			Ms(probe.sent.Sub(first.at)), probe.Status, first.Header.Get("Retry-After")))
 	}
-	if claimRA.Delay > h.RetryAfter.maxWait() {
-		notes = append(notes, fmt.Sprintf("admission after %s not verified (longer than the %s the suite waits)", claimRA.Delay, h.RetryAfter.maxWait()))
+	if claimRA.Delay > raConfig(h).maxWait() {
+		notes = append(notes, fmt.Sprintf("admission after %s not verified (longer than the %s the suite waits)", claimRA.Delay, raConfig(h).maxWait()))
 		return Pass(want, strings.Join(notes, "; "), c.Evidence()...)
 	}
 	Sleep(ctx, time.Until(claim.at.Add(claimRA.Delay+tol)))
@@ -86,7 +86,7 @@ func raTruthful429(ctx context.Context, c *Case) Result {
 // rate-limit fields advertise.
 func raNotBeforeReset(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	tol := h.RetryAfter.tolerance(h)
+	tol := raConfig(h).tolerance(h)
 	rs, err := raExhaust(ctx, c, c.Tenant())
 	if err != nil {
 		return Inconclusive("could not drive a fresh tenant into 429: %v", err)
@@ -128,16 +128,16 @@ func raNotBeforeReset(ctx context.Context, c *Case) Result {
 // retry before then is refused says nothing here: the outage is ours.
 func raTruthful503(ctx context.Context, c *Case) Result {
 	h := c.Harness
-	tol := h.RetryAfter.tolerance(h)
+	tol := raConfig(h).tolerance(h)
 	want := fmt.Sprintf("the 503 carries Retry-After as delay-seconds or IMF-fixdate; once it has elapsed (+%s), with the dependency back, the same request succeeds", Ms(tol))
-	if err := c.Heal(ctx, c.Harness.RetryAfter.breakerFlush(c.Harness), c.Harness.RetryAfter.flushWithin(c.Harness)); err != nil {
+	if err := c.Heal(ctx, raConfig(c.Harness).breakerFlush(c.Harness), raConfig(c.Harness).flushWithin(c.Harness)); err != nil {
 		return Inconclusive("%v", err)
 	}
 	_, lift, err := c.Rule(h.Dependency, c.EffectMatch(0), raAbort(http.StatusServiceUnavailable, nil))
 	if err != nil {
 		return Inconclusive("%v", err)
 	}
-	budget := h.RetryAfter.budget()
+	budget := raConfig(h).budget()
 	base := Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Header: h.BudgetHeader(budget), Timeout: budget + 3*time.Second}
 	r := raSend(ctx, h, base)
 	lift()
@@ -149,9 +149,9 @@ func raTruthful503(ctx context.Context, c *Case) Result {
 	if err != nil {
 		return Fail(want, fmt.Sprintf("the 503 for a failing dependency: %v", err), c.Evidence()...)
 	}
-	if ra.Delay > h.RetryAfter.maxWait() {
+	if ra.Delay > raConfig(h).maxWait() {
 		return Pass(want, fmt.Sprintf("503 with a valid Retry-After %q; the retry after %s not verified (longer than the %s the suite waits)",
-			v, ra.Delay, h.RetryAfter.maxWait()), c.Evidence()...)
+			v, ra.Delay, raConfig(h).maxWait()), c.Evidence()...)
 	}
 	Sleep(ctx, time.Until(r.at.Add(ra.Delay+tol)))
 	again := raSend(ctx, h, base)

@@ -31,17 +31,17 @@ func TestHarness_rejudged(t *testing.T) {
 		wantText  string // Observed + Reason; "" when not compared
 		wantStory bool   // the first run's counterexample is kept
 	}{
-		{"fails on a quiet runner", suiteRA, []Result{fail1}, []time.Duration{quiet}, reports.StatusFail, "", true},
-		{"passes under a stall", suiteRA, []Result{pass2}, []time.Duration{stalled}, reports.StatusPass, "", false},
-		{"untimed check", suiteIK, []Result{fail1}, nil, reports.StatusFail, "", true},
-		{"confirmed on a quiet rerun", suiteRA, []Result{fail1, fail2}, []time.Duration{stalled, quiet}, reports.StatusFail,
+		{"fails on a quiet runner", "retry-after", []Result{fail1}, []time.Duration{quiet}, reports.StatusFail, "", true},
+		{"passes under a stall", "retry-after", []Result{pass2}, []time.Duration{stalled}, reports.StatusPass, "", false},
+		{"untimed check", "idempotency", []Result{fail1}, nil, reports.StatusFail, "", true},
+		{"confirmed on a quiet rerun", "retry-after", []Result{fail1, fail2}, []time.Duration{stalled, quiet}, reports.StatusFail,
 			"run 1 (seed 7, shrunk to the story below) (the runner stalled 80 ms during this run, beyond the 50 ms a timing verdict can bear, so the check ran again, stalling no longer than that, and failed again: run 2 (seed 8))", true},
-		{"passes on a quiet rerun", suiteRA, []Result{fail1, pass2}, []time.Duration{stalled, quiet}, reports.StatusPass,
+		{"passes on a quiet rerun", "retry-after", []Result{fail1, pass2}, []time.Duration{stalled, quiet}, reports.StatusPass,
 			"run 2 (on a second run: the first failed while the runner stalled 80 ms, beyond the 50 ms a timing verdict can bear: run 1 (seed 7))", false},
-		{"failed twice under stalls", suiteRA, []Result{fail1, fail2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive,
+		{"failed twice under stalls", "retry-after", []Result{fail1, fail2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive,
 			"noisy runner: the runner stalled 80 ms and then 80 ms during two runs of this check, beyond the 50 ms a timing verdict can bear; the first run failed: run 1 (seed 7, shrunk to the story below); the second failed: run 2 (seed 8)", true},
-		{"passed under a stall after failing under one", suiteRA, []Result{fail1, pass2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive, "", true},
-		{"inconclusive rerun", suiteRA, []Result{fail1, inc2}, []time.Duration{stalled, quiet}, reports.StatusInconclusive,
+		{"passed under a stall after failing under one", "retry-after", []Result{fail1, pass2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive, "", true},
+		{"inconclusive rerun", "retry-after", []Result{fail1, inc2}, []time.Duration{stalled, quiet}, reports.StatusInconclusive,
 			"run 2 saw no dependency call (on a second run: the first failed while the runner stalled 80 ms, beyond the 50 ms a timing verdict can bear: run 1 (seed 7))", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestHarness_rejudged(t *testing.T) {
 				watches++
 				return func() time.Duration { return c.stalls[i] }
 			}
-			chk := Check{ID: "HS-T", Suite: c.suite, Timed: c.suite == suiteRA || c.suite == suiteDL, Run: func(_ context.Context, cs *Case) Result {
+			chk := Check{ID: "HS-T", Suite: c.suite, Timed: c.suite == "retry-after" || c.suite == "deadlines", Run: func(_ context.Context, cs *Case) Result {
 				ids = append(ids, cs.ID)
 				return c.runs[len(ids)-1]
 			}}
@@ -70,7 +70,7 @@ func TestHarness_rejudged(t *testing.T) {
 			if got := len(res.Counterexample) > 0; got != c.wantStory {
 				t.Errorf("counterexample kept: %v; want %v", got, c.wantStory)
 			}
-			if c.suite == suiteIK && watches != 0 {
+			if c.suite == "idempotency" && watches != 0 {
 				t.Errorf("an untimed check was watched %d times", watches)
 			}
 		})
@@ -85,7 +85,7 @@ func TestHarness_watchedPanic(t *testing.T) {
 	h.stallWatch = func() func() time.Duration {
 		return func() time.Duration { stopped = true; return 0 }
 	}
-	chk := Check{ID: "HS-T", Suite: suiteRA, Timed: true, Run: func(context.Context, *Case) Result { panic("boom") }}
+	chk := Check{ID: "HS-T", Suite: "retry-after", Timed: true, Run: func(context.Context, *Case) Result { panic("boom") }}
 	if res := runOne(t.Context(), h, chk); res.Status != reports.StatusInconclusive || !stopped {
 		t.Errorf("%s, watch stopped: %v; want inconclusive and stopped", res.Status, stopped)
 	}
@@ -111,7 +111,7 @@ func TestWatchStalls(t *testing.T) {
 // ExampleHarness_stallLimit shows that the limit follows the least
 // tolerance a timed check judges with.
 func ExampleHarness_stallLimit() {
-	h := &Harness{RetryAfter: RetryAfterConfig{Tolerance: 20 * time.Millisecond}, Suites: Builtin()}
+	h := &Harness{Suites: []Suite{{Name: "retry-after", Slack: func(*Harness) time.Duration { return 20 * time.Millisecond }}}}
 	fmt.Println(h.stallLimit())
 	// Output: 20ms
 }

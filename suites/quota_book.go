@@ -39,21 +39,22 @@ func (b *quotaBook) backAt(tenant string) time.Time {
 	return b.back[tenant]
 }
 
-// noteRefusal books o when it is a 429 for a declared tenant that says
-// when to come back.
-func noteRefusal(h *Harness, o Observation) {
+// NoteRefusal books o when it is a 429 for a declared tenant that says
+// when to come back, at most maxWait from o.
+func (h *Harness) NoteRefusal(o Observation, maxWait time.Duration) {
 	if o.Status != 429 || !slices.Contains(h.Conventions.Tenants, o.Tenant) {
 		return
 	}
 	if wait := o.BackIn(); wait > 0 {
-		quotas(h).refused(o.Tenant, o.At.Add(min(wait, h.RateLimits.maxLoad())))
+		quotas(h).refused(o.Tenant, o.At.Add(min(wait, maxWait)))
 	}
 }
 
-// rlTenant is the next tenant for a rate-limit check, once its quota is
-// back: a declared tenant a 429 refused is waited for (plus the tolerance),
-// at most the suite's load cap; a made-up tenant is always fresh.
-func rlTenant(ctx context.Context, c *Case) string {
+// QuotaTenant is the case's next tenant (Tenant) once its quota is back: a
+// declared tenant a 429 refused is waited for (plus the slack), at most
+// maxWait; a made-up tenant is always fresh. Checks that spend quotas take
+// their tenants from it, so a refusal an earlier check caused is not theirs.
+func (c *Case) QuotaTenant(ctx context.Context, maxWait time.Duration) string {
 	t := c.Tenant()
 	if !slices.Contains(c.Harness.Conventions.Tenants, t) {
 		return t
@@ -62,7 +63,7 @@ func rlTenant(ctx context.Context, c *Case) string {
 	if d := time.Until(until.Add(c.Harness.Slack())); d > 0 {
 		select {
 		case <-ctx.Done():
-		case <-time.After(min(d, c.Harness.RateLimits.maxLoad())):
+		case <-time.After(min(d, maxWait)):
 		}
 	}
 	return t

@@ -1,0 +1,31 @@
+package suites
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestLimitedRoutes(t *testing.T) {
+	t.Parallel()
+	refund := Operation{Request: func(v Values, _ bool) (Request, error) {
+		return Request{Method: http.MethodPut, Path: "/v1/refunds/" + v.Key + "?tenant=" + v.Tenant}, nil
+	}}
+	h := &Harness{Policy: Policy{RateLimitProbe: "/v1/limits", RateLimited: []Operation{refund}}}
+	routes := limitedRoutes(h)
+	tests := []struct {
+		method, path string
+		want         bool
+	}{
+		{"GET", "/v1/limits", true},
+		{"POST", "/v1/limits", false},
+		{"PUT", "/v1/refunds/abc", true},
+		{"PUT", "/v1/refunds/abc/extra", false},
+		{"GET", "/v1/refunds/abc", false},
+		{"POST", "/v1/payments", false},
+	}
+	for _, tt := range tests {
+		if got := anyRoute(routes, tt.method, tt.path); got != tt.want {
+			t.Errorf("%s %s: declared route %v, want %v", tt.method, tt.path, got, tt.want)
+		}
+	}
+}
