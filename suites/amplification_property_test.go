@@ -74,9 +74,9 @@ func rbFakeHarness(t *testing.T, f *rbFake) *Harness {
 	// One connection at a time: a call after an answer the fake read takes
 	// the connection back from the pool, never a fresh dial that raced it.
 	f.client.Transport = &http.Transport{MaxConnsPerHost: 1}
-	st := startFakeStack(t, f, &f.dep)
+	st := Start(t, f, &f.dep)
 	return &Harness{
-		TargetURL: st.frontURL, Front: st.front, Dependency: st.dep, Journal: st.journal, Seed: 1,
+		TargetURL: st.URL, Front: st.Front, Dependency: st.Dependency, Journal: st.Journal, Seed: 1,
 		Explore: time.Second,
 		// The fake has no budget or breaker: the floor lets its outages pass.
 		Suites: []Suite{rbSuite(AmplificationConfig{RetryFloor: 100})},
@@ -90,15 +90,15 @@ func TestRetryProperty_catchesCapPerKind(t *testing.T) {
 		t.Skip("explores for a second or more against a fake")
 	}
 	check := Check{ID: "RB-01p", Run: retryProperty}
-	good := runOne(context.Background(), rbFakeHarness(t, &rbFake{}), check)
+	good := Judge(context.Background(), rbFakeHarness(t, &rbFake{}), check)
 	if good.Status != reports.StatusPass {
 		t.Fatalf("correct fake: %s %s%s; want a pass", good.Status, good.Observed, good.Reason)
 	}
-	bad := runOne(context.Background(), rbFakeHarness(t, &rbFake{perKind: true}), check)
+	bad := Judge(context.Background(), rbFakeHarness(t, &rbFake{perKind: true}), check)
 	if bad.Status != reports.StatusFail || !strings.Contains(bad.Observed, "above the cap") || len(bad.Counterexample) == 0 {
 		t.Fatalf("per-kind fake: %s %s%s; want a failure above the cap", bad.Status, bad.Observed, bad.Reason)
 	}
-	again := runOne(context.Background(), rbFakeHarness(t, &rbFake{perKind: true}), check)
+	again := Judge(context.Background(), rbFakeHarness(t, &rbFake{perKind: true}), check)
 	if !slices.Equal(again.Counterexample, bad.Counterexample) {
 		t.Errorf("the same seed told\n%s\nthen\n%s", strings.Join(bad.Counterexample, "\n"), strings.Join(again.Counterexample, "\n"))
 	}
@@ -106,7 +106,7 @@ func TestRetryProperty_catchesCapPerKind(t *testing.T) {
 	// no time budget.
 	h := rbFakeHarness(t, &rbFake{perKind: true})
 	h.Explore, h.ExploreCases = 0, bad.FailedCase
-	byCount := runOne(context.Background(), h, check)
+	byCount := Judge(context.Background(), h, check)
 	if bad.FailedCase == 0 || byCount.FailedCase != bad.FailedCase || !slices.Equal(byCount.Counterexample, bad.Counterexample) {
 		t.Errorf("replaying %d cases failed at case %d telling\n%s\nwant\n%s", bad.FailedCase, byCount.FailedCase,
 			strings.Join(byCount.Counterexample, "\n"), strings.Join(bad.Counterexample, "\n"))
@@ -127,7 +127,7 @@ func TestRetryProperty_afterSlowSuccess(t *testing.T) {
 		h = rbFakeHarness(t, f)
 		f.client.Timeout = timeout
 		h.Explore, h.ExploreCases = 0, 12
-		return runOne(context.Background(), h, check)
+		return Judge(context.Background(), h, check)
 	}
 	bad := run(&rbFake{slowIsFailure: true}, 300*time.Millisecond)
 	if bad.Status != reports.StatusFail || !strings.Contains(bad.Observed, "had read the slow success") {

@@ -64,9 +64,9 @@ func (f *dlFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func dlFakeHarness(t *testing.T, f *dlFake) *Harness {
 	t.Helper()
 	// A charge's answer of the reference's size, so a trickle lasts seconds.
-	st := startFakeStackBody(t, f, &f.dep, `{"id":"ch_1","amount":1000,"currency":"EUR","status":"succeeded","reference":"pay_0123456789abcdef"}`)
+	st := StartCharging(t, f, &f.dep, `{"id":"ch_1","amount":1000,"currency":"EUR","status":"succeeded","reference":"pay_0123456789abcdef"}`)
 	return &Harness{
-		TargetURL: st.frontURL, Front: st.front, Dependency: st.dep, Journal: st.journal, Seed: 1,
+		TargetURL: st.URL, Front: st.Front, Dependency: st.Dependency, Journal: st.Journal, Seed: 1,
 		Explore: 2 * time.Second,
 		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments", EffectPath: "/charges",
 			Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }},
@@ -78,11 +78,11 @@ func TestDeadlineProperty_catchesHeadersOnly(t *testing.T) {
 		t.Skip("explores for seconds against a fake")
 	}
 	check := Check{ID: "DL-03p", Run: deadlineProperty}
-	good := runOne(context.Background(), dlFakeHarness(t, &dlFake{}), check)
+	good := Judge(context.Background(), dlFakeHarness(t, &dlFake{}), check)
 	if good.Status != reports.StatusPass {
 		t.Fatalf("correct fake: %s %s%s; want a pass", good.Status, good.Observed, good.Reason)
 	}
-	bad := runOne(context.Background(), dlFakeHarness(t, &dlFake{headersOnly: true}), check)
+	bad := Judge(context.Background(), dlFakeHarness(t, &dlFake{headersOnly: true}), check)
 	if bad.Status != reports.StatusFail || !strings.Contains(bad.Observed, "past the budget") || len(bad.Counterexample) == 0 {
 		t.Fatalf("headers-only fake: %s %s%s; want the trickle to hold it past the budget", bad.Status, bad.Observed, bad.Reason)
 	}

@@ -33,8 +33,8 @@ func TestCase_degenerate(t *testing.T) {
 				w.WriteHeader(tc.status)
 				fmt.Fprintf(w, `{"status":%d}`, tc.status)
 			})
-			st := startFakeStack(t, fake, &dep)
-			h := &Harness{TargetURL: st.frontURL, Front: st.front, Dependency: st.dep, Journal: st.journal, Seed: 1,
+			st := Start(t, fake, &dep)
+			h := &Harness{TargetURL: st.URL, Front: st.Front, Dependency: st.Dependency, Journal: st.Journal, Seed: 1,
 				Operation: Operation{Method: http.MethodPost, Path: "/v1/payments",
 					Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }}}
 			res := judged(t, h, "IK-14", tc.want)

@@ -12,22 +12,22 @@ import (
 
 // fakeStack is a fake target on loopback between a front proxy and a
 // dependency proxy whose stand-in charges, sharing one journal.
-type fakeStack struct {
-	journal    *faults.Journal
-	front, dep *faults.Proxy
-	frontURL   string
+type Stack struct {
+	Journal    *faults.Journal
+	Front, Dependency *faults.Proxy
+	URL   string
 }
 
 // startFakeStack starts the dependency proxy, stores its URL in *depURL for
 // the fake to call, then serves fake behind the front proxy. Everything
 // stops when the test ends.
-func startFakeStack(t *testing.T, fake http.Handler, depURL *string) fakeStack {
+func Start(t *testing.T, fake http.Handler, depURL *string) Stack {
 	t.Helper()
-	return startFakeStackBody(t, fake, depURL, `{"id":"ch_1"}`)
+	return StartCharging(t, fake, depURL, `{"id":"ch_1"}`)
 }
 
 // startFakeStackBody is startFakeStack with the stand-in's charge body.
-func startFakeStackBody(t *testing.T, fake http.Handler, depURL *string, body string) fakeStack {
+func StartCharging(t *testing.T, fake http.Handler, depURL *string, body string) Stack {
 	t.Helper()
 	j := faults.NewJournal()
 	dep, err := faults.NewProxy(faults.WithSide("dependency"), faults.WithJournal(j), faults.WithSeed(1),
@@ -56,5 +56,5 @@ func startFakeStackBody(t *testing.T, fake http.Handler, depURL *string, body st
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = front.Close() })
-	return fakeStack{journal: j, front: front, dep: dep, frontURL: frontURL}
+	return Stack{Journal: j, Front: front, Dependency: dep, URL: frontURL}
 }

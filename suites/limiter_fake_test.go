@@ -253,8 +253,8 @@ func (f *limiterFake) charge(key string) bool {
 func limiterFakeHarness(t *testing.T, f *limiterFake) *Harness {
 	t.Helper()
 	f.windows, f.keys, f.origins = map[string]*fakeWindow{}, map[string]*fakeKey{}, map[string]time.Time{}
-	st := startFakeStack(t, f, &f.dep)
-	frontURL, front, dep, j := st.frontURL, st.front, st.dep, st.journal
+	st := Start(t, f, &f.dep)
+	frontURL, front, dep, j := st.URL, st.Front, st.Dependency, st.Journal
 	op := Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",
 		Render: func(v Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }}
 	return &Harness{

@@ -62,7 +62,7 @@ func TestHarness_tolerance(t *testing.T) {
 		}
 	}
 	h := &Harness{Noise: RunnerNoise{RoundTrip: 200 * time.Millisecond, Samples: 100}}
-	res := runOne(t.Context(), h, Check{ID: "BO-08", Suite: "retry-amplification", Timed: true, Run: func(ctx context.Context, c *Case) Result { return Pass("", "") }})
+	res := Judge(t.Context(), h, Check{ID: "BO-08", Suite: "retry-amplification", Timed: true, Run: func(ctx context.Context, c *Case) Result { return Pass("", "") }})
 	if res.Status != reports.StatusInconclusive || !strings.Contains(res.Reason, "noisy runner") {
 		t.Errorf("BO-08 on a noisy runner: %s %q, want inconclusive (noisy runner)", res.Status, res.Reason)
 	}

@@ -185,8 +185,8 @@ func policyFakeHarness(t *testing.T, f *policyFake, p Policy) *Harness {
 	if f.cap == 0 {
 		f.cap = time.Hour
 	}
-	st := startFakeStack(t, f, &f.dep)
-	frontURL, front, dep, j := st.frontURL, st.front, st.dep, st.journal
+	st := Start(t, f, &f.dep)
+	frontURL, front, dep, j := st.URL, st.Front, st.Dependency, st.Journal
 	return &Harness{
 		TargetURL: frontURL, Front: front, Dependency: dep, Journal: j, Seed: 1, Policy: p,
 		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",

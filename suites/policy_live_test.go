@@ -12,7 +12,7 @@ import (
 func judged(t *testing.T, h *Harness, id string, want reports.Status) Result {
 	t.Helper()
 	start := time.Now()
-	res := runOne(t.Context(), h, checkByID(t, id))
+	res := Judge(t.Context(), h, checkByID(t, id))
 	t.Logf("%s %s in %s: %s%s", id, res.Status, time.Since(start).Round(100*time.Millisecond), res.Observed, res.Reason)
 	if res.Status != want {
 		t.Errorf("%s: %s, want %s (expected %q, observed %q, reason %q)", id, res.Status, want, res.Expected, res.Observed, res.Reason)

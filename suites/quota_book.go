@@ -39,6 +39,10 @@ func (b *quotaBook) backAt(tenant string) time.Time {
 	return b.back[tenant]
 }
 
+// QuotaBackAt books that tenant's quota is back at until (a load that
+// ended refused spent it), if that is later than the book says.
+func (h *Harness) QuotaBackAt(tenant string, until time.Time) { quotas(h).refused(tenant, until) }
+
 // NoteRefusal books o when it is a 429 for a declared tenant that says
 // when to come back, at most maxWait from o.
 func (h *Harness) NoteRefusal(o Observation, maxWait time.Duration) {

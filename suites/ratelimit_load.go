@@ -51,7 +51,7 @@ func enforcedQuota(ctx context.Context, c *Case) Result {
 	}
 	for _, x := range hits {
 		if x.code == http.StatusTooManyRequests && slices.Contains(h.Conventions.Tenants, tenant) {
-			quotas(h).refused(tenant, x.at.Add(p.Window)) // the load ends spent: a window from its last 429 refills it
+			h.QuotaBackAt(tenant, x.at.Add(p.Window)) // the load ends spent: a window from its last 429 refills it
 		}
 	}
 	res := judgeWindows(hits, p, windows, rate, h.Slack(), cfg.quotaSlack())

@@ -84,8 +84,8 @@ func (f *raFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // that charges) on loopback.
 func raFakeHarness(t *testing.T, f *raFake) *Harness {
 	t.Helper()
-	st := startFakeStack(t, f, &f.dep)
-	frontURL, front, dep, j := st.frontURL, st.front, st.dep, st.journal
+	st := Start(t, f, &f.dep)
+	frontURL, front, dep, j := st.URL, st.Front, st.Dependency, st.Journal
 	return &Harness{
 		TargetURL: frontURL, Front: front, Dependency: dep, Journal: j, Seed: 1,
 		Operation: Operation{Method: http.MethodPost, Path: "/v1/payments", EffectMethod: http.MethodPost, EffectPath: "/charges",
@@ -110,7 +110,7 @@ func TestRetryAfter_catchesUnfitTargets(t *testing.T) {
 			t.Parallel()
 			f := c.fake
 			h := raFakeHarness(t, &f)
-			res := runOne(t.Context(), h, raCheckByID(t, c.id))
+			res := Judge(t.Context(), h, raCheckByID(t, c.id))
 			if res.Status != reports.StatusFail {
 				t.Fatalf("status %s, want fail; observed %q, reason %q", res.Status, res.Observed, res.Reason)
 			}
@@ -123,7 +123,7 @@ func TestRetryAfter_passesFitFake(t *testing.T) {
 	t.Parallel()
 	h := raFakeHarness(t, &raFake{})
 	for _, id := range []string{"HS-10", "HS-09"} {
-		if res := runOne(t.Context(), h, raCheckByID(t, id)); res.Status != reports.StatusPass {
+		if res := Judge(t.Context(), h, raCheckByID(t, id)); res.Status != reports.StatusPass {
 			t.Errorf("status %s, want pass; observed %q, reason %q", res.Status, res.Observed, res.Reason)
 		}
 	}

@@ -54,7 +54,7 @@ func Run(ctx context.Context, h *Harness, checks []Check, progress Progress) []r
 			progress(c, false, reports.Check{})
 		}
 		start := time.Now()
-		res := runOne(ctx, h, c)
+		res := Judge(ctx, h, c)
 		if ctx.Err() != nil && res.Status != reports.StatusPass {
 			break // interrupted mid-check: its verdict would be a guess
 		}
@@ -86,7 +86,10 @@ func (h *Harness) checkTimeout() time.Duration {
 	return CheckTimeout
 }
 
-func runOne(parent context.Context, h *Harness, c Check) (res Result) {
+// Judge runs c once on h as Run does, and returns its verdict: not
+// applicable when a need is unmet, inconclusive on a noisy runner or when
+// c panics, and a timed failure during a stall judged again.
+func Judge(parent context.Context, h *Harness, c Check) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = Inconclusive("internal error in check %s: %v\n%s", c.ID, p, debug.Stack())

@@ -57,7 +57,7 @@ func TestHarness_rejudged(t *testing.T) {
 				ids = append(ids, cs.ID)
 				return c.runs[len(ids)-1]
 			}}
-			res := runOne(t.Context(), h, chk)
+			res := Judge(t.Context(), h, chk)
 			if res.Status != c.want || len(ids) != len(c.runs) {
 				t.Fatalf("%s after %d runs (%q); want %s after %d", res.Status, len(ids), res.Observed+res.Reason, c.want, len(c.runs))
 			}
@@ -86,7 +86,7 @@ func TestHarness_watchedPanic(t *testing.T) {
 		return func() time.Duration { stopped = true; return 0 }
 	}
 	chk := Check{ID: "HS-T", Suite: "retry-after", Timed: true, Run: func(context.Context, *Case) Result { panic("boom") }}
-	if res := runOne(t.Context(), h, chk); res.Status != reports.StatusInconclusive || !stopped {
+	if res := Judge(t.Context(), h, chk); res.Status != reports.StatusInconclusive || !stopped {
 		t.Errorf("%s, watch stopped: %v; want inconclusive and stopped", res.Status, stopped)
 	}
 }
