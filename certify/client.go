@@ -9,10 +9,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/clients"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/suites"
 )
 
 // PhaseClient is reported while the client suite runs its scenarios, all at once.
@@ -88,6 +88,6 @@ func clientProgress(progress func(Event), total int, checks []reports.Check) {
 	}
 	for i, c := range checks {
 		progress(Event{Total: total, Done: i + 1, Finished: true, Result: c,
-			Check: suites.Check{ID: c.ID, Suite: c.Suite, Title: c.Title, Source: c.Source, Level: c.Level}})
+			Check: check.Check{ID: c.ID, Suite: c.Suite, Title: c.Title, Source: c.Source, Level: c.Level}})
 	}
 }

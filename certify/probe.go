@@ -6,7 +6,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/resilcheck/resilcheck/suites"
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -16,18 +16,18 @@ import (
 // check's faults nor becomes its evidence) and reads the count. nil when
 // the spec declares no probe. Callers call closeIdle when the run ends, so
 // the probe's kept-alive connections do not outlive it.
-func specProbe(t *targets.Target, base string) (probe func(context.Context, suites.Values) (int, error), closeIdle func()) {
+func specProbe(t *targets.Target, base string) (probe func(context.Context, check.Values) (int, error), closeIdle func()) {
 	p := t.Effects.Probe
 	if p.URL == "" {
 		return nil, func() {}
 	}
 	path, err := targets.ParseCountPath(p.Count)
 	if err != nil {
-		return func(context.Context, suites.Values) (int, error) { return 0, err }, func() {}
+		return func(context.Context, check.Values) (int, error) { return 0, err }, func() {}
 	}
 	tr := &http.Transport{} // no proxy from the environment: the service is direct
 	client := &http.Client{Transport: tr}
-	return func(ctx context.Context, v suites.Values) (int, error) {
+	return func(ctx context.Context, v check.Values) (int, error) {
 		u, hd, err := p.RenderURL(base, targets.RequestValues{Key: v.Key, Tenant: v.Tenant, Amount: v.Amount, Seq: v.Seq})
 		if err != nil {
 			return 0, err

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/resilcheck/resilcheck/suites"
+	"github.com/resilcheck/resilcheck/check"
 )
 
 // keyedSpec declares two operations, a PUT effect at the ledger, a probe,
@@ -56,7 +56,7 @@ func TestSpecKeyedOperations(t *testing.T) {
 			t.Errorf("policy %q: keyed operations %v, want %v", c.policy, names, c.want)
 		}
 		last := ops[len(ops)-1]
-		r, err := last.Request(suites.Values{Key: "k1"}, false)
+		r, err := last.Request(check.Values{Key: "k1"}, false)
 		if err != nil || r.Method != http.MethodPut || r.Path != "/v1/orders/k1" || !slices.Equal(last.Success, []int{200}) || last.KeyHeader != "X-Order-Key" {
 			t.Errorf("order renders %s %s (%v), success %v, key in %s; want PUT /v1/orders/k1, [200], X-Order-Key", r.Method, r.Path, err, last.Success, last.KeyHeader)
 		}
@@ -96,16 +96,16 @@ func TestSpecProbe(t *testing.T) {
 	defer closeIdle()
 	ctx := context.Background()
 	for key, want := range map[string]int{"k1": 1, "k2": 3, "k3": 0} {
-		if n, err := probe(ctx, suites.Values{Key: key, Tenant: "acme"}); err != nil || n != want {
+		if n, err := probe(ctx, check.Values{Key: key, Tenant: "acme"}); err != nil || n != want {
 			t.Errorf("probe(%s) = %d, %v; want %d", key, n, err, want)
 		}
 	}
-	if _, err := probe(ctx, suites.Values{Key: "k1"}); err == nil {
+	if _, err := probe(ctx, check.Values{Key: "k1"}); err == nil {
 		t.Error("a probe the service refuses (no tenant) read a count")
 	}
 	post, closePost := specProbe(parseSpec(t, strings.Replace(fmt.Sprintf(keyedSpec, ""), "  probe:\n", "  probe:\n    method: POST\n", 1)), srv.URL)
 	defer closePost()
-	if _, err := post(ctx, suites.Values{Key: "k1", Tenant: "acme"}); err == nil {
+	if _, err := post(ctx, check.Values{Key: "k1", Tenant: "acme"}); err == nil {
 		t.Error("a POST probe was sent as GET")
 	}
 	noProbe := parseSpec(t, "version: 1\nkind: running\nservice: {url: \"http://127.0.0.1:1\"}\noperations: [{name: pay, path: /p}]\n"+

@@ -1,8 +1,8 @@
 package certify
 
 import (
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/suites"
 )
 
 // Event is one step of a run, as Config.Progress is told it: a phase before
@@ -16,7 +16,7 @@ type Event struct {
 	// finished, this one included when Finished.
 	Total, Done int
 	// Check is the check starting or finished.
-	Check suites.Check
+	Check check.Check
 	// Finished is set when Check has finished, with its Result.
 	Finished bool
 	Result   reports.Check
@@ -29,12 +29,12 @@ const (
 )
 
 // progressFunc adapts f to the suites runner, counting finished checks.
-func progressFunc(f func(Event), total int) suites.Progress {
+func progressFunc(f func(Event), total int) check.Progress {
 	if f == nil {
 		return nil
 	}
 	done := 0
-	return func(c suites.Check, finished bool, res reports.Check) {
+	return func(c check.Check, finished bool, res reports.Check) {
 		if finished {
 			done++
 		}

@@ -16,9 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/suites"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -73,7 +74,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	started := time.Now()
 	journal := faults.NewJournal(faults.WithCapacity(1 << 16))
 
-	h := &suites.Harness{
+	h := &check.Harness{
 		Journal:   journal,
 		Operation: specOperation(t),
 		// The idempotency suite exercises every keyed operation; the ledger
@@ -86,7 +87,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Explore:         cfg.Explore,
 		ExploreCases:    cfg.ExploreCases,
 		Reproduce:       reproduceLine(cfg.Reproduce, seed),
-		Suites:          suites.Builtin(),
+		Suites:          builtin.Suites(),
 	}
 	phase := func(p string) {
 		if cfg.Progress != nil {
@@ -134,15 +135,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // runChecks runs checks against the healthy target in env and records
 // their results in rep, marking it interrupted when ctx ended first.
-func runChecks(ctx context.Context, h *suites.Harness, env *environment, checks []suites.Check, cfg Config, rep *reports.Report) {
+func runChecks(ctx context.Context, h *check.Harness, env *environment, checks []check.Check, cfg Config, rep *reports.Report) {
 	h.TargetURL, h.Front, h.Dependency = env.front.URL(), env.front, env.dep
 	probe, closeProbe := specProbe(cfg.Target, env.target.URLs["service"])
 	defer closeProbe()
 	h.Probe = probe
 	// A failed measure leaves the noise zero: the default slacks apply, and
 	// the report says the noise was not measured.
-	h.Noise, _ = suites.MeasureNoise(ctx, noiseSamples)
-	rep.Checks = suites.Run(ctx, h, checks, progressFunc(cfg.Progress, len(checks)))
+	h.Noise, _ = check.MeasureNoise(ctx, noiseSamples)
+	rep.Checks = check.Run(ctx, h, checks, progressFunc(cfg.Progress, len(checks)))
 	rep.Tolerances = h.Tolerances()
 	if ctx.Err() != nil {
 		rep.Interrupted = fmt.Sprintf("stopped by a signal after %d of %d checks", len(rep.Checks), len(checks))
@@ -164,17 +165,17 @@ func (r *Result) Write(dir string, formats []string) error {
 	return r.writeLogs(dir)
 }
 
-func selectChecks(suiteNames, ids []string) ([]suites.Check, error) {
-	checks, err := suites.Select(suites.Builtin(), suiteNames...)
+func selectChecks(suiteNames, ids []string) ([]check.Check, error) {
+	checks, err := check.Select(builtin.Suites(), suiteNames...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if len(ids) == 0 {
 		return checks, nil
 	}
-	var out []suites.Check
+	var out []check.Check
 	for _, id := range ids {
-		i := slices.IndexFunc(checks, func(c suites.Check) bool { return strings.EqualFold(c.ID, id) })
+		i := slices.IndexFunc(checks, func(c check.Check) bool { return strings.EqualFold(c.ID, id) })
 		if i < 0 {
 			return nil, fmt.Errorf("%w: no check %q in the selected suites", ErrConfig, id)
 		}

@@ -7,20 +7,21 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/faults"
-	"github.com/resilcheck/resilcheck/suites"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
 // specOperation adapts the spec's first operation to the harness.
-func specOperation(t *targets.Target) suites.Operation {
+func specOperation(t *targets.Target) check.Operation {
 	return withEffect(t, adaptOperation(t.Operations[0]))
 }
 
 // specKeyedOperations adapts the operations an idempotency key protects:
 // those policy.idempotency.operations names, else every operation.
-func specKeyedOperations(t *targets.Target) []suites.Operation {
-	var out []suites.Operation
+func specKeyedOperations(t *targets.Target) []check.Operation {
+	var out []check.Operation
 	for _, op := range t.Operations {
 		if names := t.Policy.Idempotency.Operations; len(names) == 0 || slices.Contains(names, op.Name) {
 			out = append(out, withEffect(t, adaptOperation(op)))
@@ -31,7 +32,7 @@ func specKeyedOperations(t *targets.Target) []suites.Operation {
 
 // withEffect sets the effectful call at the ledger's dependency: its
 // method and path.
-func withEffect(t *targets.Target, so suites.Operation) suites.Operation {
+func withEffect(t *targets.Target, so check.Operation) check.Operation {
 	for _, d := range t.Dependencies {
 		if d.Name == t.Effects.Ledger.Dependency {
 			so.EffectMethod, so.EffectPath = cmp.Or(d.Method, http.MethodPost), d.Path
@@ -41,8 +42,8 @@ func withEffect(t *targets.Target, so suites.Operation) suites.Operation {
 }
 
 // adaptOperation renders op for the harness.
-func adaptOperation(op targets.Operation) suites.Operation {
-	return suites.Operation{
+func adaptOperation(op targets.Operation) check.Operation {
+	return check.Operation{
 		Name:         op.Name,
 		KeyHeader:    op.KeyHeader,
 		Method:       op.Method,
@@ -50,16 +51,16 @@ func adaptOperation(op targets.Operation) suites.Operation {
 		ContentType:  op.ContentType,
 		Success:      op.Success,
 		EffectMethod: http.MethodPost,
-		Request: func(v suites.Values, alt bool) (suites.Request, error) {
+		Request: func(v check.Values, alt bool) (check.Request, error) {
 			r, err := op.Render(targets.RequestValues{Key: v.Key, Amount: v.Amount, Tenant: v.Tenant, Seq: v.Seq}, alt)
-			return suites.Request{Method: r.Method, Path: r.Path, Header: r.Header, Body: r.Body}, err
+			return check.Request{Method: r.Method, Path: r.Path, Header: r.Header, Body: r.Body}, err
 		},
 	}
 }
 
 // specConventions adapts the spec's dialect to the harness.
-func specConventions(t *targets.Target) suites.Conventions {
-	c := suites.Conventions{
+func specConventions(t *targets.Target) check.Conventions {
+	c := check.Conventions{
 		KeyHeader:      t.Operations[0].KeyHeader,
 		DependencyKey:  t.Effects.Ledger.KeyHeader,
 		KeyFormat:      string(t.Conventions.KeyFormat),
@@ -90,10 +91,10 @@ func tenantHeaders(t *targets.Target) func(tenant string) http.Header {
 }
 
 // specPolicy adapts the spec's policy section to the harness.
-func specPolicy(t *targets.Target) suites.Policy {
+func specPolicy(t *targets.Target) check.Policy {
 	r := t.Policy.Retry
-	p := suites.Policy{
-		Retry: suites.RetryPolicy{
+	p := check.Policy{
+		Retry: check.RetryPolicy{
 			MaxAttempts: r.MaxAttempts, Backoff: string(r.Backoff), Base: r.Base, Cap: r.Cap,
 			Jitter: r.Jitter, BudgetRatio: r.BudgetRatio, BreakerRecovery: r.BreakerRecovery,
 		},
@@ -143,7 +144,7 @@ func journalHeaders(t *targets.Target) []string {
 
 // Waivers in a spec may name any check the suites have.
 func init() {
-	for _, e := range suites.Catalogue(suites.Catalogued()) {
+	for _, e := range check.Catalogue(builtin.Catalogued()) {
 		targets.RegisterChecks(e.ID)
 	}
 }

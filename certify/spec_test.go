@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
-	"github.com/resilcheck/resilcheck/suites"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -121,7 +121,7 @@ func TestSpecPolicy(t *testing.T) {
 	t.Parallel()
 	tg := parseSpec(t, fmt.Sprintf(renamedSpec, "http://127.0.0.1:1", "127.0.0.1:9"))
 	p := specPolicy(tg)
-	want := suites.RetryPolicy{MaxAttempts: 5, Backoff: "exponential", Base: time.Second, Cap: 8 * time.Second,
+	want := check.RetryPolicy{MaxAttempts: 5, Backoff: "exponential", Base: time.Second, Cap: 8 * time.Second,
 		Jitter: 0.1, BudgetRatio: 0.2, BreakerRecovery: 30 * time.Second}
 	if p.Retry != want {
 		t.Errorf("Retry = %+v, want %+v", p.Retry, want)
@@ -141,7 +141,7 @@ func TestSpecPolicy(t *testing.T) {
 	if len(p.RateLimited) != 1 {
 		t.Fatalf("RateLimited = %d operations, want 1 (refund)", len(p.RateLimited))
 	}
-	r, err := p.RateLimited[0].Request(suites.Values{Key: "k9", Amount: 3}, false)
+	r, err := p.RateLimited[0].Request(check.Values{Key: "k9", Amount: 3}, false)
 	if err != nil || r.Method != http.MethodPut || r.Path != "/v1/refunds/k9" {
 		t.Errorf("RateLimited[0] renders %s %s (%v), want PUT /v1/refunds/k9", r.Method, r.Path, err)
 	}

@@ -6,7 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/resilcheck/resilcheck/suites"
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 )
 
 func newChecksCmd() *cobra.Command {
@@ -22,13 +23,13 @@ for it to apply, and the public source of the rule. docs/checks.md is the md out
   resilcheck checks --format md > docs/checks.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !slices.Contains(suites.CatalogueFormats(), format) {
-				return usagef("checks: unknown --format %q (known: %s)", format, strings.Join(suites.CatalogueFormats(), ", "))
+			if !slices.Contains(check.CatalogueFormats(), format) {
+				return usagef("checks: unknown --format %q (known: %s)", format, strings.Join(check.CatalogueFormats(), ", "))
 			}
-			return suites.WriteCatalogue(cmd.OutOrStdout(), format, suites.Catalogued())
+			return check.WriteCatalogue(cmd.OutOrStdout(), format, builtin.Catalogued())
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(suites.CatalogueFormats(), ", "))
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(suites.CatalogueFormats(), cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(check.CatalogueFormats(), ", "))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(check.CatalogueFormats(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

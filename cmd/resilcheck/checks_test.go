@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/resilcheck/resilcheck/suites"
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 )
 
 func TestRun_Checks(t *testing.T) {
 	t.Parallel()
 	ids := func() []string {
 		var out []string
-		for _, e := range suites.Catalogue(suites.Catalogued()) {
+		for _, e := range check.Catalogue(builtin.Catalogued()) {
 			out = append(out, e.ID)
 		}
 		return out
@@ -37,7 +38,7 @@ func TestRun_Checks(t *testing.T) {
 		if code := run(t.Context(), []string{"checks", "--format", "json"}, &out, &errOut); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut.String())
 		}
-		var got struct{ Checks []suites.Entry }
+		var got struct{ Checks []check.Entry }
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 			t.Fatal(err)
 		}

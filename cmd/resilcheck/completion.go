@@ -5,8 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/reference/defect"
-	"github.com/resilcheck/resilcheck/suites"
 )
 
 // completeDefects completes --defect with the reference's defect names,
@@ -21,16 +22,16 @@ func completeDefects(*cobra.Command, []string, string) ([]cobra.Completion, cobr
 
 // completeSuites completes --suite with the suite names.
 func completeSuites(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return suites.SuiteNames(suites.Builtin()), cobra.ShellCompDirectiveNoFileComp
+	return check.SuiteNames(builtin.Suites()), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeChecks completes --check with check IDs and titles, from the
 // suites already chosen with --suite (every suite when none is).
 func completeChecks(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	chosen, _ := cmd.Flags().GetStringArray("suite")
-	checks, err := suites.Select(suites.Builtin(), chosen...)
+	checks, err := check.Select(builtin.Suites(), chosen...)
 	if err != nil {
-		checks, _ = suites.Select(suites.Builtin())
+		checks, _ = check.Select(builtin.Suites())
 	}
 	var out []cobra.Completion
 	for _, c := range checks {

@@ -9,8 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/suites"
 )
 
 func TestLiveLine(t *testing.T) {
@@ -59,14 +59,14 @@ func TestLiveLine(t *testing.T) {
 
 func TestPlainLine(t *testing.T) {
 	t.Parallel()
-	check := suites.Check{ID: "IK-07", Title: "concurrent copies"}
+	chk := check.Check{ID: "IK-07", Title: "concurrent copies"}
 	cases := []struct {
 		ev   certify.Event
 		want string
 	}{
-		{certify.Event{Total: 55, Done: 3, Check: check, Finished: true, Result: reports.Check{Status: reports.StatusFail, Duration: reports.Duration(1234567 * time.Microsecond)}},
+		{certify.Event{Total: 55, Done: 3, Check: chk, Finished: true, Result: reports.Check{Status: reports.StatusFail, Duration: reports.Duration(1234567 * time.Microsecond)}},
 			"[ 3/55] fail           IK-07   concurrent copies (1.235s)"},
-		{certify.Event{Total: 5, Done: 5, Check: check, Finished: true, Result: reports.Check{Status: reports.StatusNotApplicable}},
+		{certify.Event{Total: 5, Done: 5, Check: chk, Finished: true, Result: reports.Check{Status: reports.StatusNotApplicable}},
 			"[5/5] not applicable IK-07   concurrent copies (0s)"},
 	}
 	for _, c := range cases {
@@ -85,12 +85,12 @@ func TestProgressView_notATerminal(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	v := newProgressView(&buf, true)
-	check := suites.Check{ID: "RB-01", Title: "retries capped"}
+	chk := check.Check{ID: "RB-01", Title: "retries capped"}
 	v.Event(certify.Event{Phase: certify.PhaseStarting, Total: 2})
-	v.Event(certify.Event{Total: 2, Check: check})
-	v.Event(certify.Event{Total: 2, Done: 1, Check: check, Finished: true, Result: reports.Check{Status: reports.StatusPass}})
-	v.Event(certify.Event{Total: 2, Check: check})
-	v.Event(certify.Event{Total: 2, Done: 2, Check: check, Finished: true, Result: reports.Check{Status: reports.StatusFail}})
+	v.Event(certify.Event{Total: 2, Check: chk})
+	v.Event(certify.Event{Total: 2, Done: 1, Check: chk, Finished: true, Result: reports.Check{Status: reports.StatusPass}})
+	v.Event(certify.Event{Total: 2, Check: chk})
+	v.Event(certify.Event{Total: 2, Done: 2, Check: chk, Finished: true, Result: reports.Check{Status: reports.StatusFail}})
 	v.Close()
 	want := "[0/2] starting the target\n[1/2] pass           RB-01   retries capped (0s)\n[2/2] fail           RB-01   retries capped (0s)\n"
 	if buf.String() != want {
@@ -121,12 +121,12 @@ func TestProgressView_live(t *testing.T) {
 	at := time.Unix(0, 0)
 	v.start, v.now = at, func() time.Time { return at } // clocks a busy machine cannot move
 	v.goLive(func() int { return 60 })
-	check := suites.Check{ID: "RB-01", Title: "retries capped"}
+	chk := check.Check{ID: "RB-01", Title: "retries capped"}
 	v.Event(certify.Event{Phase: certify.PhaseStarting, Total: 2})
-	v.Event(certify.Event{Total: 2, Check: check})
-	v.Event(certify.Event{Total: 2, Done: 1, Check: check, Finished: true, Result: reports.Check{Status: reports.StatusPass}})
-	v.Event(certify.Event{Total: 2, Check: check})
-	v.Event(certify.Event{Total: 2, Done: 2, Check: check, Finished: true, Result: reports.Check{Status: reports.StatusFail}})
+	v.Event(certify.Event{Total: 2, Check: chk})
+	v.Event(certify.Event{Total: 2, Done: 1, Check: chk, Finished: true, Result: reports.Check{Status: reports.StatusPass}})
+	v.Event(certify.Event{Total: 2, Check: chk})
+	v.Event(certify.Event{Total: 2, Done: 2, Check: chk, Finished: true, Result: reports.Check{Status: reports.StatusFail}})
 	v.Close()
 	v.Stopping() // a signal after the run: the console owns the terminal
 	out := ansi.Strip(buf.String())

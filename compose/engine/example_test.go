@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/compose"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reference/target"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/suites"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -241,7 +242,7 @@ func assertGone(t *testing.T, project string) {
 func suitesOf(t *testing.T, ids []string) []string {
 	t.Helper()
 	var out []string
-	for _, e := range suites.Catalogue() {
+	for _, e := range check.Catalogue(builtin.Catalogued()) {
 		if slices.Contains(ids, e.ID) && !slices.Contains(out, e.Suite) {
 			out = append(out, e.Suite)
 		}

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/examples/expect"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/suites"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -35,7 +36,7 @@ func backoff(kind string, jitter float64) func(*targets.Target) {
 
 func checkIDs() []string {
 	var ids []string
-	for _, e := range suites.Catalogue() {
+	for _, e := range check.Catalogue(builtin.Catalogued()) {
 		ids = append(ids, e.ID)
 	}
 	return ids

@@ -11,9 +11,10 @@ import (
 	"testing"
 
 	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/clients"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/suites"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -34,7 +35,7 @@ var zoo = []struct {
 // judges clients (examples/clients), not services.
 func checkIDs() []string {
 	var ids []string
-	for _, e := range suites.Catalogue() {
+	for _, e := range check.Catalogue(builtin.Catalogued()) {
 		if e.Suite == clients.SuiteName {
 			continue
 		}

@@ -4,9 +4,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/examples/expect"
 	"github.com/resilcheck/resilcheck/reference/defect"
-	"github.com/resilcheck/resilcheck/suites"
 )
 
 // unproven lists the checks no expectation yet shows failing: no reference
@@ -26,7 +27,7 @@ const examplesDir = "../../examples"
 func TestChecks_provenFailing(t *testing.T) {
 	t.Parallel()
 	var ids []string
-	for _, e := range suites.Catalogue() {
+	for _, e := range check.Catalogue(builtin.Catalogued()) {
 		ids = append(ids, e.ID)
 	}
 	proven := map[string][]string{}

@@ -1,0 +1,151 @@
+package amplification
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// waits draws n waits from f, in milliseconds, with the positive noise a
+// target's own processing adds.
+func waits(r *rand.Rand, n int, f func() float64) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = time.Duration((f() + r.Float64()*2) * float64(time.Millisecond))
+	}
+	return out
+}
+
+func TestStats(t *testing.T) {
+	t.Parallel()
+	xs := []float64{1, 2, 3, 4}
+	if q := quantile(xs, 0.5); q != 2.5 {
+		t.Errorf("median %v", q)
+	}
+	if m := maxInWindow([]float64{0, 1, 9.9, 10, 30}, 10); m != 3 {
+		t.Errorf("maxInWindow %d, want 3", m)
+	}
+	if s := shareOutside([]float64{-1, 0, 5, 11}, 0, 10); s != 0.5 {
+		t.Errorf("shareOutside %v", s)
+	}
+	if d := ksUniform([]float64{50, 50, 50}, 0, 50); d < 0.99 {
+		t.Errorf("KS of a point mass at the top: %v, want ~1", d)
+	}
+	if c := ksCritical(40); c < 0.33 || c > 0.35 {
+		t.Errorf("critical value for 40: %v", c)
+	}
+	if f := nearFloor([]float64{50, 51, 52, 70}, 10); f != 0.75 {
+		t.Errorf("nearFloor %v", f)
+	}
+	if d := check.CeilFor(50*time.Millisecond, time.Second, 10); d != time.Second {
+		t.Errorf("ceilFor capped %v", d)
+	}
+}
+
+// TestBackoffJudges proves each backoff verdict can fail: the same judges
+// that pass full jitter fail lockstep, a wrong profile or a wrong range.
+func TestBackoffJudges(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	full := func(hi float64) func() float64 { return func() float64 { return r.Float64() * hi } }
+	fixed := func(v float64) func() float64 { return func() float64 { return v } }
+	equal := func(hi float64) func() float64 { return func() float64 { return hi/2 + r.Float64()*hi/2 } }
+	sample := func(f0, f1 func() float64) *backoffSample {
+		s := &backoffSample{rounds: 21}
+		s.waits[0], s.waits[1] = waits(r, 56, f0), waits(r, 28, f1)
+		s.fleets = s.waits[0][:28]
+		for i := range 28 {
+			s.chains = append(s.chains, []time.Duration{s.waits[0][i], s.waits[1][i]})
+		}
+		return s
+	}
+	h := &check.Harness{Policy: check.Policy{Retry: check.RetryPolicy{Backoff: "full", Base: 50 * time.Millisecond, Cap: time.Second}}}
+	cases := []struct {
+		name    string
+		s       *backoffSample
+		profile string
+		bo, rb  reports.Status // uniform-formula and RB-15 verdicts
+	}{
+		{"full jitter", sample(full(50), full(100)), "full", reports.StatusPass, reports.StatusPass},
+		{"no jitter", sample(fixed(50), fixed(100)), "full", reports.StatusFail, reports.StatusFail},
+		{"full jitter judged as equal", sample(full(50), full(100)), "equal", reports.StatusFail, reports.StatusPass},
+		{"equal jitter", sample(equal(50), equal(100)), "equal", reports.StatusPass, reports.StatusPass},
+		// 28 second waits let both the formula's KS test and RB-15's growth
+		// test tell U[0, 50] from U[0, 100].
+		{"full jitter, no growth", sample(full(50), full(50)), "full", reports.StatusFail, reports.StatusFail},
+	}
+	for _, c := range cases {
+		if got := judgeUniform(h, c.s, c.profile).Status; got != c.bo {
+			t.Errorf("%s: %s verdict %s, want %s", c.name, c.profile, got, c.bo)
+		}
+		if got := judgeRandomized(h, c.s).Status; got != c.rb {
+			t.Errorf("%s: RB-15 verdict %s, want %s", c.name, got, c.rb)
+		}
+	}
+
+	// Too few second waits: growth is not judged (a pass on dispersion that
+	// says so), never a coin-flip failure.
+	few := sample(full(50), full(50))
+	few.waits[1] = few.waits[1][:minGrowthWaits-1]
+	if res := judgeRandomized(h, few); res.Status != reports.StatusPass || !strings.Contains(res.Observed, "growth not judged") {
+		t.Errorf("few second waits: %s %q, want a pass saying growth was not judged", res.Status, res.Observed)
+	}
+
+	// Decorrelated: d₀ ∈ [base, 3·base], dₙ ∈ [base, 3·dₙ₋₁].
+	dec := &backoffSample{}
+	for range 20 {
+		d0 := 50 + r.Float64()*(3*50-50)
+		d1 := 50 + r.Float64()*(3*d0-50)
+		dec.chains = append(dec.chains, []time.Duration{time.Duration(d0 * float64(time.Millisecond)), time.Duration(d1 * float64(time.Millisecond))})
+	}
+	if got := judgeDecorrelated(h, dec).Status; got != reports.StatusPass {
+		t.Errorf("decorrelated jitter: %s", got)
+	}
+	if got := judgeDecorrelated(h, sample(full(50), full(100))).Status; got != reports.StatusFail {
+		t.Errorf("full jitter judged as decorrelated: %s, want fail (waits below base)", got)
+	}
+
+	// BO-08: lockstep fleets fail, jittered ones pass.
+	if got := judgeFleet(h, sample(fixed(50), fixed(100))).Status; got != reports.StatusFail {
+		t.Errorf("lockstep fleet: %s", got)
+	}
+	if got := judgeFleet(h, sample(full(50), full(100))).Status; got != reports.StatusPass {
+		t.Errorf("jittered fleet: %s", got)
+	}
+}
+
+// TestBackoffJudges_FalseAlarms estimates how often the lockstep judges
+// fail a correctly jittered target with the default sample sizes.
+func TestBackoffJudges_FalseAlarms(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	h := &check.Harness{Policy: check.Policy{Retry: check.RetryPolicy{Backoff: "full", Base: 50 * time.Millisecond, Cap: time.Second}}}
+	const runs = 3000
+	var rb, bo, fleet int
+	for range runs {
+		s := &backoffSample{rounds: 21}
+		s.waits[0] = waits(r, 56, func() float64 { return r.Float64() * 50 })
+		// The fewest second waits growth is judged on: the worst case.
+		s.waits[1] = waits(r, minGrowthWaits, func() float64 { return r.Float64() * 100 })
+		s.fleets = s.waits[0][:16] // the smallest fleet BO-08 judges
+		if judgeRandomized(h, s).Status != reports.StatusPass {
+			rb++
+		}
+		if judgeUniform(h, s, "full").Status != reports.StatusPass {
+			bo++
+		}
+		if judgeFleet(h, s).Status != reports.StatusPass {
+			fleet++
+		}
+	}
+	// Each judge errs in about 2 runs in 10⁴ or less; RB-15's growth test,
+	// judged on 20 second waits or more, in about 4 in 10⁶.
+	if rb > 0 || fleet > 2 || bo > 3 {
+		t.Errorf("false alarms in %d runs: RB-15 %d, BO-08 %d, BO-01 %d", runs, rb, fleet, bo)
+	}
+	t.Logf("false alarms in %d runs: RB-15 %d, BO-08 %d, BO-01 %d", runs, rb, fleet, bo)
+}

@@ -1,0 +1,96 @@
+package amplification
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// rbMark returns the journal position to read a logical request's calls from.
+func rbMark(c *check.Case) uint64 { return c.Harness.Journal.LastSeq() }
+
+// effectCalls returns the effectful dependency calls recorded after mark, in
+// the order they were received.
+func effectCalls(c *check.Case, mark uint64) []faults.Entry {
+	h := c.Harness
+	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(cmp.Or(h.Operation.EffectMethod, http.MethodPost))}
+	if h.Operation.EffectPath != "" {
+		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
+	}
+	calls := h.Journal.After(mark, filters...)
+	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
+	return calls
+}
+
+// frontCalls returns the front exchanges of the operation recorded after mark.
+func frontCalls(c *check.Case, mark uint64) []faults.Entry {
+	op, err := c.Harness.Operation.Prepare(check.Values{}, false)
+	if err != nil {
+		return nil
+	}
+	calls := c.Harness.Journal.After(mark, faults.BySide("front"), faults.ByMethod(op.Method), faults.ByPath(op.Path))
+	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
+	return calls
+}
+
+// logical sends one operation alone and returns its reply and the
+// effectful dependency calls it caused: with nothing else in flight, every
+// call between the send and quiet belongs to it, keyed or not.
+func logicalRequests(ctx context.Context, c *check.Case, cl check.Call) (check.Reply, []faults.Entry) {
+	c.Harness.Settle(ctx)
+	mark := rbMark(c)
+	r := c.Harness.Send(ctx, cl)
+	c.Harness.Settle(ctx)
+	return r, effectCalls(c, mark)
+}
+
+// byKey groups calls by the key the target forwarded, keeping order; each
+// call without a key is a group of its own (it cannot be tied to others).
+func groupByKey(c *check.Case, calls []faults.Entry) [][]faults.Entry {
+	idx := map[string]int{}
+	var groups [][]faults.Entry
+	for _, e := range calls {
+		k := e.Header(c.Harness.Conventions.DependencyKeyName())
+		if k == "" {
+			groups = append(groups, []faults.Entry{e})
+			continue
+		}
+		i, ok := idx[k]
+		if !ok {
+			i = len(groups)
+			idx[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], e)
+	}
+	return groups
+}
+
+// failureKinds are the outage faults: a 503 without Retry-After, a reset
+// connection, and a hang held until the caller gives up.
+var failureKinds = []string{"503", "reset", "hang"}
+
+func failureFault(kind string) faults.Fault {
+	switch kind {
+	case "reset":
+		return faults.Reset{}
+	case "hang":
+		return faults.Blackhole{}
+	}
+	return faults.Abort{Status: http.StatusServiceUnavailable, Body: "unavailable"}
+}
+
+// worstGroup returns the largest group and its size.
+func worstGroup(groups [][]faults.Entry) ([]faults.Entry, int) {
+	var worst []faults.Entry
+	for _, g := range groups {
+		if len(g) > len(worst) {
+			worst = g
+		}
+	}
+	return worst, len(worst)
+}

@@ -1,0 +1,216 @@
+package amplification
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// Lockstep thresholds of RB-15: a retry index is fixed when more than 70 %
+// of its waits lie within 20 % above the shortest one. Measured waits only
+// ever grow by the target's processing time, so a fixed wait keeps nearly
+// all samples in that band on a busy machine, while full jitter keeps almost
+// none (more than 70 % in under 1 run in 10⁵ with 10+ waits). Growth: the
+// longest second wait must exceed the 90th percentile of the first waits by
+// 20 % (every cited formula doubles the ceiling, and a ceiling that does not
+// grow fails it, jittered or not). With full jitter each second wait stays
+// below that bound with probability about 0.54, so the test is judged only
+// on minGrowthWaits second waits or more: 0.54²⁰ ≈ 4·10⁻⁶ per run, where 10
+// waits gave 2·10⁻³ and failed correct targets in the defect matrix. Wider quantile ratios are too noisy with
+// the few second waits a short certification gets. A target that declares
+// an exponential backoff with a jitter j below the band is held to half its
+// own spread instead: uniform ±j puts about a quarter of its waits there.
+const (
+	lockstepBand  = 0.20
+	lockstepShare = 0.70
+	minGrowth     = 1.2
+	// minGrowthWaits is the fewest second waits RB-15 judges growth on.
+	minGrowthWaits = 20
+	minFleet       = 16 // fewest retries of requests failing together BO-08 judges
+)
+
+// sampledBackoff samples the target's retry waits against a failing
+// dependency and lets judge decide. A failure must show twice: a busy
+// runner can starve the target for a moment and release every timer that
+// came due meanwhile at once, which looks like lockstep; missing jitter
+// shows in every sample, so a failure the second sample does not repeat
+// was the runner's and the second sample decides.
+func sampledBackoff(ctx context.Context, c *check.Case, judge func(*check.Harness, *backoffSample) check.Result) check.Result {
+	h := c.Harness
+	s := takeBackoffSample(ctx, h, c)
+	if s.reason != "" {
+		return check.Inconclusive("%s", s.reason)
+	}
+	first := judge(h, s)
+	if first.Status != reports.StatusFail {
+		return first
+	}
+	s2 := takeBackoffSampleN(ctx, h, c, 1)
+	if s2.reason != "" {
+		return check.Inconclusive("a first sample failed (%s), and a second to confirm it could not be taken: %s", first.Observed, s2.reason)
+	}
+	second := judge(h, s2)
+	switch second.Status {
+	case reports.StatusFail:
+		second.Observed = "in two samples; the first: " + first.Observed + "; the second: " + second.Observed
+		second.Evidence = slices.Concat(first.Evidence, second.Evidence) // both alias the shared samples
+	case reports.StatusPass:
+		second.Observed += "; a first sample failed but this second one did not repeat it, so a busy runner's scheduling made it (" + first.Observed + ")"
+	}
+	return second
+}
+
+func randomizedBackoff(ctx context.Context, c *check.Case) check.Result {
+	return sampledBackoff(ctx, c, judgeRandomized)
+}
+
+// judgeRandomized is RB-15's verdict on a sample: dispersed and growing.
+func judgeRandomized(h *check.Harness, s *backoffSample) check.Result {
+	band := lockstepBand
+	if r := h.Policy.Retry; r.Backoff == "exponential" && r.Jitter > 0 {
+		band = min(band, r.Jitter/2)
+	}
+	tol := float64(h.Slack()) / float64(time.Millisecond)
+	want := fmt.Sprintf("for each retry, at most %.0f%% of waits within %.0f%% (at most %s) above the shortest (dispersed); the longest second wait ≥ %.1f× the 90th percentile of the first (growing)",
+		100*lockstepShare, 100*band, h.Slack(), minGrowth)
+	if len(s.waits[0]) < minWaits {
+		return check.Inconclusive("only %d first waits, fewer than the %d dispersion is judged on (%s)", len(s.waits[0]), minWaits, s.summary())
+	}
+	var seen []string
+	for i, ws := range s.waits {
+		if len(ws) < minWaits {
+			seen = append(seen, fmt.Sprintf("retry %d: %d waits, not judged", i+1, len(ws)))
+			continue
+		}
+		xs := millis(ws)
+		// The band is relative, as jitter is, but never wider than the
+		// harness's timing tolerance: waits spread over more than that are
+		// dispersed, however long (an additive 0–100 ms noise on a 2 s wait
+		// is only 5 % of it).
+		width := band * quantile(xs, 0)
+		if width > tol {
+			width = tol
+		}
+		conc := nearFloor(xs, width)
+		line := fmt.Sprintf("retry %d: %d waits from %.1f to %.1f ms, median %.1f, %.0f%% within %.1f ms above the shortest",
+			i+1, len(xs), quantile(xs, 0), quantile(xs, 1), quantile(xs, 0.5), 100*conc, width)
+		if conc > lockstepShare {
+			return check.Fail(want, line+": the waits are fixed, so clients that fail together retry together", s.calls...)
+		}
+		seen = append(seen, line)
+	}
+	switch n, need := len(s.waits[1]), growthWaits(h.Policy.Retry); {
+	case n >= need:
+		q0, q1 := quantile(millis(s.waits[0]), 0.9), quantile(millis(s.waits[1]), 1)
+		line := fmt.Sprintf("first waits' 90th percentile %.1f ms, longest of %d second waits %.1f ms (×%.2f)", q0, n, q1, q1/q0)
+		if q1 < minGrowth*q0 {
+			return check.Fail(want, line+": the waits do not grow", s.calls...)
+		}
+		seen = append(seen, line)
+	default:
+		seen = append(seen, fmt.Sprintf("growth not judged: %d second waits, fewer than the %d it is judged on", n, need))
+	}
+	return check.Pass(want, strings.Join(seen, "; ")+" ("+s.summary()+")", s.calls...)
+}
+
+func fleetLockstep(ctx context.Context, c *check.Case) check.Result {
+	return sampledBackoff(ctx, c, judgeFleet)
+}
+
+// judgeFleet is BO-08's verdict on a sample.
+func judgeFleet(h *check.Harness, s *backoffSample) check.Result {
+	cfg := config(h)
+	if s.unkeyed {
+		return check.NotApplicable("the target forwards no %s to its dependency: retries of requests failing together cannot be told apart", h.Conventions.DependencyKeyName())
+	}
+	if len(s.fleets) < minFleet {
+		return check.Inconclusive("only %d retries from requests that failed together", len(s.fleets))
+	}
+	// Each retry is placed at its own failure time plus its wait, as if every
+	// failure had been simultaneous: the harness cannot make them exactly so.
+	xs := millis(s.fleets)
+	bucket, from := lockstepBucket(h, s.fleets)
+	if late, hi := lateFleet(h, s.fleets); 10*late > 3*len(s.fleets) {
+		return check.Inconclusive("noisy runner: %d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(s.fleets), h.Slack(), hi)
+	}
+	w := float64(bucket) / float64(time.Millisecond)
+	most := maxInWindow(xs, w)
+	share := float64(most) / float64(len(xs))
+	want := fmt.Sprintf("at most %.0f%% of the retries of requests failing together land in one %s bucket (%s)", 100*cfg.maxBucketShare(), bucket, from)
+	obs := fmt.Sprintf("%d of %d retries (%.0f%%) in the busiest %s bucket; first waits from %.1f to %.1f ms",
+		most, len(xs), 100*share, bucket, quantile(xs, 0), quantile(xs, 1))
+	if share > cfg.maxBucketShare() {
+		return check.Fail(want, obs+": lockstep, every failed client hits the dependency again at the same instant", s.calls...)
+	}
+	return check.Pass(want, obs, s.calls...)
+}
+
+// Bounds of BO-08's bucket: below minBucket a busy runner's scheduling
+// alone spreads lockstep retries over several buckets; without a declared
+// backoff the bucket never exceeds maxUndeclaredBucket, so lockstep at any
+// wait stays inside one.
+const (
+	minBucket           = 5 * time.Millisecond
+	maxUndeclaredBucket = 10 * time.Millisecond
+)
+
+// lockstepBucket is BO-08's bucket and where it comes from: set in the
+// configuration; a fifth of the declared first wait's spread (a uniform
+// spread puts ~20 % in each); or, undeclared or declared narrower than 5
+// minimal buckets (too little jitter to scale by), a tenth of the sampled median
+// first wait within [minBucket, maxUndeclaredBucket].
+func lockstepBucket(h *check.Harness, fleets []time.Duration) (bucket time.Duration, from string) {
+	if b := config(h).Bucket; b > 0 {
+		return b, "AmplificationConfig.Bucket"
+	}
+	why := "no backoff declared"
+	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); ok {
+		if spread := hi - lo; spread >= 5*minBucket {
+			return spread / 5, fmt.Sprintf("a fifth of the declared first wait's range [%s, %s]", lo, hi)
+		}
+		why = fmt.Sprintf("the declared first wait's range [%s, %s] is too narrow to scale by", lo, hi)
+	}
+	med := time.Duration(quantile(millis(fleets), 0.5) * float64(time.Millisecond))
+	return min(maxUndeclaredBucket, max(minBucket, med/10)),
+		fmt.Sprintf("%s: a tenth of the median first wait %s, within [%s, %s]", why, med.Round(100*time.Microsecond), minBucket, maxUndeclaredBucket)
+}
+
+// bucketText describes BO-08's bucket for the tolerances list.
+func bucketText(h *check.Harness) string {
+	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); config(h).Bucket > 0 || ok && hi-lo >= 5*minBucket {
+		b, from := lockstepBucket(h, nil)
+		return fmt.Sprintf("%s (%s)", b, from)
+	}
+	return fmt.Sprintf("a tenth of the sampled median first wait, within [%s, %s] (no usable backoff declared)", minBucket, maxUndeclaredBucket)
+}
+
+// lateFleet counts the fleet's first waits later than the declared first
+// wait's bound plus the harness tolerance; none without a declared formula.
+func lateFleet(h *check.Harness, fleets []time.Duration) (late int, hi time.Duration) {
+	_, hi, ok := h.Policy.Retry.WaitBounds(0)
+	if !ok {
+		return 0, 0
+	}
+	for _, w := range fleets {
+		if w > hi+h.Slack() {
+			late++
+		}
+	}
+	return late, hi
+}
+
+// growthWaits is the fewest second waits RB-15 judges growth on: 20, or
+// minWaits for a declared exponential backoff whose jitter j is at most 25 %,
+// where the longest second wait, at least (1−j)·2v, can never fall below
+// 1.2× the first waits' (1+j)·v.
+func growthWaits(r check.RetryPolicy) int {
+	if r.Backoff == "exponential" && r.Jitter <= 0.25 {
+		return minWaits
+	}
+	return minGrowthWaits
+}

@@ -1,0 +1,271 @@
+package amplification
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/load"
+)
+
+// outage is one steady-rate run against a failing dependency: requests at
+// rate through the front proxy while every effectful call fails as kind
+// says, for outage, then recovery more of load with the dependency healthy.
+type outage struct {
+	rate             float64
+	outage, recovery time.Duration
+	kind             string
+
+	start, healed time.Time
+	front, calls  []faults.Entry // front exchanges and effectful dependency calls of the run
+}
+
+// runOutage heals the target, then drives o with the load package. A rate
+// the harness could not keep is reported as the reason for inconclusive.
+func runOutage(ctx context.Context, c *check.Case, o *outage) (reason string) {
+	h := c.Harness
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+		return "before the outage: " + err.Error()
+	}
+	op, err := h.Operation.Prepare(check.Values{}, false)
+	if err != nil {
+		return err.Error()
+	}
+	var tenants []string
+	for range 4 {
+		tenants = append(tenants, c.Tenant()) // 4 buckets: the rate stays far below any per-tenant limit
+	}
+	spec := load.Spec{
+		URL: h.TargetURL + op.Path, Method: op.Method,
+		KeyHeader: h.Conventions.KeyHeaderName(), TenantHeader: h.Conventions.TenantHeaderName(),
+		Pacing: load.Pacing{Rate: o.rate}, Duration: o.outage + o.recovery,
+		Timeout: outageTimeout(h), Seed: uint64(c.IntN(1 << 62)), Name: c.ID,
+		Build: func(d load.BodyData, hd http.Header) ([]byte, error) {
+			r, err := h.Operation.Prepare(check.Values{Key: d.Key, Tenant: d.Tenant, Amount: 1000 + d.Seq%8000, Seq: d.Seq}, false)
+			if err != nil {
+				return nil, err
+			}
+			for k, vs := range r.Header {
+				hd[k] = vs
+			}
+			h.Conventions.SetTenant(hd, d.Tenant)
+			hd.Set(h.Conventions.KeyHeaderName(), h.Conventions.FormatKey(d.Key))
+			return r.Body, nil
+		},
+	}
+	if spec.TenantHeader != "" {
+		spec.Tenants = tenants
+	}
+	h.Settle(ctx)
+	mark := rbMark(c)
+	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(o.kind))
+	if err != nil {
+		return err.Error()
+	}
+	var once sync.Once
+	heal := func() { once.Do(func() { remove(); o.healed = time.Now() }) }
+	o.start = time.Now()
+	if o.recovery > 0 {
+		t := time.AfterFunc(o.outage, heal)
+		defer t.Stop()
+	}
+	_, err = load.Run(ctx, spec, nil)
+	h.Settle(ctx)
+	heal()
+	o.front, o.calls = frontCalls(c, mark), effectCalls(c, mark)
+	var sf *load.ShortfallError
+	switch {
+	case errors.As(err, &sf):
+		return "the harness could not keep the request rate: " + sf.Error()
+	case err != nil:
+		return err.Error()
+	case len(o.front) == 0:
+		return "no request reached the front proxy"
+	}
+	return ""
+}
+
+// outageStatuses tell a caller that an upstream failed (502, 504: RFC 9110
+// §15.6.3, §15.6.5) or to come back later (429, 503: RFC 6585 §4, RFC 9110
+// §15.6.4). A 2xx, a client error, a 500 or a dropped connection misreport
+// an outage the service saw.
+var outageStatuses = []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
+
+// outageTimeout is how long a request under an outage is waited for: the
+// target's own budget (it answers by then, whatever its retries) plus 1 s,
+// at least 5 s, so the harness never gives up first.
+func outageTimeout(h *check.Harness) time.Duration {
+	return max(5*time.Second, h.Conventions.BudgetCap()+time.Second)
+}
+
+// outageAnswer names a front status, 0 being no answer at all.
+func outageAnswer(status int) string {
+	if status == 0 {
+		return "nothing (the connection ended without a response)"
+	}
+	return fmt.Sprintf("%d %s", status, http.StatusText(status))
+}
+
+// retriesIn counts, among calls grouped by forwarded key, the repeated
+// calls (retries) received in [from, to), and the requests received at the
+// front in the same window.
+func retriesIn(c *check.Case, o *outage, from, to time.Time) (retries, requests int) {
+	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
+	for _, g := range groupByKey(c, o.calls) {
+		for _, e := range g[1:] {
+			if in(e.Received) {
+				retries++
+			}
+		}
+	}
+	for _, e := range o.front {
+		if in(e.Received) {
+			requests++
+		}
+	}
+	return retries, requests
+}
+
+func oneLayer(ctx context.Context, c *check.Case) check.Result {
+	h := c.Harness
+	limit := h.Policy.Retry.Attempts()
+	want := fmt.Sprintf("while every dependency call fails: at most %s calls per logical request (one layer's attempts, not the product over layers), and the caller told of the failure (429, 502, 503 or 504)", h.Policy.Retry.AttemptsText())
+	// The outage starts with one request alone: under load, a breaker or a
+	// retry budget the requests share can cut every schedule short once a
+	// handful of calls failed, hiding retries multiplied over layers from
+	// the per-request count (it did in about one run in eight).
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+		return check.Inconclusive("before the lone request: %v", err)
+	}
+	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault("503"))
+	if err != nil {
+		return check.Inconclusive("%v", err)
+	}
+	r, lone := logicalRequests(ctx, c, check.Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
+	remove()
+	if len(lone) > limit {
+		return check.Fail(want, fmt.Sprintf("a request sent alone as the outage began reached the dependency %d times (key %s), client got %s: more than one layer retries",
+			len(lone), keyList(h, lone[:1]), check.Describe(r)), c.Evidence()...)
+	}
+	o := &outage{rate: float64(8 + c.IntN(5)), outage: 800*time.Millisecond + time.Duration(c.IntN(300))*time.Millisecond, kind: "503"}
+	if reason := runOutage(ctx, c, o); reason != "" {
+		return check.Inconclusive("%s", reason)
+	}
+	groups := groupByKey(c, o.calls)
+	worst, n := worstGroup(groups)
+	if n > limit {
+		return check.Fail(want, fmt.Sprintf("%d requests at %.0f/s: one logical request reached the dependency %d times (key %s): more than one layer retries",
+			len(o.front), o.rate, n, keyList(h, worst[:1])), append(worst, o.front...)...)
+	}
+	for _, e := range o.front {
+		if !slices.Contains(outageStatuses, e.Status) {
+			return check.Fail(want, fmt.Sprintf("a request answered %s during the outage instead of a gateway error or a back-off signal", outageAnswer(e.Status)), e)
+		}
+	}
+	return check.Pass(want, fmt.Sprintf("one request alone: %d calls; then %d requests at %.0f/s over %s: at most %d calls per request (%d calls in all), every answer a gateway error or a back-off signal",
+		len(lone), len(o.front), o.rate, o.outage, n, len(o.calls)), c.Evidence()...)
+}
+
+func outageAmplification(ctx context.Context, c *check.Case) check.Result {
+	h := c.Harness
+	o := &outage{rate: float64(15 + c.IntN(10)), outage: time.Second + time.Duration(c.IntN(400))*time.Millisecond, kind: []string{"503", "reset"}[c.IntN(2)]}
+	if reason := runOutage(ctx, c, o); reason != "" {
+		return check.Inconclusive("%s", reason)
+	}
+	cfg, ratio := config(h), h.Policy.Retry.Ratio()
+	n := len(o.front)
+	limit := (1+ratio)*float64(n) + float64(cfg.retryFloor())
+	want := fmt.Sprintf("dependency calls ≤ (1 + %s)·requests + %d during a sustained outage (SRE: ≈1.1× with a retry budget, ≈3× without)", h.Policy.Retry.RatioText(), cfg.retryFloor())
+	obs := fmt.Sprintf("%s outage of %s at %.0f req/s: %d requests, %d dependency calls (amplification %.2f, limit %.1f calls)",
+		o.kind, o.outage, o.rate, n, len(o.calls), float64(len(o.calls))/float64(n), limit)
+	if float64(len(o.calls)) > limit {
+		return check.Fail(want, obs, c.Evidence()...)
+	}
+	return check.Pass(want, obs, c.Evidence()...)
+}
+
+func outageRecovery(ctx context.Context, c *check.Case) check.Result {
+	h := c.Harness
+	cfg := config(h)
+	within, why := judgedRecovery(h)
+	recovery := time.Second // undeclared: long enough to see a storm after healing
+	if why == "" {
+		recovery = within + 600*time.Millisecond
+	}
+	o := &outage{rate: float64(15 + c.IntN(10)), outage: time.Second + time.Duration(c.IntN(300))*time.Millisecond,
+		recovery: recovery, kind: []string{"503", "reset"}[c.IntN(2)]}
+	if reason := runOutage(ctx, c, o); reason != "" {
+		return check.Inconclusive("%s", reason)
+	}
+	end := time.Now()
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil { // leave the target healthy for what follows
+		return check.Inconclusive("after recovery: %v", err)
+	}
+	ratio, floor := h.Policy.Retry.Ratio(), cfg.retryFloor()
+	budget := func(_ time.Duration, requests int) float64 {
+		return ratio*float64(requests) + float64(floor)
+	}
+	want := fmt.Sprintf("retries ≤ %s·requests + %d in the outage, and again in the recovery that follows (the retry budget)", h.Policy.Retry.RatioText(), floor)
+	if why == "" {
+		want += fmt.Sprintf("; requests sent %s (the declared breaker recovery) after the dependency heals succeed (≥ 90%%)", within)
+	}
+	outRetries, outReqs := retriesIn(c, o, o.start, o.healed)
+	recRetries, recReqs := retriesIn(c, o, o.healed, end)
+	obs := fmt.Sprintf("%s outage of %s at %.0f req/s: %d retries for %d requests (budget %.1f); recovery: %d retries for %d requests (budget %.1f)",
+		o.kind, o.healed.Sub(o.start).Round(time.Millisecond), o.rate, outRetries, outReqs, budget(o.healed.Sub(o.start), outReqs),
+		recRetries, recReqs, budget(end.Sub(o.healed), recReqs))
+	switch {
+	case float64(outRetries) > budget(o.healed.Sub(o.start), outReqs):
+		return check.Fail(want, obs+": retries did not fall off during the outage", c.Evidence()...)
+	case float64(recRetries) > budget(end.Sub(o.healed), recReqs):
+		return check.Fail(want, obs+": a retry storm after recovery", c.Evidence()...)
+	case why != "":
+		return check.Pass(want, obs+"; recovery time not judged: "+why, c.Evidence()...)
+	}
+	return judgeRecovery(c, o, within, want, obs)
+}
+
+// recoveryJudged returns the declared breaker recovery RB-05 holds the
+// target to, or why it judges none.
+func judgedRecovery(h *check.Harness) (time.Duration, string) {
+	d := h.Policy.Retry.BreakerRecovery
+	switch {
+	case d <= 0:
+		return 0, "the target declares no breaker recovery (policy.retry.breaker_recovery)"
+	case d > config(h).maxRecovery():
+		return 0, fmt.Sprintf("the declared breaker recovery %s exceeds the %s this check watches under load (AmplificationConfig.MaxRecovery)", d, config(h).maxRecovery())
+	}
+	return d, ""
+}
+
+// judgeRecovery holds the requests sent within after healing to succeeding.
+func judgeRecovery(c *check.Case, o *outage, within time.Duration, want, obs string) check.Result {
+	var late, ok int
+	var failed []string
+	for _, e := range o.front {
+		if e.Received.Before(o.healed.Add(within)) {
+			continue
+		}
+		late++
+		if c.Harness.Succeeded(check.Reply{Status: e.Status}) {
+			ok++
+		} else if len(failed) < 5 {
+			failed = append(failed, fmt.Sprint(e.Status))
+		}
+	}
+	if late < 3 {
+		return check.Inconclusive("only %d requests were sent %s after the dependency healed", late, within)
+	}
+	obs += fmt.Sprintf("; %d of %d requests sent %s after healing succeeded", ok, late, within)
+	if float64(ok) < 0.9*float64(late) {
+		return check.Fail(want, obs+" (failures: "+strings.Join(failed, ", ")+"): calls did not come back", c.Evidence()...)
+	}
+	return check.Pass(want, obs, c.Evidence()...)
+}

@@ -1,0 +1,25 @@
+// Package builtin lists resilcheck's built-in suites, one per contract, in
+// the order reports list them. The list is explicit: nothing registers
+// itself, so what a build of resilcheck runs and validates against is what
+// its main package passes on (see certify.Config.Suites).
+package builtin
+
+import (
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/amplification"
+	"github.com/resilcheck/resilcheck/check/deadlines"
+	"github.com/resilcheck/resilcheck/check/idempotency"
+	"github.com/resilcheck/resilcheck/check/ratelimit"
+	"github.com/resilcheck/resilcheck/check/retryafter"
+)
+
+// Suites returns the built-in service suites with their default settings.
+func Suites() []check.Suite {
+	return []check.Suite{
+		idempotency.Suite(),
+		amplification.Suite(amplification.Config{}),
+		retryafter.Suite(retryafter.Config{}),
+		deadlines.Suite(deadlines.Config{}),
+		ratelimit.Suite(ratelimit.Config{}),
+	}
+}

@@ -1,0 +1,176 @@
+package check
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// Case is one run of one check, built by the runner from the check's ID: a
+// generator seeded from the run seed and the ID, the fault rules the check
+// places (removed when it ends), and the journal window its evidence comes
+// from. A check reaches the harness through it.
+type Case struct {
+	*Harness
+	ID   string
+	rnd  *rand.Rand
+	mark uint64
+
+	mu      sync.Mutex
+	rules   []placed
+	n       int
+	turn    int      // declared tenants handed out
+	keys    []string // handed out by key: the probe counts those sent
+	tracked []Values // (tenant, key) pairs used otherwise, for the probe
+	// disagreements records where the ledger and the probe counted
+	// differently; the idempotency suite fails a check that saw one.
+	disagreements []string
+}
+
+type placed struct {
+	p    *faults.Proxy
+	name string
+}
+
+// newCase starts a case once the target is quiet; callers defer done.
+func (h *Harness) NewCase(ctx context.Context, id string) *Case {
+	h.Settle(ctx)
+	return &Case{Harness: h, ID: id, rnd: h.Rand(id), mark: h.Journal.LastSeq()}
+}
+
+// sub starts a nested case with its own generator, rules and window, for
+// work that must not draw from or blame the enclosing case (a warm-up, one
+// generated case of a property); callers defer its done.
+func (c *Case) Sub(ctx context.Context, id string) *Case { return c.Harness.NewCase(ctx, id) }
+
+// restart moves the case's journal window to now, once the target is
+// quiet, so exchanges of a preparation are not its evidence.
+func (c *Case) Restart(ctx context.Context) {
+	c.Harness.Settle(ctx)
+	c.mark = c.Harness.Journal.LastSeq()
+}
+
+// done removes the check's rules and waits for the target to go quiet, so
+// stragglers are not blamed on the next check.
+func (c *Case) Done(ctx context.Context) {
+	c.mu.Lock()
+	rules := c.rules
+	c.rules = nil
+	c.mu.Unlock()
+	for _, r := range rules {
+		r.p.Rules().Remove(r.name)
+	}
+	c.Harness.Settle(ctx)
+}
+
+// next returns a per-check sequence number from 1.
+func (c *Case) next() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	return c.n
+}
+
+// key returns a fresh idempotency key: a UUIDv4 drawn from the check's
+// generator (IK-11: high entropy; reproducible from the seed).
+func (c *Case) Key() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b [16]byte
+	for i := range b {
+		b[i] = byte(c.rnd.Uint32())
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	k := fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	c.keys = append(c.keys, k)
+	return k
+}
+
+// tenant returns the next of the target's declared tenants in turn, so two
+// calls in a case give two tenants; with none declared, a tenant name no
+// other check uses, so quotas and idempotency records of checks never meet.
+func (c *Case) Tenant() string {
+	n := c.next()
+	t := fmt.Sprintf("rc-%s-%d-%04x", c.ID, n, c.IntN(1<<16))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ts := c.Harness.Conventions.Tenants; len(ts) > 0 {
+		t = ts[c.turn%len(ts)]
+		c.turn++
+	}
+	return t
+}
+
+func (c *Case) IntN(n int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rnd.IntN(n)
+}
+
+// amount draws an amount for a payload; 402 is avoided since processors
+// conventionally decline it.
+func (c *Case) Amount() int {
+	a := 100 + c.IntN(9900)
+	if a == 402 {
+		a++
+	}
+	return a
+}
+
+// fault places a rule on p for the rest of the check.
+func (c *Case) Fault(p *faults.Proxy, m faults.Match, f faults.Fault) error {
+	_, _, err := c.Rule(p, m, f)
+	return err
+}
+
+// rule places a rule on p and returns its name (journal entries carry it)
+// and a function that lifts it early; done lifts it in any case.
+func (c *Case) Rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name string, lift func(), err error) {
+	name = fmt.Sprintf("%s-%d", c.ID, c.next())
+	if err := p.Rules().Add(faults.Rule{Name: name, Match: m, Fault: f}); err != nil {
+		return "", nil, fmt.Errorf("check: placing fault %s: %w", name, err)
+	}
+	c.mu.Lock()
+	c.rules = append(c.rules, placed{p, name})
+	c.mu.Unlock()
+	return name, func() { p.Rules().Remove(name) }, nil
+}
+
+// entries returns the journal entries since the check began on side
+// ("front" or "dependency"), in finishing order.
+func (c *Case) Entries(side string) []faults.Entry {
+	return c.Harness.Journal.After(c.mark, faults.BySide(side))
+}
+
+// settle waits until neither proxy has an exchange in flight, bounded so a
+// target that never lets go cannot hang the run.
+func (h *Harness) Settle(ctx context.Context) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		busy := h.Front != nil && h.Front.InFlight() > 0 || h.Dependency != nil && h.Dependency.InFlight() > 0
+		if !busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// effectMatch selects the effectful dependency calls; first > 0 limits the
+// rule to the first calls after it is placed.
+func (c *Case) EffectMatch(first int) faults.Match {
+	return faults.Match{
+		Method: cmp.Or(c.Harness.Operation.EffectMethod, http.MethodPost),
+		Path:   c.Harness.Operation.EffectPath,
+		First:  first,
+	}
+}

@@ -1,0 +1,95 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// Check is one certified assertion: an ID, where the rule comes from and how
+// strongly it is stated, what the target must declare or show for the check
+// to apply, and a function that exercises the target and judges it. Run
+// gets a Case built from ID (the runner removes its rules afterwards) and
+// must return when ctx is done.
+type Check struct {
+	ID     string // e.g. "IK-07"; written here only, checks read it from their Case
+	Suite  string // e.g. "idempotency"
+	Title  string
+	Source string // public citation, e.g. "draft-ietf-httpapi-idempotency-key-header-07 §2.6"
+	Level  reports.Level
+	Needs  []Need // all must be met, or the check is not applicable
+	// Timed says the verdict rests on measured time (a wait, a window, a
+	// deadline): on a noisy runner the check is inconclusive rather than
+	// guessed, and a failure during a stall of the runner is judged again.
+	Timed bool
+	Run   func(ctx context.Context, c *Case) Result
+}
+
+// Suite is one contract's checks, in the order they run, named as reports
+// name the suite. The zero Tolerances and Slack add nothing to the harness's
+// own.
+type Suite struct {
+	Name   string
+	Checks []Check
+	// Tolerances lists the thresholds the suite's checks judge by, with the
+	// values h gives them, so a reader of the report can weigh a verdict.
+	Tolerances func(h *Harness) []reports.Tolerance
+	// Slack is the least time slack the suite's timed checks judge with. A
+	// timing failure during which the runner stalled longer than the least
+	// Slack of the run's suites (and the harness's own) is judged again.
+	Slack func(h *Harness) time.Duration
+	// Config is the suite's own settings, which its checks read with
+	// SuiteConfig; nil means the suite's defaults.
+	Config any
+}
+
+// Result is a check's verdict with what it expected, what it saw and the
+// exchanges that prove it.
+type Result struct {
+	Status         reports.Status
+	Expected       string
+	Observed       string
+	Reason         string // why not applicable or inconclusive
+	Evidence       []faults.Entry
+	Counterexample []string
+	Reproduce      string // overrides the default reproduce command
+	// FailedCase is the property case that failed (1-based), 0 for a
+	// check that does not explore; the reproduce line replays that many.
+	FailedCase int
+}
+
+// pass, fail, inconclusive and notApplicable build Results; reasons are
+// formatted like fmt.Sprintf.
+func Pass(expected, observed string, ev ...faults.Entry) Result {
+	return Result{Status: reports.StatusPass, Expected: expected, Observed: observed, Evidence: ev}
+}
+
+func Fail(expected, observed string, ev ...faults.Entry) Result {
+	return Result{Status: reports.StatusFail, Expected: expected, Observed: observed, Evidence: ev}
+}
+
+func Inconclusive(format string, a ...any) Result {
+	return Result{Status: reports.StatusInconclusive, Reason: fmt.Sprintf(format, a...)}
+}
+
+func NotApplicable(format string, a ...any) Result {
+	return Result{Status: reports.StatusNotApplicable, Reason: fmt.Sprintf(format, a...)}
+}
+
+// SuiteConfig returns the Config of h's suite named name, as that suite's
+// checks read their settings; the zero T when h has no such suite or it
+// keeps no T.
+func SuiteConfig[T any](h *Harness, name string) T {
+	for _, s := range h.Suites {
+		if s.Name == name {
+			if cfg, ok := s.Config.(T); ok {
+				return cfg
+			}
+		}
+	}
+	var zero T
+	return zero
+}

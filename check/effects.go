@@ -1,0 +1,181 @@
+package check
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// effects counts the side effects of a case through the counters the
+// target declares. The ledger counts effects that reached the dependency:
+// distinct keys the target forwarded, plus every keyless call, among the
+// effectful calls the dependency accepted (a side effect is identified by
+// the key the target forwards). The probe asks the target for its own
+// count per (tenant, key) the case used; it cannot see a keyless request's
+// effects. total is the ledger's count, or the probe's when there is no
+// ledger.
+type Effects struct {
+	Total   int
+	Ledger  bool           // the ledger counted
+	ByKey   map[string]int // successful effectful calls per forwarded key
+	Unkeyed int
+	Entries []faults.Entry // the effectful calls that took effect
+	Probe   int            // the probe's count; -1 when there is no probe
+}
+
+// effects counts the effects since the case began, once the proxies are
+// quiet so every finished exchange is in the journal. When both counters
+// are declared and disagree, the disagreement is recorded on the case: one
+// of them is wrong about the effects, so the check cannot certify a count
+// (idempotencyCheck fails it).
+func (c *Case) Effects(ctx context.Context) Effects {
+	h := c.Harness
+	h.Settle(ctx)
+	ef := Effects{ByKey: map[string]int{}, Probe: -1}
+	if !h.NoLedger {
+		c.ledgerCount(&ef)
+	}
+	if h.Probe == nil {
+		return ef
+	}
+	n, err := c.probeCount(ctx)
+	switch {
+	case err != nil:
+		c.Disagree(fmt.Sprintf("the probe did not answer: %v", err))
+	case !ef.Ledger:
+		ef.Total = n
+	case n != ef.Total:
+		c.Disagree(fmt.Sprintf("the ledger counted %d effects, the target's probe %d", ef.Total, n))
+	}
+	ef.Probe = n
+	return ef
+}
+
+func (c *Case) ledgerCount(ef *Effects) {
+	h := c.Harness
+	method := cmp.Or(h.Operation.EffectMethod, http.MethodPost)
+	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(method)}
+	if h.Operation.EffectPath != "" {
+		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
+	}
+	ef.Ledger = true
+	for _, e := range h.Journal.After(c.mark, filters...) {
+		if !tookEffect(e) {
+			continue
+		}
+		ef.Entries = append(ef.Entries, e)
+		k := e.Header(h.Conventions.DependencyKeyName())
+		if k == "" {
+			ef.Unkeyed++
+			continue
+		}
+		ef.ByKey[k]++
+	}
+	ef.Total = len(ef.ByKey) + ef.Unkeyed
+}
+
+// probeCount sums the probe's counts over every (tenant, key) the case
+// handed out or tracked.
+func (c *Case) probeCount(ctx context.Context) (int, error) {
+	total := 0
+	for _, v := range c.pairs() {
+		n, err := c.Harness.Probe(ctx, v)
+		if err != nil {
+			return 0, fmt.Errorf("tenant %q, key %q: %w", v.Tenant, v.Key, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// pairs returns the (tenant, key) pairs the case sent: every drawn key as
+// the front proxy journaled it, with the tenant that request carried, and
+// those tracked explicitly. Pairs come from the requests, not from every key
+// with every tenant, because a probe that counts by key alone would count
+// one key's effect once per tenant the case handed out.
+func (c *Case) pairs() []Values {
+	c.mu.Lock()
+	keys, tracked := slices.Clone(c.keys), slices.Clone(c.tracked)
+	c.mu.Unlock()
+	th := c.Harness.Conventions.TenantHeaderName()
+	var out []Values
+	for _, e := range c.Harness.Journal.After(c.mark, faults.BySide("front")) {
+		// Any journaled field may carry the key: operations name their own
+		// key header, and sf-string keys arrive quoted.
+		for _, val := range e.Headers {
+			k := strings.Trim(val, `"`)
+			if !slices.Contains(keys, k) {
+				continue
+			}
+			v := Values{Key: k}
+			if th != "" {
+				v.Tenant = e.Header(th)
+			}
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+			break
+		}
+	}
+	for _, v := range tracked {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// track adds a (tenant, key) the case used without drawing it from key and
+// tenant, for the probe to count.
+func (c *Case) Track(tenant, key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := Values{Key: key, Tenant: tenant}
+	if !slices.Contains(c.tracked, v) {
+		c.tracked = append(c.tracked, v)
+	}
+}
+
+// disagreed returns the case's disagreements between counters, or "".
+func (c *Case) Disagreed() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.disagreements, "; ")
+}
+
+// Disagree records that the case's effect counters disagreed (s says how),
+// as Effects does; a check that counts effects fails while Disagreed is
+// not empty.
+func (c *Case) Disagree(s string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.disagreements = append(c.disagreements, s)
+}
+
+// tookEffect reports whether the dependency accepted at least one copy of
+// the call: an upstream 2xx, even if the proxy then lost the answer, or a
+// stand-in 2xx when there is no upstream.
+func tookEffect(e faults.Entry) bool {
+	if slices.ContainsFunc(e.UpstreamStatuses, is2xx) {
+		return true
+	}
+	return len(e.UpstreamStatuses) == 0 && e.UpstreamCalls == 0 && is2xx(e.Status)
+}
+
+func is2xx(s int) bool { return s >= 200 && s < 300 }
+
+func (ef Effects) String() string {
+	var parts []string
+	if ef.Ledger {
+		parts = append(parts, fmt.Sprintf("ledger: %d distinct forwarded keys, %d calls without a key", len(ef.ByKey), ef.Unkeyed))
+	}
+	if ef.Probe >= 0 {
+		parts = append(parts, fmt.Sprintf("probe: %d", ef.Probe))
+	}
+	return strings.Join(parts, "; ")
+}

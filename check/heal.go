@@ -1,0 +1,140 @@
+package check
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// halfOpenProbes is the fewest successes a heal asks for: the calls a
+// half-open breaker lets through before it closes (Resilience4j's
+// permittedNumberOfCallsInHalfOpenState default, 10).
+const halfOpenProbes = 10
+
+// a6MaxTokens is gRFC A6's example max_tokens: an A6 retry throttle allows
+// retries only while it holds more than half of them.
+const a6MaxTokens = 10.0
+
+// healStreak is how many operations in a row must succeed before a case
+// that fails the dependency starts. Only successes make a target forget
+// earlier cases' failures: a half-open breaker closes after its probes, and
+// a retry throttle refills (gRFC A6 retryThrottling: a failed attempt costs
+// 1 token, a success earns token_ratio, and a retry is made only while more
+// than max_tokens/2 remain after the failure). The declared budget ratio is
+// that token ratio; max_tokens is not declared, so A6's example of 10 is
+// assumed. From an empty throttle, ⌈t/ratio⌉+1 successes let a request make
+// all its retries, t = min(10, 5 + max_attempts − 1): 71 for 3 attempts at
+// the SRE book's 0.1.
+func (r RetryPolicy) HealStreak() int {
+	tokens := min(a6MaxTokens, a6MaxTokens/2+float64(r.Attempts()-1))
+	return max(halfOpenProbes, int(math.Ceil(tokens/r.Ratio()))+1)
+}
+
+// refill is how many successes earn back what failures cost a retry
+// throttle at the declared budget ratio (⌈failures/ratio⌉), and at least
+// the half-open probes of a breaker.
+func (r RetryPolicy) Refill(failures int) int {
+	return max(halfOpenProbes, int(math.Ceil(float64(failures)/r.Ratio())))
+}
+
+// streakText renders the heal streak and where it comes from.
+func (r RetryPolicy) StreakText() string {
+	return fmt.Sprintf("%d successes in a row (max(10, ⌈min(10, 5 + %d − 1)/%s⌉ + 1))", r.HealStreak(), r.Attempts(), r.RatioText())
+}
+
+// healBatch is how many of a heal's operations are in flight at once, so a
+// streak of 71 takes a few round trips rather than 71.
+const healBatch = 8
+
+// heal brings the target back to health before a case: it sends fresh
+// operations, each on the case's next tenant (fresh unless the spec
+// declares tenants, whose quotas are then shared), until streak in a row
+// succeed. A refusal (429) neither counts nor breaks the
+// streak (the dependency was not called): its Retry-After (at most 1.5 s)
+// is waited out, and extends within (up to 4 times within in all): a
+// quota slows the streak without saying anything about the target's health.
+// Checks run one after another against one target, and a breaker or
+// throttle drained by an earlier case would otherwise decide this one. It
+// gives up with an error after within.
+func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error {
+	start := time.Now()
+	deadline, last429 := start.Add(within), start.Add(4*within) // last429: the latest refusals may push the deadline
+	var last Reply
+	for ok, sent := 0, 0; ok < streak; {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("the target did not answer %d operations in a row with success within %s (%d sent, last %s)",
+				streak, within, sent, Describe(last))
+		}
+		n := min(healBatch, streak-ok)
+		calls := make([]Call, n)
+		for i := range calls {
+			calls[i] = Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(), Timeout: 3 * time.Second}
+		}
+		replies := make([]Reply, n)
+		var wg sync.WaitGroup
+		for i, cl := range calls {
+			wg.Go(func() { replies[i] = c.Harness.Send(ctx, cl) })
+		}
+		wg.Wait()
+		sent += n
+		var wait, refused time.Duration
+		for _, r := range replies {
+			last = r
+			switch {
+			case c.Harness.Succeeded(r):
+				ok++
+			case r.Err == nil && r.Status == http.StatusTooManyRequests:
+				refused = max(refused, retryAfterWait(r))
+			default:
+				ok, wait = 0, max(wait, retryAfterWait(r))
+			}
+		}
+		if d := deadline.Add(refused); d.Before(last429) {
+			deadline = d
+		} else {
+			deadline = last429
+		}
+		Sleep(ctx, max(wait, refused))
+	}
+	c.Harness.Settle(ctx)
+	return nil
+}
+
+// retryAfterWait is how long a heal pauses after a failed reply: 50 ms, or
+// its Retry-After up to 1.5 s.
+func retryAfterWait(r Reply) time.Duration {
+	wait := 50 * time.Millisecond
+	if r.Err == nil {
+		if ra, err := headers.ParseRetryAfter(r.Header.Get("Retry-After"), time.Now()); err == nil {
+			wait = max(wait, min(ra.Delay, 1500*time.Millisecond))
+		}
+	}
+	return wait
+}
+
+// budgetHeader returns a header carrying budget d in the target's deadline
+// convention (X-Request-Timeout-Ms unless configured otherwise).
+func (h *Harness) BudgetHeader(d time.Duration) http.Header {
+	hd := http.Header{}
+	headers.SetTimeout(hd, cmp.Or(h.Conventions.DeadlineHeader, headers.RequestTimeoutMs), d)
+	return hd
+}
+
+// sleepCtx waits d, or less if ctx ends first.
+func Sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

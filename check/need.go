@@ -1,0 +1,40 @@
+package check
+
+// Need is one thing a check requires of the target to apply: a dependency
+// to fail, tenancy, a declared policy. Unmet returns why the target does not
+// meet it, or "" when it does; the runner reports a check with an unmet need
+// not applicable with that reason, without running it. Doc says in a phrase
+// what the need is, for the catalogue.
+type Need struct {
+	Name  string
+	Doc   string
+	Unmet func(h *Harness) string
+}
+
+// Needs of the checks.
+var (
+	NeedDependency = Need{Name: "dependency",
+		Doc: "the target declares a dependency, reached through the dependency proxy, so its calls can be failed, hung and counted",
+		Unmet: func(h *Harness) string {
+			if h.Dependency == nil {
+				return "the target declares no dependency"
+			}
+			return ""
+		}}
+	NeedProxyTier = Need{Name: "proxy-tier",
+		Doc: "a gateway or proxy may sit in front of the service (the spec does not declare service.front: direct)",
+		Unmet: func(h *Harness) string {
+			if h.Policy.Direct {
+				return "the spec declares service.front: direct: no tier in front of the service to re-send a POST (RFC 9110 §9.2.2 binds proxies)"
+			}
+			return ""
+		}}
+	NeedTenancy = Need{Name: "tenancy",
+		Doc: "the target scopes idempotency keys and quotas by a tenant (the spec's tenancy section is not disabled)",
+		Unmet: func(h *Harness) string {
+			if h.Conventions.TenantHeaderName() == "" {
+				return "the target declares no tenancy"
+			}
+			return ""
+		}}
+)

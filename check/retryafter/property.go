@@ -1,0 +1,96 @@
+package retryafter
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/properties"
+)
+
+// raExplore is HS-08p's default exploring time; --explore lengthens it.
+// A case waits out a real Retry-After of 2–4 s, so the default runs one
+// or two.
+const raExplore = 4 * time.Second
+
+// retryAfterProperty is HS-08p: the fixed checks send Retry-After: 1 (or a
+// date a second ahead); this one draws longer values on 429 and 503, with
+// and without RateLimit fields that point earlier, and budgets that do and
+// do not leave room for the wait. The target's next dependency call must
+// never come before the Retry-After, and its answer must come by the
+// budget: waiting is right only when the wait fits.
+func retryAfterProperty(ctx context.Context, pc *check.Case) check.Result {
+	h := pc.Harness
+	cfg := config(h)
+	m := &raMachine{h: h, ctx: ctx, id: pc.ID, tol: cfg.tolerance(h), slack: cfg.answerSlack()}
+	want := fmt.Sprintf("for every Retry-After of 2–4 s on a 429 or 503, with or without RateLimit fields, and a budget that does or does not leave room for it: no dependency call before the Retry-After (−%s), an answer by the budget (+%s)",
+		check.Ms(m.tol), check.Ms(m.slack))
+	pcfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 12 * time.Second, MinCases: 1}
+	pcfg = h.Exploring(pcfg, raExplore)
+	r := properties.Explore(pc.ID, pcfg, m.run)
+	return check.Exploration{Want: want, Meaningful: "reached the dependency"}.Result(r, pcfg, m.last)
+}
+
+// raMachine runs HS-08p's cases.
+type raMachine struct {
+	h          *check.Harness
+	ctx        context.Context
+	id         string
+	tol, slack time.Duration
+	cases      int
+	last       []faults.Entry
+}
+
+// run is one case: one request whose first effectful dependency call is
+// answered with a drawn refusal. It reports whether the request reached
+// the dependency.
+func (m *raMachine) run(t *rapid.T) bool {
+	h := m.h
+	m.cases++
+	c := h.NewCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
+	defer c.Done(m.ctx)
+	status := rapid.SampledFrom([]int{http.StatusServiceUnavailable, http.StatusTooManyRequests}).Draw(t, "status")
+	secs := rapid.IntRange(2, 4).Draw(t, "Retry-After (s)")
+	rateLimit := rapid.Bool().Draw(t, "RateLimit fields resetting at once")
+	fits := rapid.Bool().Draw(t, "the budget leaves room for the wait")
+	ra := time.Duration(secs) * time.Second
+	budget := ra - 500*time.Millisecond
+	if fits {
+		budget = ra + 1500*time.Millisecond
+	}
+	budget = min(budget, h.Conventions.BudgetCap())
+	hd := map[string]string{"Retry-After": strconv.Itoa(secs)}
+	if rateLimit {
+		hd["RateLimit"], hd["RateLimit-Policy"] = `"dep";r=0;t=0`, `"dep";q=10;w=1`
+	}
+	o, err := raDepCase(m.ctx, c, 1, budget, func() faults.Fault { return raAbort(status, hd) })
+	if err != nil {
+		t.Skipf("the case could not run: %v", err)
+	}
+	m.last = o.evidence
+	what := fmt.Sprintf("a %d with Retry-After: %d", status, secs)
+	if rateLimit {
+		what += " and a RateLimit reset of 0"
+	}
+	next := "no further dependency call"
+	if o.next != nil {
+		next = fmt.Sprintf("the next call %s after it", check.Ms(o.gap()))
+	}
+	t.Logf("a budget of %s; the dependency answered %s; %s; the client got %s after %s", check.Ms(budget), what, next, check.Describe(o.reply.Reply), check.Ms(o.reply.Took))
+	if o.faulted == nil {
+		return false
+	}
+	if o.next != nil && o.gap()+m.tol < ra {
+		t.Fatalf("the next dependency call came %s after %s", check.Ms(o.gap()), what)
+	}
+	if r := o.reply; r.Err != nil || r.Took > budget+m.slack {
+		t.Fatalf("the client's answer (%s) came after %s, past its budget of %s", check.Describe(r.Reply), check.Ms(r.Took), check.Ms(budget))
+	}
+	return true
+}

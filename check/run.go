@@ -1,0 +1,197 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// SuiteNames returns the names of suites, in order.
+func SuiteNames(suites []Suite) []string {
+	names := make([]string, len(suites))
+	for i, s := range suites {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Select returns the checks of the named suites among suites (all when
+// names is empty), or an error naming an unknown suite.
+func Select(suites []Suite, names ...string) ([]Check, error) {
+	if len(names) == 0 {
+		names = SuiteNames(suites)
+	}
+	var out []Check
+	for _, n := range names {
+		i := slices.IndexFunc(suites, func(s Suite) bool { return s.Name == n })
+		if i < 0 {
+			return nil, fmt.Errorf("check: unknown suite %q (known: %s)", n, strings.Join(SuiteNames(suites), ", "))
+		}
+		out = append(out, suites[i].Checks...)
+	}
+	return out, nil
+}
+
+// Progress is told when each check starts and finishes; it may be nil.
+type Progress func(c Check, done bool, res reports.Check)
+
+// Run executes checks in order and returns their report entries. When ctx
+// ends it stops, and the checks not run are omitted; a check that panics is
+// reported inconclusive with the panic, so one bug does not lose the run.
+func Run(ctx context.Context, h *Harness, checks []Check, progress Progress) []reports.Check {
+	var out []reports.Check
+	for _, c := range checks {
+		if ctx.Err() != nil {
+			break
+		}
+		if progress != nil {
+			progress(c, false, reports.Check{})
+		}
+		start := time.Now()
+		res := Judge(ctx, h, c)
+		if ctx.Err() != nil && res.Status != reports.StatusPass {
+			break // interrupted mid-check: its verdict would be a guess
+		}
+		rc := h.toReport(c, res, time.Since(start))
+		out = append(out, rc)
+		if progress != nil {
+			progress(c, true, rc)
+		}
+	}
+	return out
+}
+
+// CheckTimeout bounds one check, so a target that stalls every request
+// cannot hold the run; a check that reaches it is inconclusive.
+const CheckTimeout = 90 * time.Second
+
+// exploreShrinkRoom is what a property may spend past its exploring time
+// shrinking and replaying a failure.
+const exploreShrinkRoom = 30 * time.Second
+
+// checkTimeout bounds one check: CheckTimeout, lengthened by the exploring
+// time --explore set and a second per case --explore-cases asks for, so a
+// long exploration or replay (and the shrinking of what it found) is not cut
+// short as a stalled target.
+func (h *Harness) checkTimeout() time.Duration {
+	if h.Explore > 0 || h.ExploreCases > 0 {
+		return CheckTimeout + h.Explore + time.Duration(h.ExploreCases)*time.Second + exploreShrinkRoom
+	}
+	return CheckTimeout
+}
+
+// Judge runs c once on h as Run does, and returns its verdict: not
+// applicable when a need is unmet, inconclusive on a noisy runner or when
+// c panics, and a timed failure during a stall judged again.
+func Judge(parent context.Context, h *Harness, c Check) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = Inconclusive("internal error in check %s: %v\n%s", c.ID, p, debug.Stack())
+		}
+	}()
+	for _, n := range c.Needs {
+		if why := n.Unmet(h); why != "" {
+			return NotApplicable("%s", why)
+		}
+	}
+	if why := h.tooNoisy(c); why != "" {
+		return Inconclusive("%s", why)
+	}
+	res, stall := h.watched(parent, c, c.ID)
+	if res.Status == reports.StatusFail && stall > h.stallLimit() && parent.Err() == nil {
+		return h.rejudged(parent, c, res, stall)
+	}
+	return res
+}
+
+// once runs c once in a case of its own, named id (which seeds its
+// draws), bounded by checkTimeout.
+func (h *Harness) once(parent context.Context, c Check, id string) Result {
+	timeout := h.checkTimeout()
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+	cs := h.NewCase(ctx, id)
+	defer cs.Done(ctx)
+	res := c.Run(ctx, cs)
+	if ctx.Err() != nil && parent.Err() == nil {
+		return Inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", timeout, res.Observed, res.Reason)
+	}
+	if res.Status == reports.StatusPass {
+		if why := cs.degenerate(); why != "" {
+			return Inconclusive("%s; the check would have passed: %s", why, res.Observed)
+		}
+	}
+	return res
+}
+
+// maxEvidence bounds the exchanges a check keeps in the report; a longer
+// run keeps those around each injected fault (reports.SampleEvidence) and
+// its rate and latency over time (reports.NewLoad).
+const maxEvidence = 40
+
+func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check {
+	rc := reports.Check{
+		ID: c.ID, Suite: c.Suite, Title: c.Title, Source: c.Source, Level: c.Level,
+		Status: r.Status, Expected: r.Expected, Observed: r.Observed, Reason: r.Reason,
+		Counterexample: r.Counterexample, Duration: reports.Duration(took),
+		Reproduce: r.Reproduce,
+	}
+	if rc.Reproduce == "" && h.Reproduce != "" {
+		rc.Reproduce = h.Reproduce + " --check " + c.ID
+		if r.FailedCase > 0 && h.ExploreCases == 0 {
+			// A time budget may end before case N on a slower replay.
+			rc.Reproduce += fmt.Sprintf(" --explore-cases %d", r.FailedCase)
+		}
+	}
+	all := make([]reports.Exchange, len(r.Evidence))
+	for i, e := range r.Evidence {
+		all[i] = exchange(e)
+	}
+	if len(all) > 0 {
+		rc.Evidence = reports.SampleEvidence(all, maxEvidence)
+	}
+	if len(all) > len(rc.Evidence) {
+		rc.EvidenceTotal = len(all)
+	}
+	rc.Load = reports.NewLoad(all)
+	return rc
+}
+
+// exchange converts a journal entry into report evidence.
+func exchange(e faults.Entry) reports.Exchange {
+	x := reports.Exchange{
+		ID: e.Seq, Side: e.Side, Method: e.Method, Path: e.Path,
+		Headers: e.Headers, Status: e.Status, Fault: e.Fault,
+		At: reports.Duration(max(e.Offset(e.Received), 0)),
+	}
+	if !e.Finished.IsZero() {
+		x.Took = reports.Duration(e.Finished.Sub(e.Received))
+	}
+	var notes []string
+	if len(e.UpstreamStatuses) > 0 {
+		notes = append(notes, fmt.Sprintf("upstream %v", e.UpstreamStatuses))
+	}
+	if ra := e.ResponseHeader("Retry-After"); ra != "" {
+		notes = append(notes, "Retry-After: "+ra)
+	}
+	if !e.ClientGone.IsZero() {
+		notes = append(notes, fmt.Sprintf("client gone after %s", e.ClientGone.Sub(e.Received).Round(time.Millisecond)))
+	}
+	if e.Error != "" {
+		notes = append(notes, e.Error)
+	}
+	x.Note = strings.Join(notes, "; ")
+	return x
+}
+
+// evidence returns the check's exchanges on both proxies, in finishing order.
+func (c *Case) Evidence() []faults.Entry {
+	ev := c.Harness.Journal.After(c.mark)
+	return slices.Clip(ev)
+}

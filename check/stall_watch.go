@@ -1,0 +1,110 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// stallEvery is how often a stall watch wakes: a hundred times a second,
+// a negligible load.
+const stallEvery = 10 * time.Millisecond
+
+// watchStalls measures how late each of its wake-ups comes until the
+// returned function is called, which returns the latest. The noise
+// measured before the checks misses a runner that gets busy later (a
+// neighbour's load, CPU throttling, a parallel job), and one stall during
+// a timed check can push a gap past its bound by itself. Every wait is
+// timed, so a stall is seen whenever it falls, as at least its length
+// less stallEvery.
+func watchStalls() (stop func() time.Duration) {
+	quit, done := make(chan struct{}), make(chan time.Duration, 1)
+	go func() {
+		var worst time.Duration
+		t := time.NewTimer(stallEvery)
+		defer t.Stop()
+		for {
+			start := time.Now()
+			select {
+			case <-quit:
+				done <- worst
+				return
+			case <-t.C:
+			}
+			worst = max(worst, time.Since(start)-stallEvery)
+			t.Reset(stallEvery)
+		}
+	}()
+	return func() time.Duration {
+		close(quit)
+		return <-done
+	}
+}
+
+// stallLimit is the longest stall a timing verdict can bear: the least
+// tolerance a timed check judges with, which absorbs a shorter stall
+// wherever it falls.
+func (h *Harness) stallLimit() time.Duration {
+	limit := h.Slack()
+	for _, s := range h.Suites {
+		if s.Slack != nil {
+			limit = min(limit, s.Slack(h))
+		}
+	}
+	return limit
+}
+
+// watched runs c once (see once); for a timed check it also returns the
+// longest stall of the runner while it ran.
+func (h *Harness) watched(parent context.Context, c Check, id string) (res Result, stall time.Duration) {
+	if !c.Timed {
+		return h.once(parent, c, id), 0
+	}
+	watch := h.stallWatch
+	if watch == nil {
+		watch = watchStalls
+	}
+	stop := watch()
+	defer func() { stall = stop() }() // also when the check panics
+	return h.once(parent, c, id), 0
+}
+
+// rejudged is the verdict on a timed check that failed while the runner
+// stalled beyond stallLimit. That failure is not trusted, so the check
+// runs again, with draws of its own (fresh keys and tenants, which a
+// target that stores keys needs). The second run stands if the runner
+// kept within the limit: a failure confirms the first run's, which is
+// kept since the seed replays it, and a pass says what the first run saw;
+// otherwise the check is inconclusive.
+func (h *Harness) rejudged(parent context.Context, c Check, first Result, stall time.Duration) Result {
+	res, again := h.watched(parent, c, c.ID+"/again")
+	limit := h.stallLimit()
+	firstSaw := withoutStory(first.Observed)
+	switch {
+	case again > limit && (res.Status == reports.StatusFail || res.Status == reports.StatusPass):
+		out := Inconclusive("noisy runner: the runner stalled %s and then %s during two runs of this check, beyond the %s a timing verdict can bear; the first run failed: %s; the second %s: %s",
+			Ms(stall), Ms(again), Ms(limit), first.Observed, map[bool]string{true: "failed", false: "passed"}[res.Status == reports.StatusFail], withoutStory(res.Observed))
+		out.Evidence, out.Counterexample = first.Evidence, first.Counterexample
+		return out
+	case res.Status == reports.StatusFail:
+		first.Observed += fmt.Sprintf(" (the runner stalled %s during this run, beyond the %s a timing verdict can bear, so the check ran again, stalling no longer than that, and failed again: %s)",
+			Ms(stall), Ms(limit), withoutStory(res.Observed))
+		return first
+	case res.Status == reports.StatusPass:
+		res.Observed += fmt.Sprintf(" (on a second run: the first failed while the runner stalled %s, beyond the %s a timing verdict can bear: %s)",
+			Ms(stall), Ms(limit), firstSaw)
+	default:
+		res.Reason += fmt.Sprintf(" (on a second run: the first failed while the runner stalled %s, beyond the %s a timing verdict can bear: %s)",
+			Ms(stall), Ms(limit), firstSaw)
+	}
+	return res
+}
+
+// withoutStory drops a failed property's pointer to its shrunk story from
+// observed, for a result that does not carry that story.
+func withoutStory(observed string) string {
+	return strings.Replace(observed, ", shrunk to the story below", "", 1)
+}

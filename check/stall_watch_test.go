@@ -1,0 +1,117 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// TestHarness_rejudged: a timed check that fails while the runner stalls
+// beyond the tolerance runs again under a case id of its own; the second
+// run decides when the runner kept within it, and otherwise the check is
+// inconclusive. A check that is not timed, or that failed on a quiet
+// runner, runs once.
+func TestHarness_rejudged(t *testing.T) {
+	const stalled, quiet = 80 * time.Millisecond, 5 * time.Millisecond // the limit is 50 ms
+	fail1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7, shrunk to the story below)", Counterexample: []string{"step"}}
+	fail2 := Result{Status: reports.StatusFail, Observed: "run 2 (seed 8, shrunk to the story below)"}
+	pass2 := Result{Status: reports.StatusPass, Observed: "run 2"}
+	inc2 := Result{Status: reports.StatusInconclusive, Reason: "run 2 saw no dependency call"}
+	for _, c := range []struct {
+		name      string
+		suite     string
+		runs      []Result
+		stalls    []time.Duration // per watched run
+		want      reports.Status
+		wantText  string // Observed + Reason; "" when not compared
+		wantStory bool   // the first run's counterexample is kept
+	}{
+		{"fails on a quiet runner", "retry-after", []Result{fail1}, []time.Duration{quiet}, reports.StatusFail, "", true},
+		{"passes under a stall", "retry-after", []Result{pass2}, []time.Duration{stalled}, reports.StatusPass, "", false},
+		{"untimed check", "idempotency", []Result{fail1}, nil, reports.StatusFail, "", true},
+		{"confirmed on a quiet rerun", "retry-after", []Result{fail1, fail2}, []time.Duration{stalled, quiet}, reports.StatusFail,
+			"run 1 (seed 7, shrunk to the story below) (the runner stalled 80 ms during this run, beyond the 50 ms a timing verdict can bear, so the check ran again, stalling no longer than that, and failed again: run 2 (seed 8))", true},
+		{"passes on a quiet rerun", "retry-after", []Result{fail1, pass2}, []time.Duration{stalled, quiet}, reports.StatusPass,
+			"run 2 (on a second run: the first failed while the runner stalled 80 ms, beyond the 50 ms a timing verdict can bear: run 1 (seed 7))", false},
+		{"failed twice under stalls", "retry-after", []Result{fail1, fail2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive,
+			"noisy runner: the runner stalled 80 ms and then 80 ms during two runs of this check, beyond the 50 ms a timing verdict can bear; the first run failed: run 1 (seed 7, shrunk to the story below); the second failed: run 2 (seed 8)", true},
+		{"passed under a stall after failing under one", "retry-after", []Result{fail1, pass2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive, "", true},
+		{"inconclusive rerun", "retry-after", []Result{fail1, inc2}, []time.Duration{stalled, quiet}, reports.StatusInconclusive,
+			"run 2 saw no dependency call (on a second run: the first failed while the runner stalled 80 ms, beyond the 50 ms a timing verdict can bear: run 1 (seed 7))", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ids []string
+			watches := 0
+			h := &Harness{Journal: faults.NewJournal(), Seed: 1}
+			h.stallWatch = func() func() time.Duration {
+				i := watches
+				watches++
+				return func() time.Duration { return c.stalls[i] }
+			}
+			chk := Check{ID: "HS-T", Suite: c.suite, Timed: c.suite == "retry-after" || c.suite == "deadlines", Run: func(_ context.Context, cs *Case) Result {
+				ids = append(ids, cs.ID)
+				return c.runs[len(ids)-1]
+			}}
+			res := Judge(t.Context(), h, chk)
+			if res.Status != c.want || len(ids) != len(c.runs) {
+				t.Fatalf("%s after %d runs (%q); want %s after %d", res.Status, len(ids), res.Observed+res.Reason, c.want, len(c.runs))
+			}
+			if len(ids) == 2 && ids[1] != "HS-T/again" {
+				t.Errorf("second run's case is %q; want fresh draws under HS-T/again", ids[1])
+			}
+			if got := res.Observed + res.Reason; c.wantText != "" && got != c.wantText {
+				t.Errorf("text = %q\nwant   %q", got, c.wantText)
+			}
+			if got := len(res.Counterexample) > 0; got != c.wantStory {
+				t.Errorf("counterexample kept: %v; want %v", got, c.wantStory)
+			}
+			if c.suite == "idempotency" && watches != 0 {
+				t.Errorf("an untimed check was watched %d times", watches)
+			}
+		})
+	}
+}
+
+// TestHarness_watchedPanic: a timed check that panics stops its watch
+// before runOne recovers, so no watch outlives its check.
+func TestHarness_watchedPanic(t *testing.T) {
+	h := &Harness{Journal: faults.NewJournal(), Seed: 1}
+	stopped := false
+	h.stallWatch = func() func() time.Duration {
+		return func() time.Duration { stopped = true; return 0 }
+	}
+	chk := Check{ID: "HS-T", Suite: "retry-after", Timed: true, Run: func(context.Context, *Case) Result { panic("boom") }}
+	if res := Judge(t.Context(), h, chk); res.Status != reports.StatusInconclusive || !stopped {
+		t.Errorf("%s, watch stopped: %v; want inconclusive and stopped", res.Status, stopped)
+	}
+}
+
+// TestWatchStalls: a goroutine that holds the only processor delays the
+// watch's wake-ups until the scheduler preempts it (about 10 ms), which
+// the watch reports; a busier runner only lengthens the stall, so the
+// bound is one-sided. It must not run in parallel: it narrows the whole
+// test binary to one processor.
+func TestWatchStalls(t *testing.T) {
+	runtime.GOMAXPROCS(1)
+	defer runtime.SetDefaultGOMAXPROCS()
+	stop := watchStalls()
+	time.Sleep(25 * time.Millisecond) // the watch is waiting
+	for start := time.Now(); time.Since(start) < 200*time.Millisecond; {
+	}
+	if got := stop(); got < 5*time.Millisecond {
+		t.Errorf("worst lateness %s while a goroutine held the only processor for 200 ms; want ≥ 5 ms", got)
+	}
+}
+
+// ExampleHarness_stallLimit shows that the limit follows the least
+// tolerance a timed check judges with.
+func ExampleHarness_stallLimit() {
+	h := &Harness{Suites: []Suite{{Name: "retry-after", Slack: func(*Harness) time.Duration { return 20 * time.Millisecond }}}}
+	fmt.Println(h.stallLimit())
+	// Output: 20ms
+}

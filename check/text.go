@@ -1,0 +1,32 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// describe renders a reply for a report line.
+func Describe(r Reply) string {
+	if r.Err != nil {
+		return "transport error (" + r.Err.Error() + ")"
+	}
+	return fmt.Sprintf("%d", r.Status)
+}
+
+// excerpt shortens a body for a report line.
+func Excerpt(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// raMs renders a duration in milliseconds for report lines.
+func Ms(d time.Duration) string {
+	if d > -10*time.Millisecond && d < 10*time.Millisecond {
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
