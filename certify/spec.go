@@ -140,10 +140,3 @@ func journalHeaders(t *targets.Target) []string {
 	}
 	return names
 }
-
-// Waivers in a spec may name any check the suites have.
-func init() {
-	for _, e := range suites.Catalogue() {
-		targets.RegisterChecks(e.ID)
-	}
-}

@@ -11,8 +11,8 @@ import (
 // Validate checks t and returns a *SpecError listing every problem, or nil.
 // It accepts both raw specs (zero values meaning defaults) and defaulted ones;
 // problems carry line and column when t came from Parse or Load.
-func (t *Target) Validate() error {
-	v := &validator{t: t}
+func (t *Target) Validate(opts ...Option) error {
+	v := &validator{t: t, opts: newOptions(opts)}
 	v.kind = v.checkKind()
 	kind, registered := plugin(v.kind)
 	if registered && kind.Defaults != nil {
@@ -55,6 +55,7 @@ func (t *Target) Validate() error {
 
 type validator struct {
 	t     *Target
+	opts  *options
 	kind  Kind
 	deps  []string // declared dependency names
 	probs []Problem

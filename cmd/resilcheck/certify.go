@@ -145,9 +145,9 @@ func (o *certifyOpts) target() (*targets.Target, error) {
 	case o.file != "" && (len(o.defects) > 0 || o.store != ""):
 		return nil, usagef("--defect and --store apply to --reference; a spec of kind reference sets them under reference:")
 	case o.file != "":
-		return targets.Load(o.file) // a *targets.SpecError: exit 2 with line:column
+		return targets.Load(o.file, specOptions()...) // a *targets.SpecError: exit 2 with line:column
 	}
-	t, err := targets.Parse("", referenceSpec(o.defects, o.store))
+	t, err := targets.Parse("", referenceSpec(o.defects, o.store), specOptions()...)
 	if se := (*targets.SpecError)(nil); errors.As(err, &se) {
 		// Positions in a spec the user never saw would only mislead.
 		se.File = "--reference"
