@@ -17,6 +17,9 @@ type Config struct {
 	// Target is the validated, defaulted target spec (targets.Load or Parse
 	// return it so); required. The reference stack is one more kind.
 	Target *targets.Target
+	// Kinds launches the target by its kind; nil = kinds running and process
+	// only. Kind client needs none: Run plays the client's server.
+	Kinds targets.Plugins
 	// TargetLog receives a process target's output; nil discards it.
 	TargetLog io.Writer
 	// Suites selects suites by name; empty runs all.
@@ -51,6 +54,14 @@ type Config struct {
 	// NewOnly makes the gate count only failures Baseline did not have; it
 	// needs Baseline.
 	NewOnly bool
+}
+
+// kinds returns the kinds Run can launch.
+func (cfg Config) kinds() targets.Plugins {
+	if cfg.Kinds == nil {
+		return targets.Plugins{targets.KindRunning: targets.RunningPlugin(), targets.KindProcess: targets.ProcessPlugin()}
+	}
+	return cfg.Kinds
 }
 
 // gate combines the spec's gate section with the overrides of cfg.

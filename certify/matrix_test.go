@@ -115,11 +115,12 @@ func certifyAll(t *testing.T, cases []defect.Name) []certified {
 }
 
 func certifyOne(d defect.Name, seed uint64) certified {
-	tg, err := targets.Parse(caseName(d)+".yaml", []byte(referenceSpec(d)))
+	kinds := targets.Plugins{targets.KindReference: target.Kind()}
+	tg, err := targets.Parse(caseName(d)+".yaml", []byte(referenceSpec(d)), targets.WithKinds(kinds.Specs()))
 	if err != nil {
 		return certified{err: err}
 	}
-	res, err := Run(context.Background(), Config{Target: tg, Seed: seed})
+	res, err := Run(context.Background(), Config{Target: tg, Kinds: kinds, Seed: seed})
 	if err != nil {
 		return certified{err: err}
 	}

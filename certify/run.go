@@ -103,7 +103,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Report: rep, Journal: journal}
 	phase(PhaseStarting)
-	env, err := placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
+	env, err := placeTarget(ctx, t, cfg.kinds(), seed, journal, log, cfg.TargetLog)
 	if err == nil {
 		defer func() {
 			env.close()

@@ -65,9 +65,9 @@ func (e *environment) close() {
 
 // placeTarget starts a dependency proxy for every dependency the spec
 // declares and the launcher does not start itself, launches the target with
-// their URLs (placing a proxy before each dependency it starts, when it
-// asks), and puts the front proxy before it.
-func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer) (*environment, error) {
+// their URLs through the launcher kinds has for it (placing a proxy before
+// each dependency it starts, when it asks), and puts the front proxy before it.
+func placeTarget(ctx context.Context, t *targets.Target, kinds targets.Plugins, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer) (*environment, error) {
 	env := &environment{
 		target: reports.Target{Name: t.Name, Kind: string(t.Kind), URLs: map[string]string{}},
 		spec:   t, seed: seed, journal: j, log: log, launched: map[string]bool{},
@@ -78,7 +78,7 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 			env.close()
 		}
 	}()
-	launcher, err := targets.NewLauncher(t)
+	launcher, err := kinds.NewLauncher(t)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}

@@ -14,11 +14,13 @@ import (
 // suite against it instead (FromSpec, Run).
 var ErrNotLaunched = errors.New("clients: a kind-client target is not launched: resilcheck certify runs the client suite against it")
 
-func init() {
-	targets.RegisterKind(targets.KindClient, targets.Plugin{
+// Kind is kind client, for the table of kinds a program brings up: the
+// checks of the client section. Its launcher only returns ErrNotLaunched.
+func Kind() targets.Plugin {
+	return targets.Plugin{
+		Spec:     targets.KindSpec{Validate: validateSpec},
 		Launcher: func(*targets.Target) (targets.Launcher, error) { return nil, ErrNotLaunched },
-		Validate: validateSpec,
-	})
+	}
 }
 
 // validateSpec tries the client's command on a sample call and parses its

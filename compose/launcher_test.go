@@ -74,7 +74,7 @@ operations: [{name: pay, path: /pay}]
 dependencies: [{name: processor}]
 effects: {ledger: {dependency: processor}}
 `, srv.URL)
-	tgt, err := targets.Parse("target.yaml", []byte(spec))
+	tgt, err := targets.Parse("target.yaml", []byte(spec), withKind)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func Parse(name string, data []byte, opts ...Option) (*Target, error) {
 		}
 		return nil, err
 	}
-	t.Defaults()
+	t.Defaults(opts...)
 	return t, nil
 }
 

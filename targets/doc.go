@@ -1,11 +1,11 @@
 // Package targets describes the service resilcheck certifies (the target
 // spec, a strictly decoded YAML file with a JSON Schema) and brings it up for
 // a run (launchers for a running service, a process resilcheck starts, and,
-// registered from outside with RegisterKind, the built-in reference, which
+// from a program's table of kinds (Plugins), the built-in reference, which
 // also supplies its own spec).
 //
-//	t, err := targets.Load("target.yaml") // *SpecError with file:line:col problems
-//	l, err := targets.NewLauncher(t)
+//	t, err := targets.Load("target.yaml", targets.WithKinds(kinds.Specs())) // *SpecError with file:line:col problems
+//	l, err := kinds.NewLauncher(t)
 //	r, err := l.Launch(ctx, targets.LaunchEnv{Dependencies: proxyURLs, Log: w})
 //	defer r.Stop(ctx)
 //

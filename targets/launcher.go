@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"time"
 )
@@ -89,72 +88,42 @@ func (r *Running) Stop(ctx context.Context) error {
 // LauncherFactory makes the launcher for a validated, defaulted Target.
 type LauncherFactory func(t *Target) (Launcher, error)
 
-// Plugin is a kind of target provided from outside this package, such as
-// the built-in reference stack: it knows its service, so it completes the
-// spec (operations, dependencies, effects, policy…) and checks its own section.
+// Plugin is one kind of target: what it adds to its specs and how it is
+// brought up. The packages of the kinds defined outside this one export
+// theirs (e.g. compose.Kind), for a program to put in its Plugins.
 type Plugin struct {
-	// Launcher makes the kind's launcher; required.
-	Launcher LauncherFactory
-	// Defaults fills what the kind knows about its service into t's zero
-	// fields, before the documented defaults apply. It must be idempotent and
-	// assign fields rather than modify slices or maps t holds. nil = nothing.
-	Defaults func(t *Target)
-	// Validate returns the problems of what the kind reads from the spec as
-	// written (its own section), each naming its Path; positions are added
-	// here. nil = nothing to check.
-	Validate func(t *Target) []Problem
+	Spec     KindSpec
+	Launcher LauncherFactory // required
 }
 
-var (
-	kindsMu sync.RWMutex
-	kinds   = map[Kind]Plugin{
-		KindRunning: {Launcher: func(t *Target) (Launcher, error) { return &RunningLauncher{Target: t}, nil }},
-		KindProcess: {Launcher: func(t *Target) (Launcher, error) { return &ProcessLauncher{Target: t}, nil }},
-	}
-)
+// Plugins is a table of the kinds a program brings up, by name.
+type Plugins map[Kind]Plugin
 
-// RegisterKind makes Parse, Validate, Defaults and NewLauncher use p for
-// targets of kind. It is how the reference package plugs in kind reference
-// (this package cannot import it). It panics on an empty kind, a nil
-// p.Launcher or a kind already registered. Safe for concurrent use.
-func RegisterKind(kind Kind, p Plugin) {
-	if kind == "" || p.Launcher == nil {
-		panic("targets: RegisterKind with an empty kind or nil launcher")
-	}
-	kindsMu.Lock()
-	defer kindsMu.Unlock()
-	if _, dup := kinds[kind]; dup {
-		panic(fmt.Sprintf("targets: kind %q registered twice", kind))
-	}
-	kinds[kind] = p
+// RunningPlugin is kind running: a service already up.
+func RunningPlugin() Plugin {
+	return Plugin{Launcher: func(t *Target) (Launcher, error) { return &RunningLauncher{Target: t}, nil }}
 }
 
-// plugin returns kind's registration and whether there is one.
-func plugin(kind Kind) (Plugin, bool) {
-	kindsMu.RLock()
-	defer kindsMu.RUnlock()
-	p, ok := kinds[kind]
-	return p, ok
+// ProcessPlugin is kind process: a command resilcheck starts and stops.
+func ProcessPlugin() Plugin {
+	return Plugin{Launcher: func(t *Target) (Launcher, error) { return &ProcessLauncher{Target: t}, nil }}
 }
 
-// NewLauncher returns the launcher for t's kind. t must be validated and
+// Specs returns what each kind adds to its specs, for WithKinds.
+func (ps Plugins) Specs() map[Kind]KindSpec {
+	specs := make(map[Kind]KindSpec, len(ps))
+	for k, p := range ps {
+		specs[k] = p.Spec
+	}
+	return specs
+}
+
+// NewLauncher returns the launcher of t's kind. t must be validated and
 // defaulted (Parse and Load return it so).
-func NewLauncher(t *Target) (Launcher, error) {
-	p, ok := plugin(t.Kind)
-	if !ok {
+func (ps Plugins) NewLauncher(t *Target) (Launcher, error) {
+	p, ok := ps[t.Kind]
+	if !ok || p.Launcher == nil {
 		return nil, fmt.Errorf("targets: no launcher registered for kind %q", t.Kind)
 	}
 	return p.Launcher(t)
-}
-
-// kindNames lists the registered kinds, sorted.
-func kindNames() []string {
-	kindsMu.RLock()
-	defer kindsMu.RUnlock()
-	names := make([]string, 0, len(kinds))
-	for k := range kinds {
-		names = append(names, string(k))
-	}
-	slices.Sort(names)
-	return names
 }

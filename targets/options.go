@@ -1,18 +1,21 @@
 package targets
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
 
 // An Option gives Load, Parse, Validate and Defaults what judging a spec
 // takes from outside this package. Without options a spec is judged on its
-// own: a gate waiver's check is only checked for its shape.
+// own: only kinds running and process are known, and a gate waiver's check
+// is only checked for its shape.
 type Option func(*options)
 
 // options are what the Options given to one call amount to.
 type options struct {
-	checks []string // the check IDs a waiver may name; empty = any well-formed ID
+	kinds  map[Kind]KindSpec // the kinds given besides running and process
+	checks []string          // the check IDs a waiver may name; empty = any well-formed ID
 }
 
 func newOptions(opts []Option) *options {
@@ -21,6 +24,19 @@ func newOptions(opts []Option) *options {
 		opt(o)
 	}
 	return o
+}
+
+// WithKinds makes each kind of kinds known, with what it adds to its specs
+// (Plugins.Specs makes one from a table of kinds). Running and process are
+// known without it; a spec of any other kind not given is a problem. Several
+// WithKinds add up, a later one's entry for a kind replacing an earlier one's.
+func WithKinds(kinds map[Kind]KindSpec) Option {
+	return func(o *options) {
+		if o.kinds == nil {
+			o.kinds = map[Kind]KindSpec{}
+		}
+		maps.Copy(o.kinds, kinds)
+	}
 }
 
 // WithChecks names the checks a gate waiver may waive, such as the IDs

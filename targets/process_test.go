@@ -91,7 +91,7 @@ func assertGone(t *testing.T, pid int) {
 
 func launch(t *testing.T, tg *Target, log io.Writer) (*Running, LaunchEnv, error) {
 	t.Helper()
-	l, err := NewLauncher(tg)
+	l, err := Plugins{KindProcess: ProcessPlugin()}.NewLauncher(tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestProcessLauncher_Launch_unhealthy(t *testing.T) {
 
 func TestProcessLauncher_Launch_ctxCancelStops(t *testing.T) {
 	t.Parallel()
-	l, _ := NewLauncher(processTarget(t, "serve", ""))
+	l := &ProcessLauncher{Target: processTarget(t, "serve", "")}
 	ctx, cancel := context.WithCancel(t.Context())
 	env := LaunchEnv{TempDir: t.TempDir(), Dependencies: map[string]string{"processor": "http://127.0.0.1:9999"}}
 	r, err := l.Launch(ctx, env)

@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -70,19 +71,38 @@ func TestRunningLauncher_Launch_healthy(t *testing.T) {
 	}
 }
 
-func TestRegisterKind(t *testing.T) {
+func TestRunning_Stop(t *testing.T) {
 	t.Parallel()
-	defer func() {
-		if recover() == nil {
-			t.Error("registering kind running twice did not panic")
+	calls := 0
+	r := &Running{StopFunc: func(context.Context) error { calls++; return errors.New("gone") }}
+	for range 2 {
+		if err := r.Stop(t.Context()); err == nil || err.Error() != "gone" {
+			t.Errorf("Stop() = %v; want the first call's error", err)
 		}
-	}()
-	RegisterKind(KindRunning, Plugin{Launcher: func(*Target) (Launcher, error) { return nil, nil }})
+	}
+	if calls != 1 {
+		t.Errorf("StopFunc ran %d times; want 1", calls)
+	}
 }
 
-func TestNewLauncher_unregistered(t *testing.T) {
+func TestPlugins_NewLauncher(t *testing.T) {
 	t.Parallel()
-	if _, err := NewLauncher(&Target{Kind: "compose"}); err == nil {
-		t.Error(`NewLauncher(kind "compose") succeeded`)
+	plugins := Plugins{KindRunning: RunningPlugin(), "no-launcher": {}}
+	cases := []struct {
+		kind Kind
+		want string // the error; empty = a launcher
+	}{
+		{KindRunning, ""},
+		{KindCompose, `targets: no launcher registered for kind "compose"`},
+		{"no-launcher", `targets: no launcher registered for kind "no-launcher"`},
+	}
+	for _, c := range cases {
+		l, err := plugins.NewLauncher(&Target{Kind: c.kind})
+		switch {
+		case c.want == "" && (err != nil || l == nil):
+			t.Errorf("NewLauncher(kind %q) = %v, %v; want a launcher", c.kind, l, err)
+		case c.want != "" && (err == nil || err.Error() != c.want):
+			t.Errorf("NewLauncher(kind %q) = %v; want %q", c.kind, err, c.want)
+		}
 	}
 }

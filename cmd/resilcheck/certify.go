@@ -95,7 +95,7 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 		o.out = narrowedReportDir(o.out, o.suites, o.checks)
 	}
 	cfg := certify.Config{
-		Target: spec, TargetLog: o.targetLog(cmd),
+		Target: spec, Kinds: kinds(), TargetLog: o.targetLog(cmd),
 		Suites: o.suites, Checks: o.checks, Seed: o.seed, Explore: o.explore, ExploreCases: o.cases,
 		Version: buildVersion(), Reproduce: o.reproduce(),
 	}

@@ -139,12 +139,15 @@ func TestExample(t *testing.T) {
 	})
 }
 
+// kinds are the kinds these tests bring up: kind compose alone.
+var kinds = targets.Plugins{targets.KindCompose: compose.Kind()}
+
 // hostSpec loads examples/compose/target.yaml with compose.host.yaml and
 // extra compose files added, on free loopback ports, as project
 // resilcheck-test-NAME.
 func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 	t.Helper()
-	spec, err := targets.Load(filepath.Join(exampleDir, "target.yaml"))
+	spec, err := targets.Load(filepath.Join(exampleDir, "target.yaml"), targets.WithKinds(kinds.Specs()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +160,7 @@ func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 	deps := slices.Clone(spec.Dependencies)
 	deps[0].Listen, deps[0].Upstream = "127.0.0.1:0", "http://"+processor
 	spec.Dependencies = deps
-	if err := spec.Validate(); err != nil {
+	if err := spec.Validate(targets.WithKinds(kinds.Specs())); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { assertGone(t, spec.Compose.Project) })
@@ -215,7 +218,7 @@ func certifyExample(t *testing.T, spec *targets.Target, suiteNames []string) *ce
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	start := time.Now()
-	res, err := certify.Run(ctx, certify.Config{Target: spec, Suites: suiteNames, Seed: 7})
+	res, err := certify.Run(ctx, certify.Config{Target: spec, Kinds: kinds, Suites: suiteNames, Seed: 7})
 	if err != nil {
 		t.Fatalf("certify: %v", err)
 	}

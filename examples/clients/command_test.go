@@ -14,7 +14,7 @@ import (
 // fromSpec loads dir/target.yaml, a kind-client spec, as certify does.
 func fromSpec(t *testing.T, dir string) (clients.Command, clients.Policy) {
 	t.Helper()
-	spec, err := targets.Load(filepath.Join(dir, "target.yaml"))
+	spec, err := targets.Load(filepath.Join(dir, "target.yaml"), targets.WithKinds(targets.Plugins{targets.KindClient: clients.Kind()}.Specs()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,16 +14,16 @@ import (
 	"github.com/resilcheck/resilcheck/targets"
 )
 
-// TestLauncher_Launch starts the stack through the registry, as certify
+// TestLauncher_Launch starts the stack through its kind, as certify
 // does, and proves the service calls its processor through the URL the
 // PlaceDependency hook returned.
 func TestLauncher_Launch(t *testing.T) {
 	t.Parallel()
-	tg, err := targets.Parse("", []byte("kind: reference\nreference: {defects: [no-jitter]}\n"))
+	tg, err := targets.Parse("", []byte("kind: reference\nreference: {defects: [no-jitter]}\n"), withKind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := targets.NewLauncher(tg)
+	l, err := targets.Plugins{targets.KindReference: Kind()}.NewLauncher(tg)
 	if err != nil {
 		t.Fatal(err)
 	}
