@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/clients"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
 // withClient makes kind client known, as a program's table of kinds does.
-var withClient = targets.WithKinds(targets.Plugins{targets.KindClient: clients.Kind()}.Specs())
+var withClient = targets.WithKinds(launch.Kinds{targets.KindClient: clients.Kind()}.Specs())
 
 // TestRun_clientNeverCalls: a client command that never reaches the
 // harness leaves nothing to judge: the run is inconclusive, not a pass.
@@ -73,7 +74,7 @@ func TestConfig_gate_baselineTarget(t *testing.T) {
 // runs out of time is kept, not dropped.
 func TestEnvironment_stopOnClose(t *testing.T) {
 	var budget time.Duration
-	running := &targets.Running{StopTimeout: time.Minute, StopFunc: func(ctx context.Context) error {
+	running := &launch.Running{StopTimeout: time.Minute, StopFunc: func(ctx context.Context) error {
 		deadline, _ := ctx.Deadline()
 		budget = time.Until(deadline)
 		return errors.New("project still up")
@@ -94,7 +95,7 @@ func TestEnvironment_stopOnClose(t *testing.T) {
 		budget = time.Until(deadline)
 		return nil
 	}
-	env.stopOnClose(interrupted, &targets.Running{StopTimeout: time.Minute, StopFunc: running.StopFunc})
+	env.stopOnClose(interrupted, &launch.Running{StopTimeout: time.Minute, StopFunc: running.StopFunc})
 	env.close()
 	if budget > interruptedStop || env.teardown != nil {
 		t.Errorf("an interrupted run's Stop got %s (error %v); want at most %s", budget, env.teardown, interruptedStop)

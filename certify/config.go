@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -19,7 +20,7 @@ type Config struct {
 	Target *targets.Target
 	// Kinds launches the target by its kind; nil = kinds running and process
 	// only. Kind client needs none: Run plays the client's server.
-	Kinds targets.Plugins
+	Kinds launch.Kinds
 	// TargetLog receives a process target's output; nil discards it.
 	TargetLog io.Writer
 	// Suites selects suites by name; empty runs all.
@@ -57,9 +58,9 @@ type Config struct {
 }
 
 // kinds returns the kinds Run can launch.
-func (cfg Config) kinds() targets.Plugins {
+func (cfg Config) kinds() launch.Kinds {
 	if cfg.Kinds == nil {
-		return targets.Plugins{targets.KindRunning: targets.RunningPlugin(), targets.KindProcess: targets.ProcessPlugin()}
+		return launch.Kinds{targets.KindRunning: launch.RunningKind(), targets.KindProcess: launch.ProcessKind()}
 	}
 	return cfg.Kinds
 }

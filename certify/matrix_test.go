@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reference/target"
 	"github.com/resilcheck/resilcheck/reports"
@@ -115,7 +116,7 @@ func certifyAll(t *testing.T, cases []defect.Name) []certified {
 }
 
 func certifyOne(d defect.Name, seed uint64) certified {
-	kinds := targets.Plugins{targets.KindReference: target.Kind()}
+	kinds := launch.Kinds{targets.KindReference: target.Kind()}
 	tg, err := targets.Parse(caseName(d)+".yaml", []byte(referenceSpec(d)), targets.WithKinds(kinds.Specs()))
 	if err != nil {
 		return certified{err: err}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -16,10 +17,10 @@ var ErrNotLaunched = errors.New("clients: a kind-client target is not launched: 
 
 // Kind is kind client, for the table of kinds a program brings up: the
 // checks of the client section. Its launcher only returns ErrNotLaunched.
-func Kind() targets.Plugin {
-	return targets.Plugin{
+func Kind() launch.Kind {
+	return launch.Kind{
 		Spec:     targets.KindSpec{Validate: validateSpec},
-		Launcher: func(*targets.Target) (targets.Launcher, error) { return nil, ErrNotLaunched },
+		Launcher: func(*targets.Target) (launch.Launcher, error) { return nil, ErrNotLaunched },
 	}
 }
 

@@ -4,11 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
 // withKind makes kind client known, as a program's table of kinds does.
-var withKind = targets.WithKinds(targets.Plugins{targets.KindClient: Kind()}.Specs())
+var withKind = targets.WithKinds(launch.Kinds{targets.KindClient: Kind()}.Specs())
 
 func TestKind_validate(t *testing.T) {
 	cases := map[string]struct{ spec, want string }{

@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
 // withKind makes kind compose known, as a program's table of kinds does.
-var withKind = targets.WithKinds(targets.Plugins{targets.KindCompose: Kind()}.Specs())
+var withKind = targets.WithKinds(launch.Kinds{targets.KindCompose: Kind()}.Specs())
 
 const specHead = `kind: compose
 service: {url: "http://127.0.0.1:8080"}

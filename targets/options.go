@@ -26,10 +26,10 @@ func newOptions(opts []Option) *options {
 	return o
 }
 
-// WithKinds makes each kind of kinds known, with what it adds to its specs
-// (Plugins.Specs makes one from a table of kinds). Running and process are
-// known without it; a spec of any other kind not given is a problem. Several
-// WithKinds add up, a later one's entry for a kind replacing an earlier one's.
+// WithKinds makes each kind of kinds known, with what it adds to its specs.
+// Running and process are known without it; a spec of any other kind not
+// given is a problem. Several WithKinds add up, a later one's entry for a
+// kind replacing an earlier one's.
 func WithKinds(kinds map[Kind]KindSpec) Option {
 	return func(o *options) {
 		if o.kinds == nil {

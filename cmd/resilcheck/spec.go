@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/resilcheck/resilcheck/clients"
 	"github.com/resilcheck/resilcheck/compose"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reference/target"
 	"github.com/resilcheck/resilcheck/suites"
 	"github.com/resilcheck/resilcheck/targets"
@@ -13,10 +14,10 @@ import (
 // kind registering itself from init: specs are read and targets launched by
 // this table alone, and certify stays free of the reference stack's store
 // drivers (certify's TestDependencies).
-func kinds() targets.Plugins {
-	return targets.Plugins{
-		targets.KindRunning:   targets.RunningPlugin(),
-		targets.KindProcess:   targets.ProcessPlugin(),
+func kinds() launch.Kinds {
+	return launch.Kinds{
+		targets.KindRunning:   launch.RunningKind(),
+		targets.KindProcess:   launch.ProcessKind(),
 		targets.KindReference: target.Kind(),
 		targets.KindCompose:   compose.Kind(),
 		targets.KindClient:    clients.Kind(),

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -108,8 +109,8 @@ func TestTargetExitCode(t *testing.T) {
 		want int
 	}{
 		{fmt.Errorf("certify: %w", &targets.SpecError{File: "t.yaml", Problems: []targets.Problem{{Msg: "x"}}}), exitUsage},
-		{fmt.Errorf("certify: %w", &targets.UnhealthyError{URL: "http://127.0.0.1:1/healthz", Attempts: 3}), exitInconclusive},
-		{&targets.ExitedError{Command: []string{"x"}, Err: errors.New("exit status 1")}, exitInconclusive},
+		{fmt.Errorf("certify: %w", &launch.UnhealthyError{URL: "http://127.0.0.1:1/healthz", Attempts: 3}), exitInconclusive},
+		{&launch.ExitedError{Command: []string{"x"}, Err: errors.New("exit status 1")}, exitInconclusive},
 	}
 	for _, c := range cases {
 		if got := exitCode(c.err); got != c.want {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/resilcheck/resilcheck/certify"
 	"github.com/resilcheck/resilcheck/compose"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reference/target"
 	"github.com/resilcheck/resilcheck/reports"
@@ -126,13 +127,13 @@ func TestExample(t *testing.T) {
 		spec := hostSpec(t, "unhealthy", broken)
 		spec.Service.StartupTimeout = 5 * time.Second
 		res := certifyExample(t, spec, []string{"idempotency"})
-		if err := res.Err(); !errors.Is(err, certify.ErrUnhealthy) && !errors.Is(err, targets.ErrUnhealthy) {
+		if err := res.Err(); !errors.Is(err, certify.ErrUnhealthy) && !errors.Is(err, launch.ErrUnhealthy) {
 			t.Errorf("Err() = %v; want unhealthy (exit 3)", err)
 		}
 		if res.Report.Aborted == "" || !strings.Contains(res.Report.TargetOutput, "--service-url is required") {
 			t.Errorf("aborted %q with output %q; want the gateway's complaint", res.Report.Aborted, res.Report.TargetOutput)
 		}
-		i := slices.IndexFunc(res.Logs, func(l targets.Log) bool { return l.Name == "gateway-1" })
+		i := slices.IndexFunc(res.Logs, func(l launch.Log) bool { return l.Name == "gateway-1" })
 		if i < 0 || !strings.Contains(res.Logs[i].Output, "--service-url is required") {
 			t.Errorf("logs %v; want gateway-1 with its complaint", logNames(res.Logs))
 		}
@@ -140,7 +141,7 @@ func TestExample(t *testing.T) {
 }
 
 // kinds are the kinds these tests bring up: kind compose alone.
-var kinds = targets.Plugins{targets.KindCompose: compose.Kind()}
+var kinds = launch.Kinds{targets.KindCompose: compose.Kind()}
 
 // hostSpec loads examples/compose/target.yaml with compose.host.yaml and
 // extra compose files added, on free loopback ports, as project
@@ -255,7 +256,7 @@ func suitesOf(t *testing.T, ids []string) []string {
 	return out
 }
 
-func logNames(logs []targets.Log) []string {
+func logNames(logs []launch.Log) []string {
 	names := make([]string, len(logs))
 	for i, l := range logs {
 		names[i] = l.Name

@@ -6,7 +6,7 @@
 //
 // Programs that certify the reference put Kind in their table of kinds:
 //
-//	kinds := targets.Plugins{targets.KindReference: target.Kind()}
+//	kinds := launch.Kinds{targets.KindReference: target.Kind()}
 //	t, err := targets.Parse("reference.yaml", []byte("kind: reference\nreference: {defects: [no-jitter]}\n"), targets.WithKinds(kinds.Specs()))
 //	res, err := certify.Run(ctx, certify.Config{Target: t, Kinds: kinds})
 package target

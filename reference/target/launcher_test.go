@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -23,17 +24,17 @@ func TestLauncher_Launch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := targets.Plugins{targets.KindReference: Kind()}.NewLauncher(tg)
+	l, err := launch.Kinds{targets.KindReference: Kind()}.NewLauncher(tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dl, ok := l.(targets.DependencyLauncher)
+	dl, ok := l.(launch.DependencyLauncher)
 	if !ok || !slices.Equal(dl.Launched(), []string{Processor}) {
 		t.Fatalf("launcher %T does not start the processor itself", l)
 	}
 	var placed []string
 	var calls atomic.Int64
-	env := targets.LaunchEnv{Seed: 7, PlaceDependency: func(_ context.Context, name, upstream string) (string, error) {
+	env := launch.Env{Seed: 7, PlaceDependency: func(_ context.Context, name, upstream string) (string, error) {
 		placed = append(placed, name)
 		u, err := url.Parse(upstream)
 		if err != nil {

@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
 // withKind makes kind reference known, as a program's table of kinds does.
-var withKind = targets.WithKinds(targets.Plugins{targets.KindReference: Kind()}.Specs())
+var withKind = targets.WithKinds(launch.Kinds{targets.KindReference: Kind()}.Specs())
 
 func TestDefaults(t *testing.T) {
 	t.Parallel()

@@ -1,7 +1,6 @@
-package targets
+package launch
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -11,16 +10,18 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/resilcheck/resilcheck/targets"
 )
 
-func runningTarget(t *testing.T, url string, timeout time.Duration) *Target {
+func runningTarget(t *testing.T, url string, timeout time.Duration) *targets.Target {
 	t.Helper()
 	spec := fmt.Sprintf(`service: {url: %q, startup_timeout: %s}
 operations: [{name: op, path: /x}]
 dependencies: [{name: d, listen: "127.0.0.1:9091"}]
 effects: {ledger: {dependency: d}}
 `, url, timeout)
-	tg, err := Parse("", []byte(spec))
+	tg, err := targets.Parse("", []byte(spec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestRunningLauncher_Launch_closedPort(t *testing.T) {
 	l.Close()
 	const timeout = 300 * time.Millisecond
 	start := time.Now()
-	_, err = (&RunningLauncher{Target: runningTarget(t, url, timeout)}).Launch(t.Context(), LaunchEnv{})
+	_, err = (&RunningLauncher{Target: runningTarget(t, url, timeout)}).Launch(t.Context(), Env{})
 	elapsed := time.Since(start)
 	var ue *UnhealthyError
 	if !errors.Is(err, ErrUnhealthy) || !errors.As(err, &ue) {
@@ -62,47 +63,11 @@ func TestRunningLauncher_Launch_healthy(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	r, err := (&RunningLauncher{Target: runningTarget(t, srv.URL, 10*time.Second)}).Launch(t.Context(), LaunchEnv{})
+	r, err := (&RunningLauncher{Target: runningTarget(t, srv.URL, 10*time.Second)}).Launch(t.Context(), Env{})
 	if err != nil || r.URL != srv.URL {
 		t.Fatalf("Launch() = %+v, %v", r, err)
 	}
 	if err := r.Stop(t.Context()); err != nil {
 		t.Errorf("Stop() = %v", err)
-	}
-}
-
-func TestRunning_Stop(t *testing.T) {
-	t.Parallel()
-	calls := 0
-	r := &Running{StopFunc: func(context.Context) error { calls++; return errors.New("gone") }}
-	for range 2 {
-		if err := r.Stop(t.Context()); err == nil || err.Error() != "gone" {
-			t.Errorf("Stop() = %v; want the first call's error", err)
-		}
-	}
-	if calls != 1 {
-		t.Errorf("StopFunc ran %d times; want 1", calls)
-	}
-}
-
-func TestPlugins_NewLauncher(t *testing.T) {
-	t.Parallel()
-	plugins := Plugins{KindRunning: RunningPlugin(), "no-launcher": {}}
-	cases := []struct {
-		kind Kind
-		want string // the error; empty = a launcher
-	}{
-		{KindRunning, ""},
-		{KindCompose, `targets: no launcher registered for kind "compose"`},
-		{"no-launcher", `targets: no launcher registered for kind "no-launcher"`},
-	}
-	for _, c := range cases {
-		l, err := plugins.NewLauncher(&Target{Kind: c.kind})
-		switch {
-		case c.want == "" && (err != nil || l == nil):
-			t.Errorf("NewLauncher(kind %q) = %v, %v; want a launcher", c.kind, l, err)
-		case c.want != "" && (err == nil || err.Error() != c.want):
-			t.Errorf("NewLauncher(kind %q) = %v; want %q", c.kind, err, c.want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package targets
+package launch
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 
 // childEnv makes the test binary act as a tiny target process instead of
 // running tests; its value picks the behaviour (see child).
-const childEnv = "RESILCHECK_TARGETS_TEST_CHILD"
+const childEnv = "RESILCHECK_LAUNCH_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(childEnv); mode != "" {
