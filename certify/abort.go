@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/resilcheck/resilcheck/targets"
+	"github.com/resilcheck/resilcheck/internal/launch"
 )
 
 // abort records in the report why no check ran: stopped by a signal before
@@ -22,9 +22,9 @@ func (r *Result) abort(ctx context.Context, cause error) {
 		return
 	}
 	r.Report.Aborted = why
-	r.Report.TargetOutput = targets.LastOutput(cause)
+	r.Report.TargetOutput = launch.LastOutput(cause)
 	r.cause = cause
-	if !errors.Is(cause, ErrUnhealthy) && !errors.Is(cause, targets.ErrUnhealthy) {
+	if !errors.Is(cause, ErrUnhealthy) && !errors.Is(cause, launch.ErrUnhealthy) {
 		r.cause = fmt.Errorf("certify: %w", cause) // not the target's doing: an internal error, exit 5
 	}
 }

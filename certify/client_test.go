@@ -10,14 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/clients"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
+// withClient makes kind client known, as a program's table of kinds does.
+var withClient = targets.WithKinds(launch.Kinds{targets.KindClient: clients.Kind()}.Specs())
+
 // TestRun_clientNeverCalls: a client command that never reaches the
 // harness leaves nothing to judge: the run is inconclusive, not a pass.
 func TestRun_clientNeverCalls(t *testing.T) {
-	spec, err := targets.Parse("c.yaml", []byte("client: {command: ['true'], policy: {max_attempts: 3}}\n"))
+	spec, err := targets.Parse("c.yaml", []byte("client: {command: ['true'], policy: {max_attempts: 3}}\n"), withClient)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +42,7 @@ func TestRun_clientNeverCalls(t *testing.T) {
 // is the spec's mistake (ErrConfig, exit 2), not a client that failed to
 // call (ErrUnhealthy, exit 3).
 func TestRun_clientCommandMissing(t *testing.T) {
-	spec, err := targets.Parse("c.yaml", []byte("client: {command: ['/nonexistent/resilcheck-client'], policy: {max_attempts: 3}}\n"))
+	spec, err := targets.Parse("c.yaml", []byte("client: {command: ['/nonexistent/resilcheck-client'], policy: {max_attempts: 3}}\n"), withClient)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +54,7 @@ func TestRun_clientCommandMissing(t *testing.T) {
 // TestConfig_gate_baselineTarget: a baseline report on another target is
 // refused, since under --fail-on-new its failures would pass as known.
 func TestConfig_gate_baselineTarget(t *testing.T) {
-	spec, err := targets.Parse("c.yaml", []byte("name: orders\nclient: {command: ['true'], policy: {max_attempts: 3}}\n"))
+	spec, err := targets.Parse("c.yaml", []byte("name: orders\nclient: {command: ['true'], policy: {max_attempts: 3}}\n"), withClient)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +74,7 @@ func TestConfig_gate_baselineTarget(t *testing.T) {
 // runs out of time is kept, not dropped.
 func TestEnvironment_stopOnClose(t *testing.T) {
 	var budget time.Duration
-	running := &targets.Running{StopTimeout: time.Minute, StopFunc: func(ctx context.Context) error {
+	running := &launch.Running{StopTimeout: time.Minute, StopFunc: func(ctx context.Context) error {
 		deadline, _ := ctx.Deadline()
 		budget = time.Until(deadline)
 		return errors.New("project still up")
@@ -90,7 +95,7 @@ func TestEnvironment_stopOnClose(t *testing.T) {
 		budget = time.Until(deadline)
 		return nil
 	}
-	env.stopOnClose(interrupted, &targets.Running{StopTimeout: time.Minute, StopFunc: running.StopFunc})
+	env.stopOnClose(interrupted, &launch.Running{StopTimeout: time.Minute, StopFunc: running.StopFunc})
 	env.close()
 	if budget > interruptedStop || env.teardown != nil {
 		t.Errorf("an interrupted run's Stop got %s (error %v); want at most %s", budget, env.teardown, interruptedStop)
@@ -103,7 +108,7 @@ func TestRun_clientProgress(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("needs curl as the client")
 	}
-	spec, err := targets.Parse("c.yaml", []byte("client: {command: [curl, -s, -o, /dev/null, '{{.URL}}'], policy: {max_attempts: 3}}\n"))
+	spec, err := targets.Parse("c.yaml", []byte("client: {command: [curl, -s, -o, /dev/null, '{{.URL}}'], policy: {max_attempts: 3}}\n"), withClient)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -17,6 +18,9 @@ type Config struct {
 	// Target is the validated, defaulted target spec (targets.Load or Parse
 	// return it so); required. The reference stack is one more kind.
 	Target *targets.Target
+	// Kinds launches the target by its kind; nil = kinds running and process
+	// only. Kind client needs none: Run plays the client's server.
+	Kinds launch.Kinds
 	// TargetLog receives a process target's output; nil discards it.
 	TargetLog io.Writer
 	// Suites selects suites by name; empty runs all.
@@ -51,6 +55,14 @@ type Config struct {
 	// NewOnly makes the gate count only failures Baseline did not have; it
 	// needs Baseline.
 	NewOnly bool
+}
+
+// kinds returns the kinds Run can launch.
+func (cfg Config) kinds() launch.Kinds {
+	if cfg.Kinds == nil {
+		return launch.Kinds{targets.KindRunning: launch.RunningKind(), targets.KindProcess: launch.ProcessKind()}
+	}
+	return cfg.Kinds
 }
 
 // gate combines the spec's gate section with the overrides of cfg.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -81,10 +82,10 @@ func TestRun_garbageTarget(t *testing.T) {
 // and no status.
 func assertUnhealthy(t *testing.T, err error, url string) {
 	t.Helper()
-	var ue *targets.UnhealthyError
+	var ue *launch.UnhealthyError
 	switch {
 	case !errors.Is(err, ErrUnhealthy) || !errors.As(err, &ue):
-		t.Fatalf("Run = %v; want ErrUnhealthy with a *targets.UnhealthyError", err)
+		t.Fatalf("Run = %v; want ErrUnhealthy with a *launch.UnhealthyError", err)
 	case ue.URL != url+"/healthz" || ue.LastStatus != 0 || ue.Attempts == 0 ||
 		ue.LastErr == nil || !strings.Contains(ue.LastErr.Error(), "malformed HTTP response"):
 		t.Errorf("unhealthy = %+v; want attempts at %s/healthz ending in a malformed HTTP response, no status", ue, url)

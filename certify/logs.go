@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/targets"
 )
 
 // LogsDir is where a target's logs go inside the report directory.
@@ -24,7 +24,7 @@ const logsTime = 30 * time.Second
 // failedLogs returns the running target's logs when a check failed: the
 // target's own account of the failure belongs beside the report. Reading
 // them is best effort; an error becomes a log entry saying so.
-func (e *environment) failedLogs(ctx context.Context, rep *reports.Report) []targets.Log {
+func (e *environment) failedLogs(ctx context.Context, rep *reports.Report) []launch.Log {
 	failed := slices.ContainsFunc(rep.Checks, func(c reports.Check) bool { return c.Status == reports.StatusFail })
 	if !failed || e.running == nil || e.running.LogsFunc == nil {
 		return nil
@@ -33,21 +33,21 @@ func (e *environment) failedLogs(ctx context.Context, rep *reports.Report) []tar
 	defer cancel()
 	logs, err := e.running.LogsFunc(c)
 	if err != nil {
-		logs = append(logs, targets.Log{Name: "resilcheck", Output: fmt.Sprintf("reading the target's logs: %v\n", err)})
+		logs = append(logs, launch.Log{Name: "resilcheck", Output: fmt.Sprintf("reading the target's logs: %v\n", err)})
 	}
 	return logs
 }
 
 // abortLogs returns the logs a launch failure carries, if any.
-func abortLogs(err error) []targets.Log {
-	if le := (*targets.LogsError)(nil); errors.As(err, &le) {
+func abortLogs(err error) []launch.Log {
+	if le := (*launch.LogsError)(nil); errors.As(err, &le) {
 		return le.Logs
 	}
 	return nil
 }
 
 // attachLogs keeps logs for Write and names their files in the report.
-func (r *Result) attachLogs(logs []targets.Log) {
+func (r *Result) attachLogs(logs []launch.Log) {
 	r.Logs = logs
 	r.Report.Logs = nil
 	for _, l := range logs {

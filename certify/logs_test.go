@@ -10,24 +10,24 @@ import (
 	"testing"
 
 	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/targets"
 )
 
 func TestEnvironment_failedLogs(t *testing.T) {
-	logs := []targets.Log{{Name: "gateway-1", Output: "listening\n"}}
-	running := &targets.Running{LogsFunc: func(context.Context) ([]targets.Log, error) { return logs, nil }}
+	logs := []launch.Log{{Name: "gateway-1", Output: "listening\n"}}
+	running := &launch.Running{LogsFunc: func(context.Context) ([]launch.Log, error) { return logs, nil }}
 	cases := []struct {
 		name    string
-		running *targets.Running
+		running *launch.Running
 		status  reports.Status
 		want    []string
 	}{
 		{"a failed check takes the logs", running, reports.StatusFail, []string{"gateway-1"}},
 		{"a pass leaves them", running, reports.StatusPass, nil},
 		{"an inconclusive check leaves them", running, reports.StatusInconclusive, nil},
-		{"a target without logs", &targets.Running{}, reports.StatusFail, nil},
-		{"an error is said in their place", &targets.Running{LogsFunc: func(context.Context) ([]targets.Log, error) {
+		{"a target without logs", &launch.Running{}, reports.StatusFail, nil},
+		{"an error is said in their place", &launch.Running{LogsFunc: func(context.Context) ([]launch.Log, error) {
 			return nil, errors.New("engine gone")
 		}}, reports.StatusFail, []string{"resilcheck"}},
 	}
@@ -48,7 +48,7 @@ func TestEnvironment_failedLogs(t *testing.T) {
 
 func TestResult_Write_logs(t *testing.T) {
 	res := &Result{Report: &reports.Report{Schema: reports.Schema}, Journal: faults.NewJournal()}
-	cause := &targets.LogsError{Err: targets.ErrUnhealthy, Logs: []targets.Log{
+	cause := &launch.LogsError{Err: launch.ErrUnhealthy, Logs: []launch.Log{
 		{Name: "gateway-1", Output: "usage: --service-url is required\n"}, {Name: "../etc/passwd", Output: "x"},
 	}}
 	res.attachLogs(abortLogs(cause))

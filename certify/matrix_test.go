@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reference/target"
 	"github.com/resilcheck/resilcheck/reports"
@@ -115,11 +116,12 @@ func certifyAll(t *testing.T, cases []defect.Name) []certified {
 }
 
 func certifyOne(d defect.Name, seed uint64) certified {
-	tg, err := targets.Parse(caseName(d)+".yaml", []byte(referenceSpec(d)))
+	kinds := launch.Kinds{targets.KindReference: target.Kind()}
+	tg, err := targets.Parse(caseName(d)+".yaml", []byte(referenceSpec(d)), targets.WithKinds(kinds.Specs()))
 	if err != nil {
 		return certified{err: err}
 	}
-	res, err := Run(context.Background(), Config{Target: tg, Seed: seed})
+	res, err := Run(context.Background(), Config{Target: tg, Kinds: kinds, Seed: seed})
 	if err != nil {
 		return certified{err: err}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -33,7 +34,7 @@ type Result struct {
 
 	// Logs are the target's own logs (a compose stack's containers), kept
 	// when a check failed or the run aborted; Write saves them in LogsDir.
-	Logs []targets.Log
+	Logs []launch.Log
 
 	// Teardown is why stopping the target failed or did not finish in
 	// time (a compose stack may then outlive the run); nil when it went.
@@ -105,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Report: rep, Journal: journal}
 	phase(PhaseStarting)
-	env, err := placeTarget(ctx, t, seed, journal, log, cfg.TargetLog)
+	env, err := placeTarget(ctx, t, cfg.kinds(), seed, journal, log, cfg.TargetLog)
 	if err == nil {
 		defer func() {
 			env.close()
@@ -218,7 +219,7 @@ func healthURL(front, health string) string {
 
 // waitHealthy polls url until it answers 2xx, for at most 10 s.
 func waitHealthy(ctx context.Context, url string) error {
-	err := targets.WaitHealthy(ctx, url, 10*time.Second)
+	err := launch.WaitHealthy(ctx, url, 10*time.Second)
 	switch {
 	case err == nil:
 		return nil

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/resilcheck/resilcheck/check"
-	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -140,11 +139,4 @@ func journalHeaders(t *targets.Target) []string {
 		}
 	}
 	return names
-}
-
-// Waivers in a spec may name any check the suites have.
-func init() {
-	for _, e := range check.Catalogue(builtin.Catalogued()) {
-		targets.RegisterChecks(e.ID)
-	}
 }

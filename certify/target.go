@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -30,7 +31,7 @@ type environment struct {
 	log      *slog.Logger
 	mu       sync.Mutex      // guards what PlaceDependency adds
 	launched map[string]bool // dependencies the launcher starts; true once placed
-	running  *targets.Running
+	running  *launch.Running
 	teardown error // why stopping the target failed, once closed
 }
 
@@ -43,9 +44,9 @@ const interruptedStop = time.Second
 // stopOnClose makes close stop running, giving it its StopTimeout, or
 // interruptedStop once run has ended (the run was interrupted), and keep
 // why it failed in e.teardown.
-func (e *environment) stopOnClose(run context.Context, running *targets.Running) {
+func (e *environment) stopOnClose(run context.Context, running *launch.Running) {
 	e.closers = append(e.closers, func() {
-		budget := cmp.Or(running.StopTimeout, targets.DefaultStopTimeout)
+		budget := cmp.Or(running.StopTimeout, launch.DefaultStopTimeout)
 		if run.Err() != nil {
 			budget = min(budget, interruptedStop)
 		}
@@ -65,9 +66,9 @@ func (e *environment) close() {
 
 // placeTarget starts a dependency proxy for every dependency the spec
 // declares and the launcher does not start itself, launches the target with
-// their URLs (placing a proxy before each dependency it starts, when it
-// asks), and puts the front proxy before it.
-func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer) (*environment, error) {
+// their URLs through the launcher kinds has for it (placing a proxy before
+// each dependency it starts, when it asks), and puts the front proxy before it.
+func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer) (*environment, error) {
 	env := &environment{
 		target: reports.Target{Name: t.Name, Kind: string(t.Kind), URLs: map[string]string{}},
 		spec:   t, seed: seed, journal: j, log: log, launched: map[string]bool{},
@@ -78,11 +79,11 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 			env.close()
 		}
 	}()
-	launcher, err := targets.NewLauncher(t)
+	launcher, err := kinds.NewLauncher(t)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if dl, isDL := launcher.(targets.DependencyLauncher); isDL {
+	if dl, isDL := launcher.(launch.DependencyLauncher); isDL {
 		for _, name := range dl.Launched() {
 			env.launched[name] = false
 		}
@@ -98,7 +99,7 @@ func placeTarget(ctx context.Context, t *targets.Target, seed uint64, j *faults.
 		}
 		urls[d.Name] = p.URL()
 	}
-	running, err := launcher.Launch(ctx, targets.LaunchEnv{
+	running, err := launcher.Launch(ctx, launch.Env{
 		Dependencies: urls, PlaceDependency: env.placeDependency, Log: out, Seed: seed,
 	})
 	switch {

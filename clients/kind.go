@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -14,11 +15,13 @@ import (
 // suite against it instead (FromSpec, Run).
 var ErrNotLaunched = errors.New("clients: a kind-client target is not launched: resilcheck certify runs the client suite against it")
 
-func init() {
-	targets.RegisterKind(targets.KindClient, targets.Plugin{
-		Launcher: func(*targets.Target) (targets.Launcher, error) { return nil, ErrNotLaunched },
-		Validate: validateSpec,
-	})
+// Kind is kind client, for the table of kinds a program brings up: the
+// checks of the client section. Its launcher only returns ErrNotLaunched.
+func Kind() launch.Kind {
+	return launch.Kind{
+		Spec:     targets.KindSpec{Validate: validateSpec},
+		Launcher: func(*targets.Target) (launch.Launcher, error) { return nil, ErrNotLaunched },
+	}
 }
 
 // validateSpec tries the client's command on a sample call and parses its

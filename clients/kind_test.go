@@ -4,8 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
+
+// withKind makes kind client known, as a program's table of kinds does.
+var withKind = targets.WithKinds(launch.Kinds{targets.KindClient: Kind()}.Specs())
 
 func TestKind_validate(t *testing.T) {
 	cases := map[string]struct{ spec, want string }{
@@ -18,7 +22,7 @@ func TestKind_validate(t *testing.T) {
 		"two kinds":    {"client: {command: [curl]}\nprocess: {command: [x]}\n", "set kind to the one you mean"},
 	}
 	for name, tc := range cases {
-		_, err := targets.Parse(name+".yaml", []byte(tc.spec))
+		_, err := targets.Parse(name+".yaml", []byte(tc.spec), withKind)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want a problem naming %q", name, err, tc.want)
 		}
@@ -26,7 +30,7 @@ func TestKind_validate(t *testing.T) {
 }
 
 func TestFromSpec(t *testing.T) {
-	spec, err := targets.Parse("c.yaml", []byte("client:\n  command: [curl, '{{.URL}}']\n  policy: {max_attempts: 4, deadline: 12s, methods: [GET]}\n"))
+	spec, err := targets.Parse("c.yaml", []byte("client:\n  command: [curl, '{{.URL}}']\n  policy: {max_attempts: 4, deadline: 12s, methods: [GET]}\n"), withKind)
 	if err != nil {
 		t.Fatal(err)
 	}

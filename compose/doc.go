@@ -10,6 +10,5 @@
 // Event). That keeps Docker's and compose's large dependency tree out of the
 // resilcheck binary, as docker compose itself is a plugin of the docker CLI.
 //
-// The blank import of this package is how a build of resilcheck includes
-// kind compose.
+// A program includes kind compose by putting Kind in its table of kinds.
 package compose

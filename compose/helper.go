@@ -15,7 +15,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/resilcheck/resilcheck/targets"
+	"github.com/resilcheck/resilcheck/internal/launch"
 )
 
 // HelperName is the helper program's name; HelperEnv, when set, is its path.
@@ -167,9 +167,9 @@ func (h *helper) interrupt(ctx context.Context, cause error) error {
 	ev, err := h.next(c)
 	_ = h.stdin.Close()
 	if err != nil || ev.Event != EventError {
-		return fmt.Errorf("%w: %w", targets.ErrUnhealthy, cause)
+		return fmt.Errorf("%w: %w", launch.ErrUnhealthy, cause)
 	}
-	return &targets.LogsError{Err: cause, Logs: ev.Logs}
+	return &launch.LogsError{Err: cause, Logs: ev.Logs}
 }
 
 // tail passes writes on to w (if any) and keeps the last bytes for errors.

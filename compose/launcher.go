@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -24,9 +25,9 @@ type Launcher struct {
 	helper string          // the helper's path
 }
 
-var _ targets.Launcher = (*Launcher)(nil)
+var _ launch.Launcher = (*Launcher)(nil)
 
-func newLauncher(t *targets.Target) (targets.Launcher, error) {
+func newLauncher(t *targets.Target) (launch.Launcher, error) {
 	path, err := findHelper()
 	if err != nil {
 		return nil, err
@@ -39,9 +40,9 @@ const teardownTime = 30 * time.Second
 
 // Launch brings the project up and blocks until service.url's health
 // answers 2xx. A project that does not come up, or whose service stays
-// unhealthy, is torn down and yields a *targets.LogsError carrying every
-// container's log and matching targets.ErrUnhealthy.
-func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.Running, error) {
+// unhealthy, is torn down and yields a *launch.LogsError carrying every
+// container's log and matching launch.ErrUnhealthy.
+func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running, error) {
 	t := l.Target
 	project := t.Compose.Project
 	if project == "" {
@@ -73,7 +74,7 @@ func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.
 	case err != nil:
 		return nil, h.interrupt(ctx, fmt.Errorf("compose project %s did not come up: %w", project, err))
 	case ev.Event == EventError:
-		return nil, &targets.LogsError{Err: fmt.Errorf("compose project %s did not come up: %s", project, ev.Error), Logs: ev.Logs}
+		return nil, &launch.LogsError{Err: fmt.Errorf("compose project %s did not come up: %s", project, ev.Error), Logs: ev.Logs}
 	case ev.Event != EventUp:
 		return nil, l.abandon(ctx, h, fmt.Errorf("compose: %s answered %q, want %q", HelperName, ev.Event, EventUp))
 	}
@@ -84,15 +85,15 @@ func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.
 	if strings.HasPrefix(health, "/") {
 		health = strings.TrimSuffix(t.Service.URL, "/") + health
 	}
-	if err := targets.WaitHealthy(ctx, health, t.Service.StartupTimeout); err != nil {
+	if err := launch.WaitHealthy(ctx, health, t.Service.StartupTimeout); err != nil {
 		return nil, l.abandon(ctx, h, err)
 	}
-	return &targets.Running{
+	return &launch.Running{
 		URL:         t.Service.URL,
 		URLs:        map[string]string{t.Compose.Service: t.Service.URL}, // the role the report knows it by
 		StopFunc:    h.down,
 		StopTimeout: teardownTime,
-		LogsFunc: func(ctx context.Context) ([]targets.Log, error) {
+		LogsFunc: func(ctx context.Context) ([]launch.Log, error) {
 			ev, err := h.request(ctx, OpLogs)
 			return ev.Logs, err
 		},
@@ -109,9 +110,9 @@ func (l *Launcher) abandon(ctx context.Context, h *helper, cause error) error {
 		cause = fmt.Errorf("%w; and tearing it down: %w", cause, err)
 	}
 	if logErr != nil {
-		return fmt.Errorf("%w: %w; no logs: %w", targets.ErrUnhealthy, cause, logErr)
+		return fmt.Errorf("%w: %w; no logs: %w", launch.ErrUnhealthy, cause, logErr)
 	}
-	return &targets.LogsError{Err: cause, Logs: ev.Logs}
+	return &launch.LogsError{Err: cause, Logs: ev.Logs}
 }
 
 // vars renders compose.env into NAME=VALUE pairs, with .Dependencies as

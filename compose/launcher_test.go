@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 // at down; fail reports a project that did not come up; crash exits at once.
 func fakeHelper(mode string) int {
 	enc := json.NewEncoder(os.Stdout)
-	logs := []targets.Log{{Name: "gateway-1", Output: strings.Join(os.Args[1:], " ") + "\nPROCESSOR_URL=" + os.Getenv("PROCESSOR_URL") + "\n"}}
+	logs := []launch.Log{{Name: "gateway-1", Output: strings.Join(os.Args[1:], " ") + "\nPROCESSOR_URL=" + os.Getenv("PROCESSOR_URL") + "\n"}}
 	switch mode {
 	case "fail":
 		_ = enc.Encode(Event{Event: EventError, Error: "container gateway-1 exited (2)", Logs: logs})
@@ -74,7 +75,7 @@ operations: [{name: pay, path: /pay}]
 dependencies: [{name: processor}]
 effects: {ledger: {dependency: processor}}
 `, srv.URL)
-	tgt, err := targets.Parse("target.yaml", []byte(spec))
+	tgt, err := targets.Parse("target.yaml", []byte(spec), withKind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ effects: {ledger: {dependency: processor}}
 
 func TestLauncher_Launch(t *testing.T) {
 	l, tgt := launcher(t, "up", true)
-	env := targets.LaunchEnv{Dependencies: map[string]string{"processor": "http://[::]:41234"}}
+	env := launch.Env{Dependencies: map[string]string{"processor": "http://[::]:41234"}}
 	r, err := l.Launch(t.Context(), env)
 	if err != nil {
 		t.Fatal(err)
@@ -130,16 +131,16 @@ func TestLauncher_LaunchFails(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s,healthy=%v", c.mode, c.healthy), func(t *testing.T) {
 			l, _ := launcher(t, c.mode, c.healthy)
-			_, err := l.Launch(t.Context(), targets.LaunchEnv{Dependencies: map[string]string{"processor": "http://127.0.0.1:1"}})
-			if !errors.Is(err, targets.ErrUnhealthy) || !strings.Contains(err.Error(), c.want) {
+			_, err := l.Launch(t.Context(), launch.Env{Dependencies: map[string]string{"processor": "http://127.0.0.1:1"}})
+			if !errors.Is(err, launch.ErrUnhealthy) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("Launch() = %v; want an unhealthy error with %q", err, c.want)
 			}
-			var le *targets.LogsError
-			if got := errors.As(err, &le) && slices.ContainsFunc(le.Logs, func(l targets.Log) bool { return l.Name == "gateway-1" }); got != c.logs {
+			var le *launch.LogsError
+			if got := errors.As(err, &le) && slices.ContainsFunc(le.Logs, func(l launch.Log) bool { return l.Name == "gateway-1" }); got != c.logs {
 				t.Errorf("logs attached = %v; want %v (%v)", got, c.logs, err)
 			}
-			if c.logs && !strings.Contains(targets.LastOutput(err), "== gateway-1 ==") {
-				t.Errorf("LastOutput = %q; want gateway-1's log under its name", targets.LastOutput(err))
+			if c.logs && !strings.Contains(launch.LastOutput(err), "== gateway-1 ==") {
+				t.Errorf("LastOutput = %q; want gateway-1's log under its name", launch.LastOutput(err))
 			}
 		})
 	}

@@ -1,6 +1,6 @@
 package compose
 
-import "github.com/resilcheck/resilcheck/targets"
+import "github.com/resilcheck/resilcheck/internal/launch"
 
 // The helper's protocol: resilcheck starts
 //
@@ -36,8 +36,8 @@ type Request struct {
 
 // Event is one line the helper writes to stdout.
 type Event struct {
-	Event    string        `json:"event"`
-	Services []string      `json:"services,omitempty"` // up: the project's services
-	Logs     []targets.Log `json:"logs,omitempty"`     // logs, and error after a failed up
-	Error    string        `json:"error,omitempty"`    // error: what failed
+	Event    string       `json:"event"`
+	Services []string     `json:"services,omitempty"` // up: the project's services
+	Logs     []launch.Log `json:"logs,omitempty"`     // logs, and error after a failed up
+	Error    string       `json:"error,omitempty"`    // error: what failed
 }

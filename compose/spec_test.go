@@ -5,8 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
+
+// withKind makes kind compose known, as a program's table of kinds does.
+var withKind = targets.WithKinds(launch.Kinds{targets.KindCompose: Kind()}.Specs())
 
 const specHead = `kind: compose
 service: {url: "http://127.0.0.1:8080"}
@@ -26,7 +30,7 @@ func TestDefaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tgt, err := targets.Parse("target.yaml", []byte(specHead+c.spec))
+			tgt, err := targets.Parse("target.yaml", []byte(specHead+c.spec), withKind)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +43,7 @@ func TestDefaults(t *testing.T) {
 				t.Errorf("startup_timeout %s, dependency_host %q; want %s and a host", tgt.Service.StartupTimeout, tgt.Compose.DependencyHost, DefaultStartupTimeout)
 			}
 			before := tgt.Dependencies
-			tgt.Defaults()
+			tgt.Defaults(withKind)
 			if &before[0] != &tgt.Dependencies[0] {
 				t.Error("Defaults is not idempotent: it replaced the dependencies a second time")
 			}
@@ -47,7 +51,7 @@ func TestDefaults(t *testing.T) {
 	}
 	t.Run("a written timeout stays", func(t *testing.T) {
 		tgt, err := targets.Parse("", []byte(strings.Replace(specHead, `service: {url: "http://127.0.0.1:8080"}`, `service: {url: "http://127.0.0.1:8080", startup_timeout: 5s}`, 1)+
-			"compose: {files: [c.yaml], service: gw}\ndependencies: [{name: processor}]\n"))
+			"compose: {files: [c.yaml], service: gw}\ndependencies: [{name: processor}]\n"), withKind)
 		if err != nil || tgt.Service.StartupTimeout != 5*time.Second {
 			t.Errorf("Parse = %v, startup_timeout %v; want 5s", err, tgt)
 		}
@@ -67,7 +71,7 @@ func TestValidate_composeProblems(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := targets.Parse("target.yaml", []byte(specHead+c.spec))
+			_, err := targets.Parse("target.yaml", []byte(specHead+c.spec), withKind)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("Parse = %v; want a problem containing %q", err, c.want)
 			}
@@ -78,7 +82,7 @@ func TestValidate_composeProblems(t *testing.T) {
 func TestValidate_composeNeedsServiceURL(t *testing.T) {
 	spec := strings.Replace(specHead, "service: {url: \"http://127.0.0.1:8080\"}\n", "", 1) +
 		"compose: {files: [c.yaml], service: gw}\ndependencies: [{name: processor}]\n"
-	if _, err := targets.Parse("target.yaml", []byte(spec)); err == nil || !strings.Contains(err.Error(), "service.url: required") {
+	if _, err := targets.Parse("target.yaml", []byte(spec), withKind); err == nil || !strings.Contains(err.Error(), "service.url: required") {
 		t.Errorf("Parse = %v; want service.url required", err)
 	}
 }

@@ -4,7 +4,8 @@ import "time"
 
 // KindClient is a retrying client (an SDK, a gateway, a command-line tool)
 // that resilcheck certifies by playing its server: client.command runs once
-// per scenario of the client suite. Package clients registers the kind.
+// per scenario of the client suite. Package clients provides the kind
+// (clients.Kind).
 const KindClient Kind = "client"
 
 // Client describes a kind-client target. Command, Env and Dir are

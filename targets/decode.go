@@ -19,7 +19,7 @@ const maxSpecBytes = 1 << 20
 
 // Load reads, validates and defaults the spec in the file at path. Every
 // problem, including an unreadable file, is reported as a *SpecError.
-func Load(path string) (*Target, error) {
+func Load(path string, opts ...Option) (*Target, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &SpecError{File: path, Problems: []Problem{{Msg: "cannot read: " + pathErrText(err)}}}
@@ -32,13 +32,13 @@ func Load(path string) (*Target, error) {
 	if len(data) > maxSpecBytes {
 		return nil, &SpecError{File: path, Problems: []Problem{{Msg: fmt.Sprintf("larger than %d bytes; is this a target spec?", maxSpecBytes)}}}
 	}
-	return Parse(path, data)
+	return Parse(path, data, opts...)
 }
 
 // Parse decodes data strictly (unknown fields, wrong types and duplicate keys
 // are errors), validates it and applies Defaults. name is the file name used
 // in error messages and to resolve relative paths; it may be empty.
-func Parse(name string, data []byte) (*Target, error) {
+func Parse(name string, data []byte, opts ...Option) (*Target, error) {
 	t, probs := decode(data)
 	if len(probs) > 0 {
 		return nil, &SpecError{File: name, Problems: capProblems(probs)}
@@ -49,14 +49,14 @@ func Parse(name string, data []byte) (*Target, error) {
 			t.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 		}
 	}
-	if err := t.Validate(); err != nil {
+	if err := t.Validate(opts...); err != nil {
 		var se *SpecError
 		if errors.As(err, &se) {
 			se.File = name
 		}
 		return nil, err
 	}
-	t.Defaults()
+	t.Defaults(opts...)
 	return t, nil
 }
 

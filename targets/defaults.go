@@ -26,10 +26,10 @@ const (
 
 // Defaults fills every zero value with its documented default, in place. It
 // is idempotent; Parse and Load call it after validating, so callers only
-// need it for Targets built in Go. A kind registered with RegisterKind first
-// fills in what it knows about its service (kind reference: the reference
-// stack's operations, dependencies, effects and policy).
-func (t *Target) Defaults() {
+// need it for Targets built in Go. A kind given with WithKinds first fills
+// in what it knows about its service (kind reference: the reference stack's
+// operations, dependencies, effects and policy).
+func (t *Target) Defaults(opts ...Option) {
 	if t.Version == 0 {
 		t.Version = Version
 	}
@@ -46,8 +46,8 @@ func (t *Target) Defaults() {
 			t.Kind = KindClient
 		}
 	}
-	if p, ok := plugin(t.Kind); ok && p.Defaults != nil {
-		p.Defaults(t)
+	if k, _ := newOptions(opts).kind(t.Kind); k.Defaults != nil {
+		k.Defaults(t)
 	}
 	if t.Name == "" {
 		t.Name = defaultTargetName

@@ -1,20 +1,13 @@
-// Package targets describes the service resilcheck certifies (the target
-// spec, a strictly decoded YAML file with a JSON Schema) and brings it up for
-// a run (launchers for a running service, a process resilcheck starts, and,
-// registered from outside with RegisterKind, the built-in reference, which
-// also supplies its own spec).
+// Package targets reads and checks target specs: the YAML file describing
+// the service resilcheck certifies, decoded strictly, validated with every
+// problem at its line and column (*SpecError), defaulted, and described by a
+// JSON Schema. Bringing a target up is package internal/launch's business.
 //
-//	t, err := targets.Load("target.yaml") // *SpecError with file:line:col problems
-//	l, err := targets.NewLauncher(t)
-//	r, err := l.Launch(ctx, targets.LaunchEnv{Dependencies: proxyURLs, Log: w})
-//	defer r.Stop(ctx)
+//	t, err := targets.Load("target.yaml", targets.WithChecks(ids))
 //
-// A launcher that starts its service's dependencies itself (the reference
-// starts its processor; a compose file may start a database) implements
-// DependencyLauncher: the harness then places no proxy up front for those,
-// and Launch calls LaunchEnv.PlaceDependency with each one's address once it
-// is up, handing the service the proxy URL it returns.
-//
-// Errors matching ErrUnhealthy mean the target could not be reached or did
-// not become healthy; the run is then inconclusive.
+// Kinds running and process are read here; other kinds (reference,
+// compose, client) complete and check their own specs through a KindSpec
+// the caller gives with WithKinds. Nothing registers itself: a spec is
+// judged by its options alone, so without WithChecks a waiver's check is
+// checked for its shape only.
 package targets

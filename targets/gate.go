@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -30,28 +29,6 @@ type Waiver struct {
 
 // FailOnLevels are the values gate.fail_on takes, strictest first.
 var FailOnLevels = []string{"must", "should", "recommended", "convention"}
-
-var (
-	checksMu sync.RWMutex
-	checkIDs []string
-)
-
-// RegisterChecks adds the check IDs a waiver may name; certify registers
-// every check of the suites. Until some are registered, a waiver's check is
-// validated for its shape only. Safe for concurrent use.
-func RegisterChecks(ids ...string) {
-	checksMu.Lock()
-	defer checksMu.Unlock()
-	checkIDs = append(checkIDs, ids...)
-}
-
-// knownCheck reports whether id is a registered check ID (case-insensitive),
-// and whether any is registered at all.
-func knownCheck(id string) (known, registry bool) {
-	checksMu.RLock()
-	defer checksMu.RUnlock()
-	return slices.ContainsFunc(checkIDs, func(c string) bool { return strings.EqualFold(c, id) }), len(checkIDs) > 0
-}
 
 var checkIDPattern = regexp.MustCompile(`^[A-Za-z]+-[0-9A-Za-z]+$`)
 
@@ -78,13 +55,13 @@ func (v *validator) checkGate() {
 }
 
 func (v *validator) checkWaiverID(path, id string) {
-	known, registry := knownCheck(id)
+	known, listed := v.opts.knownCheck(id)
 	switch {
 	case id == "":
 		v.errf(path, "required: the ID of the check whose failure is waived, such as RL-07 (resilcheck checks lists them)")
-	case registry && !known:
+	case listed && !known:
 		v.errf(path, "unknown check %q; resilcheck checks lists the IDs", id)
-	case !registry && !checkIDPattern.MatchString(id):
+	case !listed && !checkIDPattern.MatchString(id):
 		v.errf(path, "expected a check ID such as RL-07, got %q", id)
 	}
 }

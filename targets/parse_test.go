@@ -24,7 +24,7 @@ func TestLoad_golden(t *testing.T) {
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
-			_, err := Load(file)
+			_, err := Load(file, testChecks)
 			var se *SpecError
 			if !errors.As(err, &se) {
 				t.Fatalf("Load(%s) = %v; want a *SpecError", file, err)
@@ -51,7 +51,7 @@ func TestLoad_good(t *testing.T) {
 	t.Parallel()
 	files, _ := filepath.Glob("testdata/good/*.yaml")
 	for _, file := range append(files, "init.yaml") {
-		if _, err := Load(file); err != nil {
+		if _, err := Load(file, testChecks); err != nil {
 			t.Errorf("Load(%s) = %v", file, err)
 		}
 	}

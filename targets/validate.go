@@ -11,11 +11,11 @@ import (
 // Validate checks t and returns a *SpecError listing every problem, or nil.
 // It accepts both raw specs (zero values meaning defaults) and defaulted ones;
 // problems carry line and column when t came from Parse or Load.
-func (t *Target) Validate() error {
-	v := &validator{t: t}
+func (t *Target) Validate(opts ...Option) error {
+	v := &validator{t: t, opts: newOptions(opts)}
 	v.kind = v.checkKind()
-	kind, registered := plugin(v.kind)
-	if registered && kind.Defaults != nil {
+	kind, known := v.opts.kind(v.kind)
+	if known && kind.Defaults != nil {
 		// What the kind knows about its service counts as written: the
 		// reference's operations are checked like a user's.
 		c := *t
@@ -31,7 +31,7 @@ func (t *Target) Validate() error {
 		v.checkProcess()
 		v.checkCompose()
 	}
-	if registered && kind.Validate != nil {
+	if known && kind.Validate != nil {
 		for _, p := range kind.Validate(t) {
 			v.errf(p.Path, "%s", p.Msg)
 		}
@@ -55,6 +55,7 @@ func (t *Target) Validate() error {
 
 type validator struct {
 	t     *Target
+	opts  *options
 	kind  Kind
 	deps  []string // declared dependency names
 	probs []Problem
@@ -126,8 +127,8 @@ func (v *validator) checkKind() Kind {
 			kind = KindRunning
 		}
 	}
-	switch _, registered := plugin(kind); {
-	case registered:
+	switch _, known := v.opts.kind(kind); {
+	case known:
 	case kind == KindReference:
 		v.errf("kind", "kind reference needs the built-in reference stack, which this build of resilcheck leaves out")
 		return ""
@@ -138,7 +139,7 @@ func (v *validator) checkKind() Kind {
 		v.errf("kind", "kind client needs the client suite (package clients), which this build of resilcheck leaves out")
 		return ""
 	default:
-		v.errf("kind", "unknown kind %q; expected %s", t.Kind, strings.Join(kindNames(), ", "))
+		v.errf("kind", "unknown kind %q; expected %s", t.Kind, strings.Join(v.opts.kindNames(), ", "))
 		return ""
 	}
 	if hasProc && kind != KindProcess {

@@ -12,7 +12,7 @@ import (
 const DefaultDependencyHost = "host.docker.internal"
 
 // checkCompose validates the compose section of a kind-compose spec; the
-// launcher itself is registered from package compose.
+// kind's defaults and launcher come from package compose (compose.Kind).
 func (v *validator) checkCompose() {
 	if v.kind != KindCompose {
 		return

@@ -95,7 +95,7 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 		o.out = narrowedReportDir(o.out, o.suites, o.checks)
 	}
 	cfg := certify.Config{
-		Target: spec, TargetLog: o.targetLog(cmd),
+		Target: spec, Kinds: kinds(), TargetLog: o.targetLog(cmd),
 		Suites: o.suites, Checks: o.checks, Seed: o.seed, Explore: o.explore, ExploreCases: o.cases,
 		Version: buildVersion(), Reproduce: o.reproduce(),
 	}
@@ -145,9 +145,9 @@ func (o *certifyOpts) target() (*targets.Target, error) {
 	case o.file != "" && (len(o.defects) > 0 || o.store != ""):
 		return nil, usagef("--defect and --store apply to --reference; a spec of kind reference sets them under reference:")
 	case o.file != "":
-		return targets.Load(o.file) // a *targets.SpecError: exit 2 with line:column
+		return targets.Load(o.file, specOptions()...) // a *targets.SpecError: exit 2 with line:column
 	}
-	t, err := targets.Parse("", referenceSpec(o.defects, o.store))
+	t, err := targets.Parse("", referenceSpec(o.defects, o.store), specOptions()...)
 	if se := (*targets.SpecError)(nil); errors.As(err, &se) {
 		// Positions in a spec the user never saw would only mislead.
 		se.File = "--reference"

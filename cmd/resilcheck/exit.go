@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/load"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reference/gateway"
@@ -59,7 +60,7 @@ var exitCodes = []struct {
 	{exitUsage, notStarted},
 	{exitFail, is(certify.ErrFailed, errCallFailed)},
 	{exitFail, as[*load.ThresholdError]},
-	{exitInconclusive, is(certify.ErrUnhealthy, targets.ErrUnhealthy, certify.ErrInconclusive)},
+	{exitInconclusive, is(certify.ErrUnhealthy, launch.ErrUnhealthy, certify.ErrInconclusive)},
 	{exitInconclusive, as[*load.ShortfallError]},
 	{exitInterrupted, is(certify.ErrInterrupted, context.Canceled)},
 }
@@ -68,7 +69,7 @@ var exitCodes = []struct {
 // its command does not exist or cannot be executed. That is the spec's
 // mistake (exit 2), not a target that failed its health check (exit 3).
 func notStarted(err error) bool {
-	var exited *targets.ExitedError
+	var exited *launch.ExitedError
 	if !errors.As(err, &exited) {
 		return false
 	}

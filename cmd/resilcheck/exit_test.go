@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/load"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reference/gateway"
@@ -44,8 +45,8 @@ func TestExitCode(t *testing.T) {
 		{"bad store URL", wrap(store.ErrBadURL), exitUsage},
 		{"bad gateway option", wrap(gateway.ErrInvalidOption), exitUsage},
 		{"certify: unhealthy", fmt.Errorf("%w: %w", certify.ErrUnhealthy, errors.New("refused")), exitInconclusive},
-		{"targets: unhealthy", wrap(&targets.UnhealthyError{URL: "http://x/healthz"}), exitInconclusive},
-		{"process exited", &targets.ExitedError{Command: []string{"x"}, Err: errors.New("exit status 1")}, exitInconclusive},
+		{"targets: unhealthy", wrap(&launch.UnhealthyError{URL: "http://x/healthz"}), exitInconclusive},
+		{"process exited", &launch.ExitedError{Command: []string{"x"}, Err: errors.New("exit status 1")}, exitInconclusive},
 		{"verdict inconclusive", verdict(reports.VerdictInconclusive), exitInconclusive},
 		{"load rate shortfall", fmt.Errorf("%w: lower --rate", &load.ShortfallError{Requested: 100, Achieved: 50}), exitInconclusive},
 		{"verdict interrupted", verdict(reports.VerdictInterrupted), exitInterrupted},

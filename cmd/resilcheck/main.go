@@ -9,11 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	// Kind compose: a docker-compose project, through the resilcheck-compose helper.
-	_ "github.com/resilcheck/resilcheck/compose"
-	// Kind reference: the built-in reference stack as a target.
-	_ "github.com/resilcheck/resilcheck/reference/target"
 )
 
 func main() {

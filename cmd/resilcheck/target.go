@@ -35,7 +35,7 @@ func newTargetValidateCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			invalid := 0
 			for _, file := range files {
-				t, err := targets.Load(file)
+				t, err := targets.Load(file, specOptions()...)
 				var se *targets.SpecError
 				switch {
 				case err == nil:

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -33,6 +34,7 @@ func TestTargetCmd_ExitCodes(t *testing.T) {
 	t.Parallel()
 	good := writeSpec(t, "good.yaml", string(targets.InitTemplate))
 	bad := writeSpec(t, "bad.yaml", badSpec)
+	waived := writeSpec(t, "waived.yaml", string(targets.InitTemplate)+"gate: {waivers: [{check: XX-99, reason: r, expires: 2099-01-01}]}\n")
 	existing := writeSpec(t, "existing.yaml", "keep me")
 	fresh := filepath.Join(t.TempDir(), "new.yaml")
 	cases := []struct {
@@ -48,6 +50,8 @@ func TestTargetCmd_ExitCodes(t *testing.T) {
 		{"validate mixed", []string{"target", "validate", good, bad}, exitUsage, good + ": ok (kind running)\n" + bad + ":4:3:", "invalid: 1 of 2 specs"},
 		{"validate missing file", []string{"target", "validate", "/nonexistent/t.yaml"}, exitUsage,
 			"/nonexistent/t.yaml: cannot read: no such file or directory", ""},
+		{"validate judges waivers against the checks", []string{"target", "validate", waived}, exitUsage,
+			`gate.waivers[0].check: unknown check "XX-99"`, "invalid: 1 of 1 spec"},
 		{"validate no file", []string{"target", "validate"}, exitUsage, "", "requires at least 1 arg"},
 		{"init stdout", []string{"target", "init"}, exitPass, "kind: running", ""},
 		{"init refuses existing", []string{"target", "init", existing}, exitUsage, "", "already exists; use --force"},
@@ -105,8 +109,8 @@ func TestTargetExitCode(t *testing.T) {
 		want int
 	}{
 		{fmt.Errorf("certify: %w", &targets.SpecError{File: "t.yaml", Problems: []targets.Problem{{Msg: "x"}}}), exitUsage},
-		{fmt.Errorf("certify: %w", &targets.UnhealthyError{URL: "http://127.0.0.1:1/healthz", Attempts: 3}), exitInconclusive},
-		{&targets.ExitedError{Command: []string{"x"}, Err: errors.New("exit status 1")}, exitInconclusive},
+		{fmt.Errorf("certify: %w", &launch.UnhealthyError{URL: "http://127.0.0.1:1/healthz", Attempts: 3}), exitInconclusive},
+		{&launch.ExitedError{Command: []string{"x"}, Err: errors.New("exit status 1")}, exitInconclusive},
 	}
 	for _, c := range cases {
 		if got := exitCode(c.err); got != c.want {

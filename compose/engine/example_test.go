@@ -17,6 +17,7 @@ import (
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/compose"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/reference/target"
 	"github.com/resilcheck/resilcheck/reports"
@@ -127,25 +128,28 @@ func TestExample(t *testing.T) {
 		spec := hostSpec(t, "unhealthy", broken)
 		spec.Service.StartupTimeout = 5 * time.Second
 		res := certifyExample(t, spec, []string{"idempotency"})
-		if err := res.Err(); !errors.Is(err, certify.ErrUnhealthy) && !errors.Is(err, targets.ErrUnhealthy) {
+		if err := res.Err(); !errors.Is(err, certify.ErrUnhealthy) && !errors.Is(err, launch.ErrUnhealthy) {
 			t.Errorf("Err() = %v; want unhealthy (exit 3)", err)
 		}
 		if res.Report.Aborted == "" || !strings.Contains(res.Report.TargetOutput, "--service-url is required") {
 			t.Errorf("aborted %q with output %q; want the gateway's complaint", res.Report.Aborted, res.Report.TargetOutput)
 		}
-		i := slices.IndexFunc(res.Logs, func(l targets.Log) bool { return l.Name == "gateway-1" })
+		i := slices.IndexFunc(res.Logs, func(l launch.Log) bool { return l.Name == "gateway-1" })
 		if i < 0 || !strings.Contains(res.Logs[i].Output, "--service-url is required") {
 			t.Errorf("logs %v; want gateway-1 with its complaint", logNames(res.Logs))
 		}
 	})
 }
 
+// kinds are the kinds these tests bring up: kind compose alone.
+var kinds = launch.Kinds{targets.KindCompose: compose.Kind()}
+
 // hostSpec loads examples/compose/target.yaml with compose.host.yaml and
 // extra compose files added, on free loopback ports, as project
 // resilcheck-test-NAME.
 func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 	t.Helper()
-	spec, err := targets.Load(filepath.Join(exampleDir, "target.yaml"))
+	spec, err := targets.Load(filepath.Join(exampleDir, "target.yaml"), targets.WithKinds(kinds.Specs()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +162,7 @@ func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 	deps := slices.Clone(spec.Dependencies)
 	deps[0].Listen, deps[0].Upstream = "127.0.0.1:0", "http://"+processor
 	spec.Dependencies = deps
-	if err := spec.Validate(); err != nil {
+	if err := spec.Validate(targets.WithKinds(kinds.Specs())); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { assertGone(t, spec.Compose.Project) })
@@ -216,7 +220,7 @@ func certifyExample(t *testing.T, spec *targets.Target, suiteNames []string) *ce
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	start := time.Now()
-	res, err := certify.Run(ctx, certify.Config{Target: spec, Suites: suiteNames, Seed: 7})
+	res, err := certify.Run(ctx, certify.Config{Target: spec, Kinds: kinds, Suites: suiteNames, Seed: 7})
 	if err != nil {
 		t.Fatalf("certify: %v", err)
 	}
@@ -253,7 +257,7 @@ func suitesOf(t *testing.T, ids []string) []string {
 	return out
 }
 
-func logNames(logs []targets.Log) []string {
+func logNames(logs []launch.Log) []string {
 	names := make([]string, len(logs))
 	for i, l := range logs {
 		names[i] = l.Name

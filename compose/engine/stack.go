@@ -15,7 +15,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tccompose "github.com/testcontainers/testcontainers-go/modules/compose"
 
-	"github.com/resilcheck/resilcheck/targets"
+	"github.com/resilcheck/resilcheck/internal/launch"
 )
 
 // Compose labels every container of a project with these.
@@ -82,8 +82,8 @@ func (s *Stack) Down(ctx context.Context) error {
 }
 
 // Logs returns the output of every container of the project, running or
-// exited, the last targets.MaxLogBytes of each, named SERVICE-N.
-func (s *Stack) Logs(ctx context.Context) ([]targets.Log, error) {
+// exited, the last launch.MaxLogBytes of each, named SERVICE-N.
+func (s *Stack) Logs(ctx context.Context) ([]launch.Log, error) {
 	list, err := s.docker.ContainerList(ctx, client.ContainerListOptions{
 		All:     true,
 		Filters: make(client.Filters).Add("label", projectLabel+"="+s.Project),
@@ -91,7 +91,7 @@ func (s *Stack) Logs(ctx context.Context) ([]targets.Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: listing containers: %w", err)
 	}
-	var logs []targets.Log
+	var logs []launch.Log
 	var errs []error
 	for _, c := range list.Items {
 		name := c.Labels[serviceLabel] + "-" + c.Labels[numberLabel]
@@ -99,9 +99,9 @@ func (s *Stack) Logs(ctx context.Context) ([]targets.Log, error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("engine: log of %s: %w", name, err))
 		}
-		logs = append(logs, targets.Log{Name: name, Output: out})
+		logs = append(logs, launch.Log{Name: name, Output: out})
 	}
-	slices.SortFunc(logs, func(a, b targets.Log) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(logs, func(a, b launch.Log) int { return strings.Compare(a.Name, b.Name) })
 	return logs, errors.Join(errs...)
 }
 
@@ -126,7 +126,7 @@ func (s *Stack) containerLog(ctx context.Context, id string) (string, error) {
 // logTailLines bounds what is read of a log before its last bytes are kept.
 const logTailLines = "20000"
 
-// lastBytes keeps the last targets.MaxLogBytes written to it.
+// lastBytes keeps the last launch.MaxLogBytes written to it.
 type lastBytes struct {
 	buf       []byte
 	truncated bool
@@ -134,16 +134,16 @@ type lastBytes struct {
 
 func (l *lastBytes) Write(p []byte) (int, error) {
 	l.buf = append(l.buf, p...)
-	if len(l.buf) > 2*targets.MaxLogBytes {
-		l.buf = append(l.buf[:0], l.buf[len(l.buf)-targets.MaxLogBytes:]...)
+	if len(l.buf) > 2*launch.MaxLogBytes {
+		l.buf = append(l.buf[:0], l.buf[len(l.buf)-launch.MaxLogBytes:]...)
 		l.truncated = true
 	}
 	return len(p), nil
 }
 
 func (l *lastBytes) String() string {
-	if len(l.buf) <= targets.MaxLogBytes && !l.truncated {
+	if len(l.buf) <= launch.MaxLogBytes && !l.truncated {
 		return string(l.buf)
 	}
-	return "[earlier output dropped]\n" + string(l.buf[len(l.buf)-min(len(l.buf), targets.MaxLogBytes):])
+	return "[earlier output dropped]\n" + string(l.buf[len(l.buf)-min(len(l.buf), launch.MaxLogBytes):])
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/resilcheck/resilcheck/targets"
+	"github.com/resilcheck/resilcheck/internal/launch"
 )
 
 func TestLastBytes(t *testing.T) {
@@ -14,9 +14,9 @@ func TestLastBytes(t *testing.T) {
 		want   func(string) bool
 	}{
 		{"short logs stay whole", []string{"a\n", "b\n"}, func(s string) bool { return s == "a\nb\n" }},
-		{"long logs keep their end", []string{strings.Repeat("x", 3*targets.MaxLogBytes), "the end\n"}, func(s string) bool {
+		{"long logs keep their end", []string{strings.Repeat("x", 3*launch.MaxLogBytes), "the end\n"}, func(s string) bool {
 			return strings.HasPrefix(s, "[earlier output dropped]\n") && strings.HasSuffix(s, "the end\n") &&
-				len(s) == len("[earlier output dropped]\n")+targets.MaxLogBytes
+				len(s) == len("[earlier output dropped]\n")+launch.MaxLogBytes
 		}},
 	}
 	for _, c := range cases {

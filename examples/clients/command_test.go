@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/resilcheck/resilcheck/clients"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
 // fromSpec loads dir/target.yaml, a kind-client spec, as certify does.
 func fromSpec(t *testing.T, dir string) (clients.Command, clients.Policy) {
 	t.Helper()
-	spec, err := targets.Load(filepath.Join(dir, "target.yaml"))
+	spec, err := targets.Load(filepath.Join(dir, "target.yaml"), targets.WithKinds(launch.Kinds{targets.KindClient: clients.Kind()}.Specs()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,12 @@
 // Package target makes the reference stack an ordinary resilcheck target:
-// it registers kind reference with package targets, supplying the stack's
-// own spec (its operation, dependency, effects, conventions and declared
-// policy) and a launcher that starts the stack with the spec's defects and
-// store. It also holds the defect matrix: the checks each defect must fail.
+// Kind is kind reference, supplying the stack's own spec (its operation,
+// dependency, effects, conventions and declared policy) and a launcher that
+// starts the stack with the spec's defects and store. It also holds the
+// defect matrix: the checks each defect must fail.
 //
-// Programs that certify the reference import it for its registration:
+// Programs that certify the reference put Kind in their table of kinds:
 //
-//	import _ "github.com/resilcheck/resilcheck/reference/target"
-//
-//	t, err := targets.Parse("reference.yaml", []byte("kind: reference\nreference: {defects: [no-jitter]}\n"))
-//	res, err := certify.Run(ctx, certify.Config{Target: t})
+//	kinds := launch.Kinds{targets.KindReference: target.Kind()}
+//	t, err := targets.Parse("reference.yaml", []byte("kind: reference\nreference: {defects: [no-jitter]}\n"), targets.WithKinds(kinds.Specs()))
+//	res, err := certify.Run(ctx, certify.Config{Target: t, Kinds: kinds})
 package target

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reference"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/targets"
@@ -19,9 +20,9 @@ type Launcher struct {
 	defects defect.Set
 }
 
-var _ targets.DependencyLauncher = (*Launcher)(nil)
+var _ launch.DependencyLauncher = (*Launcher)(nil)
 
-func newLauncher(t *targets.Target) (targets.Launcher, error) {
+func newLauncher(t *targets.Target) (launch.Launcher, error) {
 	set, err := defect.Parse(t.Reference.Defects...)
 	if err != nil {
 		return nil, fmt.Errorf("reference: %w", err)
@@ -35,8 +36,8 @@ func (l *Launcher) Launched() []string { return []string{Processor} }
 // Launch starts processor, service and gateway with the spec's defects,
 // store and max budget, and blocks until the gateway is healthy. The service
 // calls the processor through env.PlaceDependency's URL when it is set.
-// Errors match targets.ErrUnhealthy when the stack did not come up.
-func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.Running, error) {
+// Errors match launch.ErrUnhealthy when the stack did not come up.
+func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running, error) {
 	t := l.Target
 	front := func(processorURL string) (string, error) {
 		if env.PlaceDependency == nil {
@@ -57,16 +58,16 @@ func (l *Launcher) Launch(ctx context.Context, env targets.LaunchEnv) (*targets.
 	}
 	st, err := reference.Start(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", targets.ErrUnhealthy, err)
+		return nil, fmt.Errorf("%w: %w", launch.ErrUnhealthy, err)
 	}
 	stop := func(ctx context.Context) error { return st.Close(ctx) }
-	if err := targets.WaitHealthy(ctx, st.GatewayURL+t.Service.Health, t.Service.StartupTimeout); err != nil {
+	if err := launch.WaitHealthy(ctx, st.GatewayURL+t.Service.Health, t.Service.StartupTimeout); err != nil {
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = stop(c)
 		return nil, err
 	}
-	return &targets.Running{
+	return &launch.Running{
 		URL:      st.GatewayURL,
 		URLs:     map[string]string{"gateway": st.GatewayURL, "service": st.ServiceURL, "processor": st.ProcessorURL},
 		Defects:  l.defects.Names(),

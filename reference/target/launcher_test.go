@@ -11,29 +11,30 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
-// TestLauncher_Launch starts the stack through the registry, as certify
+// TestLauncher_Launch starts the stack through its kind, as certify
 // does, and proves the service calls its processor through the URL the
 // PlaceDependency hook returned.
 func TestLauncher_Launch(t *testing.T) {
 	t.Parallel()
-	tg, err := targets.Parse("", []byte("kind: reference\nreference: {defects: [no-jitter]}\n"))
+	tg, err := targets.Parse("", []byte("kind: reference\nreference: {defects: [no-jitter]}\n"), withKind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := targets.NewLauncher(tg)
+	l, err := launch.Kinds{targets.KindReference: Kind()}.NewLauncher(tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dl, ok := l.(targets.DependencyLauncher)
+	dl, ok := l.(launch.DependencyLauncher)
 	if !ok || !slices.Equal(dl.Launched(), []string{Processor}) {
 		t.Fatalf("launcher %T does not start the processor itself", l)
 	}
 	var placed []string
 	var calls atomic.Int64
-	env := targets.LaunchEnv{Seed: 7, PlaceDependency: func(_ context.Context, name, upstream string) (string, error) {
+	env := launch.Env{Seed: 7, PlaceDependency: func(_ context.Context, name, upstream string) (string, error) {
 		placed = append(placed, name)
 		u, err := url.Parse(upstream)
 		if err != nil {

@@ -8,13 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reference/defect"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
+// withKind makes kind reference known, as a program's table of kinds does.
+var withKind = targets.WithKinds(launch.Kinds{targets.KindReference: Kind()}.Specs())
+
 func TestDefaults(t *testing.T) {
 	t.Parallel()
-	tg, err := targets.Load("testdata/reference.yaml")
+	tg, err := targets.Load("testdata/reference.yaml", withKind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,18 +48,18 @@ func TestDefaults(t *testing.T) {
 		}
 	}
 	before := *tg
-	tg.Defaults()
+	tg.Defaults(withKind)
 	if !reflect.DeepEqual(before, *tg) {
 		t.Errorf("Defaults is not idempotent:\n%+v\n%+v", before, *tg)
 	}
-	if err := tg.Validate(); err != nil {
+	if err := tg.Validate(withKind); err != nil {
 		t.Errorf("the defaulted reference spec does not validate: %v", err)
 	}
 }
 
 func TestDefaults_name(t *testing.T) {
 	t.Parallel()
-	tg, err := targets.Parse("", []byte("kind: reference\n"))
+	tg, err := targets.Parse("", []byte("kind: reference\n"), withKind)
 	if err != nil || tg.Name != Name {
 		t.Errorf("Parse(kind: reference) = %v, name %q; want %q", err, tg.Name, Name)
 	}
@@ -65,7 +69,7 @@ func TestDefaults_name(t *testing.T) {
 // stack's own values, section by section.
 func TestDefaults_declared(t *testing.T) {
 	t.Parallel()
-	tg, err := targets.Parse("", []byte("kind: reference\nname: mine\nconventions: {max_budget: 5s}\npolicy: {retry: {max_attempts: 5}}\n"))
+	tg, err := targets.Parse("", []byte("kind: reference\nname: mine\nconventions: {max_budget: 5s}\npolicy: {retry: {max_attempts: 5}}\n"), withKind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +81,7 @@ func TestDefaults_declared(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	t.Parallel()
-	_, err := targets.Load("testdata/unknown-defect.yaml")
+	_, err := targets.Load("testdata/unknown-defect.yaml", withKind)
 	var se *targets.SpecError
 	if !errors.As(err, &se) {
 		t.Fatalf("Load = %v; want a *SpecError", err)
@@ -94,7 +98,7 @@ func TestValidate(t *testing.T) {
 		{"kind: reference\ndependencies: [{name: bank}]\neffects: {ledger: {dependency: bank}}\n", `calls one dependency, processor; got "bank"`},
 		{"kind: reference\ndependencies: [{name: processor, upstream: http://127.0.0.1:1}]\n", "starts its own processor"},
 	} {
-		if _, err := targets.Parse("", []byte(c.spec)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := targets.Parse("", []byte(c.spec), withKind); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Parse(%q) = %v; want a problem containing %q", c.spec, err, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package targets
+package launch
 
 import (
 	"errors"
@@ -10,16 +10,18 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/resilcheck/resilcheck/targets"
 )
 
-func runningTarget(t *testing.T, url string, timeout time.Duration) *Target {
+func runningTarget(t *testing.T, url string, timeout time.Duration) *targets.Target {
 	t.Helper()
 	spec := fmt.Sprintf(`service: {url: %q, startup_timeout: %s}
 operations: [{name: op, path: /x}]
 dependencies: [{name: d, listen: "127.0.0.1:9091"}]
 effects: {ledger: {dependency: d}}
 `, url, timeout)
-	tg, err := Parse("", []byte(spec))
+	tg, err := targets.Parse("", []byte(spec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func TestRunningLauncher_Launch_closedPort(t *testing.T) {
 	l.Close()
 	const timeout = 300 * time.Millisecond
 	start := time.Now()
-	_, err = (&RunningLauncher{Target: runningTarget(t, url, timeout)}).Launch(t.Context(), LaunchEnv{})
+	_, err = (&RunningLauncher{Target: runningTarget(t, url, timeout)}).Launch(t.Context(), Env{})
 	elapsed := time.Since(start)
 	var ue *UnhealthyError
 	if !errors.Is(err, ErrUnhealthy) || !errors.As(err, &ue) {
@@ -61,28 +63,11 @@ func TestRunningLauncher_Launch_healthy(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	r, err := (&RunningLauncher{Target: runningTarget(t, srv.URL, 10*time.Second)}).Launch(t.Context(), LaunchEnv{})
+	r, err := (&RunningLauncher{Target: runningTarget(t, srv.URL, 10*time.Second)}).Launch(t.Context(), Env{})
 	if err != nil || r.URL != srv.URL {
 		t.Fatalf("Launch() = %+v, %v", r, err)
 	}
 	if err := r.Stop(t.Context()); err != nil {
 		t.Errorf("Stop() = %v", err)
-	}
-}
-
-func TestRegisterKind(t *testing.T) {
-	t.Parallel()
-	defer func() {
-		if recover() == nil {
-			t.Error("registering kind running twice did not panic")
-		}
-	}()
-	RegisterKind(KindRunning, Plugin{Launcher: func(*Target) (Launcher, error) { return nil, nil }})
-}
-
-func TestNewLauncher_unregistered(t *testing.T) {
-	t.Parallel()
-	if _, err := NewLauncher(&Target{Kind: "compose"}); err == nil {
-		t.Error(`NewLauncher(kind "compose") succeeded`)
 	}
 }

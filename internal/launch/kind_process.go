@@ -1,4 +1,4 @@
-package targets
+package launch
 
 import (
 	"context"
@@ -10,13 +10,15 @@ import (
 	"os/exec"
 	"slices"
 	"time"
+
+	"github.com/resilcheck/resilcheck/targets"
 )
 
 // ProcessLauncher starts a kind-process target: it renders process.command
-// and process.env with ProcessValues, starts the command in its own process
-// group with its output sent to LaunchEnv.Log, and waits for health.
+// and process.env with targets.ProcessValues, starts the command in its own
+// process group with its output sent to Env.Log, and waits for health.
 type ProcessLauncher struct {
-	Target *Target // validated and defaulted
+	Target *targets.Target // validated and defaulted
 }
 
 var _ Launcher = (*ProcessLauncher)(nil)
@@ -26,7 +28,7 @@ var _ Launcher = (*ProcessLauncher)(nil)
 // last output; one that stays unhealthy past service.startup_timeout is
 // stopped and yields an *UnhealthyError (both match ErrUnhealthy). ctx also
 // bounds the process's life: cancelling it stops the process as Stop does.
-func (l *ProcessLauncher) Launch(ctx context.Context, env LaunchEnv) (*Running, error) {
+func (l *ProcessLauncher) Launch(ctx context.Context, env Env) (*Running, error) {
 	t := l.Target
 	p, err := newProc(env, t.Process.StopGrace)
 	if err != nil {
@@ -34,7 +36,7 @@ func (l *ProcessLauncher) Launch(ctx context.Context, env LaunchEnv) (*Running, 
 	}
 	argv, vars, err := t.Process.Render(p.values)
 	if err == nil {
-		p.base, err = Render(t.Service.URL, p.values)
+		p.base, err = targets.Render(t.Service.URL, p.values)
 	}
 	if err != nil {
 		p.cleanup()
@@ -65,7 +67,7 @@ func (l *ProcessLauncher) Launch(ctx context.Context, env LaunchEnv) (*Running, 
 
 // proc is one started target process.
 type proc struct {
-	values  ProcessValues
+	values  targets.ProcessValues
 	argv    []string
 	base    string
 	grace   time.Duration
@@ -76,13 +78,13 @@ type proc struct {
 	waitErr error         // set before done closes
 }
 
-func newProc(env LaunchEnv, grace time.Duration) (*proc, error) {
+func newProc(env Env, grace time.Duration) (*proc, error) {
 	p := &proc{grace: max(grace, 0), out: &outputLog{w: env.Log}, done: make(chan struct{})}
 	deps := maps.Clone(env.Dependencies)
 	if deps == nil {
 		deps = map[string]string{}
 	}
-	p.values = ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps}
+	p.values = targets.ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps}
 	if p.values.Port == 0 {
 		port, err := freePort()
 		if err != nil {

@@ -1,4 +1,4 @@
-package targets
+package launch
 
 import (
 	"bytes"
@@ -15,10 +15,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/resilcheck/resilcheck/targets"
 )
 
 // processTarget builds a kind-process target running this test binary as child mode.
-func processTarget(t *testing.T, mode, extra string) *Target {
+func processTarget(t *testing.T, mode, extra string) *targets.Target {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -34,7 +36,7 @@ operations: [{name: op, path: /x}]
 dependencies: [{name: processor}]
 effects: {ledger: {dependency: processor}}
 %s`, exe, childEnv, mode, extra)
-	tg, err := Parse(filepath.Join(t.TempDir(), "spec.yaml"), []byte(spec))
+	tg, err := targets.Parse(filepath.Join(t.TempDir(), "spec.yaml"), []byte(spec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,13 +91,13 @@ func assertGone(t *testing.T, pid int) {
 	t.Errorf("process %d still running after Stop", pid)
 }
 
-func launch(t *testing.T, tg *Target, log io.Writer) (*Running, LaunchEnv, error) {
+func launch(t *testing.T, tg *targets.Target, log io.Writer) (*Running, Env, error) {
 	t.Helper()
-	l, err := NewLauncher(tg)
+	l, err := Kinds{targets.KindProcess: ProcessKind()}.NewLauncher(tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := LaunchEnv{TempDir: t.TempDir(), Log: log, Dependencies: map[string]string{"processor": "http://127.0.0.1:9999"}}
+	env := Env{TempDir: t.TempDir(), Log: log, Dependencies: map[string]string{"processor": "http://127.0.0.1:9999"}}
 	r, err := l.Launch(t.Context(), env)
 	return r, env, err
 }
@@ -207,9 +209,9 @@ func TestProcessLauncher_Launch_unhealthy(t *testing.T) {
 
 func TestProcessLauncher_Launch_ctxCancelStops(t *testing.T) {
 	t.Parallel()
-	l, _ := NewLauncher(processTarget(t, "serve", ""))
+	l := &ProcessLauncher{Target: processTarget(t, "serve", "")}
 	ctx, cancel := context.WithCancel(t.Context())
-	env := LaunchEnv{TempDir: t.TempDir(), Dependencies: map[string]string{"processor": "http://127.0.0.1:9999"}}
+	env := Env{TempDir: t.TempDir(), Dependencies: map[string]string{"processor": "http://127.0.0.1:9999"}}
 	r, err := l.Launch(ctx, env)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package targets
+package launch
 
 import (
 	"errors"

@@ -1,11 +1,15 @@
-package targets
+package launch
 
-import "context"
+import (
+	"context"
+
+	"github.com/resilcheck/resilcheck/targets"
+)
 
 // RunningLauncher "launches" a kind-running target: the service is already
 // up, so it only waits (up to service.startup_timeout) for its health URL.
 type RunningLauncher struct {
-	Target *Target // validated and defaulted
+	Target *targets.Target // validated and defaulted
 }
 
 var _ Launcher = (*RunningLauncher)(nil)
@@ -13,7 +17,7 @@ var _ Launcher = (*RunningLauncher)(nil)
 // Launch blocks until the health URL answers 2xx. An unreachable or unhealthy
 // service yields an *UnhealthyError (matching ErrUnhealthy) saying what was
 // tried. env is unused: nothing is started. Stop on the result does nothing.
-func (l *RunningLauncher) Launch(ctx context.Context, _ LaunchEnv) (*Running, error) {
+func (l *RunningLauncher) Launch(ctx context.Context, _ Env) (*Running, error) {
 	s := l.Target.Service
 	if err := waitHealthy(ctx, healthURL(s.URL, s.Health), s.StartupTimeout, nil); err != nil {
 		return nil, err

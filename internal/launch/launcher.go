@@ -1,0 +1,40 @@
+package launch
+
+import (
+	"context"
+	"io"
+)
+
+// Launcher brings a target up so the harness can certify it. Launch blocks
+// until the service is healthy (its health URL answered 2xx) or returns an
+// error; errors meaning "not healthy" match ErrUnhealthy.
+type Launcher interface {
+	Launch(ctx context.Context, env Env) (*Running, error)
+}
+
+// DependencyLauncher is a Launcher that starts some of its service's
+// dependencies itself (the reference stack starts its processor; a compose
+// file may start a database). The harness places no dependency proxy up
+// front for the names Launched returns: Launch must call env.PlaceDependency
+// for each once it knows where the dependency listens, and give the service
+// the URL that returns instead. The harness fails the run if it does not.
+type DependencyLauncher interface {
+	Launcher
+	Launched() []string
+}
+
+// Env is what the harness provides a launcher.
+type Env struct {
+	// Dependencies maps each declared dependency the harness placed before
+	// Launch (all but the launched ones) to its proxy's base URL.
+	Dependencies map[string]string
+	// PlaceDependency puts the harness's dependency proxy in front of the
+	// dependency name, which the launcher started at upstream, and returns
+	// the URL the service must call instead. Safe for concurrent use; nil
+	// means no harness is listening (the service may call upstream directly).
+	PlaceDependency func(ctx context.Context, name, upstream string) (string, error)
+	TempDir         string    // scratch space for the run; empty = the launcher makes and removes one
+	Port            int       // the port the service should listen on; 0 = the launcher picks a free one
+	Log             io.Writer // receives the service's output (bounded); nil = discarded
+	Seed            uint64    // the run's seed, for targets that draw at random; 0 = the target's own choice
+}
