@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
@@ -25,6 +27,10 @@ type Config struct {
 	TargetLog io.Writer
 	// Suites selects suites by name; empty runs all.
 	Suites []string
+	// Custom are suites of the user's own checks (package check), run
+	// after the built-in suites and selected, gated, replayed and reported
+	// as they are; nil means the built-in suites alone.
+	Custom []check.Suite
 	// Checks selects checks by ID; empty runs every check of the suites.
 	Checks []string
 	// Seed drives every random choice; 0 draws one, printed in the report.
@@ -91,3 +97,7 @@ func (cfg Config) gate() (reports.Gate, error) {
 	}
 	return g, nil
 }
+
+// suites are the service suites of the run: the built-in ones, then
+// cfg.Custom.
+func (cfg Config) suites() []check.Suite { return append(builtin.Suites(), cfg.Custom...) }

@@ -3,7 +3,7 @@
 // Config.Kinds has for its spec's kind, runs the selected suites and
 // assembles the report. It knows targets only by their specs; the reference
 // stack is one more kind, which only a caller's table of kinds links in. The
-// cmd/resilcheck certify command is a thin shell over Run.
+// `resilcheck certify` command (package cli) is a thin shell over Run.
 //
 //	t, err := targets.Load("target.yaml")
 //	res, err := certify.Run(ctx, certify.Config{Target: t, Seed: 42})

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/check"
-	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
@@ -56,7 +55,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if t.Kind == targets.KindClient {
 		return runClient(ctx, cfg)
 	}
-	checks, err := selectChecks(cfg.Suites, cfg.Checks)
+	checks, err := selectChecks(cfg.suites(), cfg.Suites, cfg.Checks)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +87,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Explore:         cfg.Explore,
 		ExploreCases:    cfg.ExploreCases,
 		Reproduce:       reproduceLine(cfg.Reproduce, seed),
-		Suites:          builtin.Suites(),
+		Suites:          cfg.suites(),
 	}
 	phase := func(p string) {
 		if cfg.Progress != nil {
@@ -166,8 +165,8 @@ func (r *Result) Write(dir string, formats []string) error {
 	return r.writeLogs(dir)
 }
 
-func selectChecks(suiteNames, ids []string) ([]check.Check, error) {
-	checks, err := check.Select(builtin.Suites(), suiteNames...)
+func selectChecks(suites []check.Suite, suiteNames, ids []string) ([]check.Check, error) {
+	checks, err := check.Select(suites, suiteNames...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The shell steps of the resilcheck GitHub Action (action.yml at the
 # repository root), kept here so they can be tested without a runner
-# (cmd/resilcheck/action_test.go runs them with fake GITHUB_* files).
+# (cli/action_test.go runs them with fake GITHUB_* files).
 #
 #   certify.sh install   put a resilcheck binary at $RC_BIN: built from the
 #                        action's own checkout ($RC_SOURCE) when $RC_VERSION

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// TestCertify_reportEveryOutcome: a run that never reaches its checks still
+// writes its report (every file), saying why, so a CI artifact exists when
+// it is needed most: an unreachable target and a process that exits are
+// exit 3 with the target's last output; Ctrl-C while the target starts is
+// exit 4.
+func TestCertify_reportEveryOutcome(t *testing.T) {
+	t.Parallel()
+	tail := "operations: [{name: pay, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}]\n" +
+		"dependencies: [{name: processor}]\neffects: {ledger: {dependency: processor}}\n"
+	cases := []struct {
+		name    string
+		spec    string
+		cancel  time.Duration // 0: not cancelled
+		code    int
+		verdict reports.Verdict
+		want    []string // in the report's aborted, interrupted and target output
+	}{
+		{name: "unreachable", code: exitInconclusive, verdict: reports.VerdictInconclusive,
+			spec: "kind: running\nservice: {url: 'http://" + freeAddr(t) + "', startup_timeout: 300ms}\n" +
+				"operations: [{name: pay, path: /v1/payments}]\ndependencies: [{name: processor, listen: '" + freeAddr(t) + "'}]\n" +
+				"effects: {ledger: {dependency: processor}}\n",
+			want: []string{"not healthy"}},
+		{name: "process exits", code: exitInconclusive, verdict: reports.VerdictInconclusive,
+			spec: "kind: process\nprocess: {command: [sh, -c, 'echo starting; echo boom: no config at /etc/pay.toml >&2; exit 3']}\n" + tail,
+			want: []string{"exited before becoming healthy", "boom: no config at /etc/pay.toml"}},
+		{name: "interrupted while starting", code: exitInterrupted, verdict: reports.VerdictInterrupted, cancel: 500 * time.Millisecond,
+			spec: "kind: process\nprocess: {command: [sleep, '30']}\nservice: {startup_timeout: 30s}\n" + tail,
+			want: []string{"stopped by a signal before the target was ready"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			if c.cancel > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				time.AfterFunc(c.cancel, cancel)
+			}
+			dir := t.TempDir()
+			code, out, errs := runCLI(ctx, "certify", "-f", writeSpec(t, "target.yaml", c.spec), "--report-dir", dir, "-q")
+			if code != c.code {
+				t.Fatalf("certify = %d; want %d\nstdout %s\nstderr %s", code, c.code, out, errs)
+			}
+			rep := loadReport(t, dir)
+			said := rep.Aborted + "\n" + rep.Interrupted + "\n" + rep.TargetOutput
+			if rep.Verdict != c.verdict {
+				t.Errorf("report verdict %q; want %q", rep.Verdict, c.verdict)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(said, w) {
+					t.Errorf("report says %q; want it to mention %q", said, w)
+				}
+			}
+			for _, f := range []string{"junit.xml", "summary.md", "report.html", "journal.jsonl"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Errorf("missing %s: %v", f, err)
+				}
+			}
+		})
+	}
+}
