@@ -38,25 +38,25 @@ type placed struct {
 	name string
 }
 
-// newCase starts a case once the target is quiet; callers defer done.
+// NewCase starts a case once the target is quiet; callers defer done.
 func (h *Harness) NewCase(ctx context.Context, id string) *Case {
 	h.Settle(ctx)
 	return &Case{Harness: h, ID: id, rnd: h.Rand(id), mark: h.Journal.LastSeq()}
 }
 
-// sub starts a nested case with its own generator, rules and window, for
+// Sub starts a nested case with its own generator, rules and window, for
 // work that must not draw from or blame the enclosing case (a warm-up, one
 // generated case of a property); callers defer its done.
 func (c *Case) Sub(ctx context.Context, id string) *Case { return c.Harness.NewCase(ctx, id) }
 
-// restart moves the case's journal window to now, once the target is
+// Restart moves the case's journal window to now, once the target is
 // quiet, so exchanges of a preparation are not its evidence.
 func (c *Case) Restart(ctx context.Context) {
 	c.Harness.Settle(ctx)
 	c.mark = c.Harness.Journal.LastSeq()
 }
 
-// done removes the check's rules and waits for the target to go quiet, so
+// Done removes the check's rules and waits for the target to go quiet, so
 // stragglers are not blamed on the next check.
 func (c *Case) Done(ctx context.Context) {
 	c.mu.Lock()
@@ -77,7 +77,7 @@ func (c *Case) next() int {
 	return c.n
 }
 
-// key returns a fresh idempotency key: a UUIDv4 drawn from the check's
+// Key returns a fresh idempotency key: a UUIDv4 drawn from the check's
 // generator (IK-11: high entropy; reproducible from the seed).
 func (c *Case) Key() string {
 	c.mu.Lock()
@@ -93,7 +93,7 @@ func (c *Case) Key() string {
 	return k
 }
 
-// tenant returns the next of the target's declared tenants in turn, so two
+// Tenant returns the next of the target's declared tenants in turn, so two
 // calls in a case give two tenants; with none declared, a tenant name no
 // other check uses, so quotas and idempotency records of checks never meet.
 func (c *Case) Tenant() string {
@@ -114,7 +114,7 @@ func (c *Case) IntN(n int) int {
 	return c.rnd.IntN(n)
 }
 
-// amount draws an amount for a payload; 402 is avoided since processors
+// Amount draws an amount for a payload; 402 is avoided since processors
 // conventionally decline it.
 func (c *Case) Amount() int {
 	a := 100 + c.IntN(9900)
@@ -124,13 +124,13 @@ func (c *Case) Amount() int {
 	return a
 }
 
-// fault places a rule on p for the rest of the check.
+// Fault places a rule on p for the rest of the check.
 func (c *Case) Fault(p *faults.Proxy, m faults.Match, f faults.Fault) error {
 	_, _, err := c.Rule(p, m, f)
 	return err
 }
 
-// rule places a rule on p and returns its name (journal entries carry it)
+// Rule places a rule on p and returns its name (journal entries carry it)
 // and a function that lifts it early; done lifts it in any case.
 func (c *Case) Rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name string, lift func(), err error) {
 	name = fmt.Sprintf("%s-%d", c.ID, c.next())
@@ -143,13 +143,13 @@ func (c *Case) Rule(p *faults.Proxy, m faults.Match, f faults.Fault) (name strin
 	return name, func() { p.Rules().Remove(name) }, nil
 }
 
-// entries returns the journal entries since the check began on side
+// Entries returns the journal entries since the check began on side
 // ("front" or "dependency"), in finishing order.
 func (c *Case) Entries(side string) []faults.Entry {
 	return c.Harness.Journal.After(c.mark, faults.BySide(side))
 }
 
-// settle waits until neither proxy has an exchange in flight, bounded so a
+// Settle waits until neither proxy has an exchange in flight, bounded so a
 // target that never lets go cannot hang the run.
 func (h *Harness) Settle(ctx context.Context) {
 	deadline := time.Now().Add(5 * time.Second)
@@ -165,7 +165,7 @@ func (h *Harness) Settle(ctx context.Context) {
 	}
 }
 
-// effectMatch selects the effectful dependency calls; first > 0 limits the
+// EffectMatch selects the effectful dependency calls; first > 0 limits the
 // rule to the first calls after it is placed.
 func (c *Case) EffectMatch(first int) faults.Match {
 	return faults.Match{

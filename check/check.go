@@ -61,20 +61,27 @@ type Result struct {
 	FailedCase int
 }
 
-// pass, fail, inconclusive and notApplicable build Results; reasons are
-// formatted like fmt.Sprintf.
+// Pass is the verdict of a check whose rule held: what was expected, what
+// was seen, and the exchanges that show it.
 func Pass(expected, observed string, ev ...faults.Entry) Result {
 	return Result{Status: reports.StatusPass, Expected: expected, Observed: observed, Evidence: ev}
 }
 
+// Fail is the verdict of a check whose rule was broken: what was expected,
+// what was seen instead, and the exchanges that prove it.
 func Fail(expected, observed string, ev ...faults.Entry) Result {
 	return Result{Status: reports.StatusFail, Expected: expected, Observed: observed, Evidence: ev}
 }
 
+// Inconclusive is the verdict of a check that could not exercise what it
+// judges (the target never failed, the runner was too busy); the reason is
+// formatted like fmt.Sprintf.
 func Inconclusive(format string, a ...any) Result {
 	return Result{Status: reports.StatusInconclusive, Reason: fmt.Sprintf(format, a...)}
 }
 
+// NotApplicable is the verdict of a check whose subject the target does not
+// declare or show; the reason is formatted like fmt.Sprintf.
 func NotApplicable(format string, a ...any) Result {
 	return Result{Status: reports.StatusNotApplicable, Reason: fmt.Sprintf(format, a...)}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/resilcheck/resilcheck/faults"
 )
 
-// effects counts the side effects of a case through the counters the
+// Effects counts the side effects of a case through the counters the
 // target declares. The ledger counts effects that reached the dependency:
 // distinct keys the target forwarded, plus every keyless call, among the
 // effectful calls the dependency accepted (a side effect is identified by
@@ -28,7 +28,7 @@ type Effects struct {
 	Probe   int            // the probe's count; -1 when there is no probe
 }
 
-// effects counts the effects since the case began, once the proxies are
+// Effects counts the effects since the case began, once the proxies are
 // quiet so every finished exchange is in the journal. When both counters
 // are declared and disagree, the disagreement is recorded on the case: one
 // of them is wrong about the effects, so the check cannot certify a count
@@ -130,7 +130,7 @@ func (c *Case) pairs() []Values {
 	return out
 }
 
-// track adds a (tenant, key) the case used without drawing it from key and
+// Track adds a (tenant, key) the case used without drawing it from key and
 // tenant, for the probe to count.
 func (c *Case) Track(tenant, key string) {
 	c.mu.Lock()
@@ -141,7 +141,7 @@ func (c *Case) Track(tenant, key string) {
 	}
 }
 
-// disagreed returns the case's disagreements between counters, or "".
+// Disagreed returns the case's disagreements between counters, or "".
 func (c *Case) Disagreed() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -158,13 +158,13 @@ type Conventions struct {
 
 func (c Conventions) KeyHeaderName() string { return cmp.Or(c.KeyHeader, "Idempotency-Key") }
 
-// keyHeaderOf is the header op's key goes in.
+// KeyHeaderOf is the header op's key goes in.
 func (h *Harness) KeyHeaderOf(op Operation) string {
 	return cmp.Or(op.KeyHeader, h.Conventions.KeyHeaderName())
 }
 func (c Conventions) DependencyKeyName() string { return cmp.Or(c.DependencyKey, "Idempotency-Key") }
 
-// setTenant puts tenant on hd: its tenant header and the headers bound to
+// SetTenant puts tenant on hd: its tenant header and the headers bound to
 // it, leaving alone any header hd already has (an operation's own).
 func (c Conventions) SetTenant(hd http.Header, tenant string) {
 	if tenant == "" {
@@ -211,7 +211,7 @@ func (c Conventions) BudgetCap() time.Duration {
 	return 10 * time.Second
 }
 
-// formatKey renders a key as the target expects it on the wire.
+// FormatKey renders a key as the target expects it on the wire.
 func (c Conventions) FormatKey(k string) string {
 	if c.KeyFormat == "sf-string" {
 		return `"` + k + `"`
@@ -257,7 +257,7 @@ type sharedValues struct {
 // sharedInit guards the lazy creation of a harness's shared values.
 var sharedInit sync.Mutex
 
-// shared returns the value the run keeps under key, made by init on first
+// Shared returns the value the run keeps under key, made by init on first
 // use: state the checks of a suite share across one run, such as when a
 // quota that refused a declared tenant is back. Safe for concurrent use.
 func (h *Harness) Shared(key any, init func() any) any {

@@ -21,7 +21,7 @@ const halfOpenProbes = 10
 // retries only while it holds more than half of them.
 const a6MaxTokens = 10.0
 
-// healStreak is how many operations in a row must succeed before a case
+// HealStreak is how many operations in a row must succeed before a case
 // that fails the dependency starts. Only successes make a target forget
 // earlier cases' failures: a half-open breaker closes after its probes, and
 // a retry throttle refills (gRFC A6 retryThrottling: a failed attempt costs
@@ -36,14 +36,14 @@ func (r RetryPolicy) HealStreak() int {
 	return max(halfOpenProbes, int(math.Ceil(tokens/r.Ratio()))+1)
 }
 
-// refill is how many successes earn back what failures cost a retry
+// Refill is how many successes earn back what failures cost a retry
 // throttle at the declared budget ratio (⌈failures/ratio⌉), and at least
 // the half-open probes of a breaker.
 func (r RetryPolicy) Refill(failures int) int {
 	return max(halfOpenProbes, int(math.Ceil(float64(failures)/r.Ratio())))
 }
 
-// streakText renders the heal streak and where it comes from.
+// StreakText renders the heal streak and where it comes from.
 func (r RetryPolicy) StreakText() string {
 	return fmt.Sprintf("%d successes in a row (max(10, ⌈min(10, 5 + %d − 1)/%s⌉ + 1))", r.HealStreak(), r.Attempts(), r.RatioText())
 }
@@ -52,7 +52,7 @@ func (r RetryPolicy) StreakText() string {
 // streak of 71 takes a few round trips rather than 71.
 const healBatch = 8
 
-// heal brings the target back to health before a case: it sends fresh
+// Heal brings the target back to health before a case: it sends fresh
 // operations, each on the case's next tenant (fresh unless the spec
 // declares tenants, whose quotas are then shared), until streak in a row
 // succeed. A refusal (429) neither counts nor breaks the
@@ -118,7 +118,7 @@ func retryAfterWait(r Reply) time.Duration {
 	return wait
 }
 
-// budgetHeader returns a header carrying budget d in the target's deadline
+// BudgetHeader returns a header carrying budget d in the target's deadline
 // convention (X-Request-Timeout-Ms unless configured otherwise).
 func (h *Harness) BudgetHeader(d time.Duration) http.Header {
 	hd := http.Header{}

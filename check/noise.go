@@ -27,7 +27,7 @@ const (
 	maxNoiseSlack = 500 * time.Millisecond
 )
 
-// slack is the least time slack the noise allows.
+// Slack is the least time slack the noise allows.
 func (n RunnerNoise) Slack() time.Duration { return noiseFactor * max(n.RoundTrip, n.Overshoot) }
 
 func (n RunnerNoise) String() string {

@@ -8,7 +8,7 @@ import (
 	"github.com/resilcheck/resilcheck/headers"
 )
 
-// exhaustedReset is the latest reset t among the limits at r=0.
+// ExhaustedReset is the latest reset t among the limits at r=0.
 func ExhaustedReset(o Observation) (time.Duration, bool) {
 	var t time.Duration
 	found := false
@@ -20,7 +20,7 @@ func ExhaustedReset(o Observation) (time.Duration, bool) {
 	return t, found
 }
 
-// anyReset is exhaustedReset, or else the latest reset of any limit.
+// AnyReset is exhaustedReset, or else the latest reset of any limit.
 func AnyReset(o Observation) (time.Duration, bool) {
 	if t, ok := ExhaustedReset(o); ok {
 		return t, true
@@ -35,7 +35,7 @@ func AnyReset(o Observation) (time.Duration, bool) {
 	return t, found
 }
 
-// retryAfter parses the response's Retry-After against its Date (or its
+// RetryAfter parses the response's Retry-After against its Date (or its
 // arrival when it has none), as the ratelimit draft -10 §6 compares them.
 func (o Observation) RetryAfter() (headers.RetryAfter, string, error) {
 	v := o.Header.Get("Retry-After")
@@ -62,7 +62,7 @@ type Observation struct {
 	Header http.Header
 	Body   []byte
 	Entry  *faults.Entry // the journal entry, for evidence; nil for own replies
-	// limited is set for responses of a route the target declares rate limited.
+	// Limited is set for responses of a route the target declares rate limited.
 	Limited bool
 
 	Fields    headers.RateLimitFields
@@ -81,7 +81,7 @@ func Observe(h http.Header, at time.Time) Observation {
 	return o
 }
 
-// advertises reports whether the response carries any IETF field, valid or not.
+// Advertises reports whether the response carries any IETF field, valid or not.
 func (o Observation) Advertises() bool {
 	for _, n := range []string{headers.RateLimit, headers.RateLimitPolicy, headers.RateLimitLimit,
 		headers.RateLimitRemaining, headers.RateLimitReset} {
@@ -92,7 +92,7 @@ func (o Observation) Advertises() bool {
 	return false
 }
 
-// minRemaining is the smallest r over the response's limits and the limit it
+// MinRemaining is the smallest r over the response's limits and the limit it
 // belongs to; ok is false when no limit parsed.
 func (o Observation) MinRemaining() (headers.Limit, bool) {
 	if len(o.Fields.Limits) == 0 {
@@ -107,7 +107,7 @@ func (o Observation) MinRemaining() (headers.Limit, bool) {
 	return m, true
 }
 
-// backIn is how long after o its tenant's quota is back by what o says:
+// BackIn is how long after o its tenant's quota is back by what o says:
 // the latest of Retry-After, the RateLimit reset and the legacy reset; 0
 // when it says nothing valid.
 func (o Observation) BackIn() time.Duration {

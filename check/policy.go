@@ -57,7 +57,7 @@ type RetryPolicy struct {
 func (r RetryPolicy) Attempts() int  { return cmp.Or(r.MaxAttempts, 3) }
 func (r RetryPolicy) Ratio() float64 { return OrFloat(r.BudgetRatio, 0.1) }
 
-// attemptsText and ratioText render the cap and ratio judged by, saying
+// AttemptsText and ratioText render the cap and ratio judged by, saying
 // whether the target declared them or the SRE book's default applies.
 func (r RetryPolicy) AttemptsText() string {
 	if r.MaxAttempts > 0 {
@@ -73,7 +73,7 @@ func (r RetryPolicy) RatioText() string {
 	return "0.10 (not declared: the SRE book's default)"
 }
 
-// backoffText renders the declared backoff.
+// BackoffText renders the declared backoff.
 func (r RetryPolicy) BackoffText() string {
 	if !r.Formula() {
 		return "not declared"
@@ -85,7 +85,7 @@ func (r RetryPolicy) BackoffText() string {
 	return out + " (declared)"
 }
 
-// recoveryText renders the declared breaker recovery.
+// RecoveryText renders the declared breaker recovery.
 func (r RetryPolicy) RecoveryText() string {
 	if r.BreakerRecovery <= 0 {
 		return "not declared"
@@ -93,12 +93,12 @@ func (r RetryPolicy) RecoveryText() string {
 	return r.BreakerRecovery.String() + " (declared)"
 }
 
-// formula reports whether a backoff formula is declared (with its base).
+// Formula reports whether a backoff formula is declared (with its base).
 func (r RetryPolicy) Formula() bool {
 	return r.Base > 0 && slices.Contains([]string{"full", "equal", "decorrelated", "exponential"}, r.Backoff)
 }
 
-// ceiling is v = min(Cap, Base·2ⁿ) for retry n (from 0); Cap 0 is no cap.
+// Ceiling is v = min(Cap, Base·2ⁿ) for retry n (from 0); Cap 0 is no cap.
 func (r RetryPolicy) Ceiling(n int) time.Duration {
 	if r.Cap <= 0 {
 		return CeilFor(r.Base, time.Duration(1<<62), n)
@@ -106,7 +106,7 @@ func (r RetryPolicy) Ceiling(n int) time.Duration {
 	return CeilFor(r.Base, r.Cap, n)
 }
 
-// waitBounds is the range the declared formula puts retry n's wait in
+// WaitBounds is the range the declared formula puts retry n's wait in
 // (decorrelated: over every previous wait); ok is false when none is declared.
 func (r RetryPolicy) WaitBounds(n int) (lo, hi time.Duration, ok bool) {
 	if !r.Formula() {
@@ -131,7 +131,7 @@ func (r RetryPolicy) WaitBounds(n int) (lo, hi time.Duration, ok bool) {
 	return 0, v, true
 }
 
-// speaksDeadline reports whether the target declares it reads the deadline
+// SpeaksDeadline reports whether the target declares it reads the deadline
 // header name.
 func (h *Harness) SpeaksDeadline(name string) bool {
 	declared := h.Policy.DeadlineHeaders
@@ -141,7 +141,7 @@ func (h *Harness) SpeaksDeadline(name string) bool {
 	return slices.ContainsFunc(declared, func(d string) bool { return http.CanonicalHeaderKey(d) == http.CanonicalHeaderKey(name) })
 }
 
-// healWithin bounds a wait for the target to serve again after earlier
+// HealWithin bounds a wait for the target to serve again after earlier
 // failures: 6 s (Hystrix's 5 s circuitBreaker.sleepWindowInMilliseconds
 // default and a second for the probe), or the declared breaker recovery
 // plus 2 s when longer.
@@ -149,7 +149,7 @@ func (h *Harness) HealWithin() time.Duration {
 	return max(6*time.Second, h.Policy.Retry.BreakerRecovery+2*time.Second)
 }
 
-// needBackoff: the target declares the backoff formula kind, with its base.
+// NeedBackoff: the target declares the backoff formula kind, with its base.
 func NeedBackoff(kind string) Need {
 	return Need{Name: "backoff " + kind,
 		Doc: fmt.Sprintf("the target declares backoff %s with its base (policy.retry.backoff, base)", kind),
@@ -167,7 +167,7 @@ func NeedBackoff(kind string) Need {
 		}}
 }
 
-// needDeadlineHeader: the target declares it reads the deadline header name.
+// NeedDeadlineHeader: the target declares it reads the deadline header name.
 func NeedDeadlineHeader(name string) Need {
 	return Need{Name: "deadline header " + strings.ToLower(name),
 		Doc: fmt.Sprintf("the target declares it reads %s (policy.deadlines.headers, or conventions.deadline_header)", strings.ToLower(name)),
@@ -180,7 +180,7 @@ func NeedDeadlineHeader(name string) Need {
 }
 
 var (
-	// needRateLimitProbe: the target declares a cheap rate-limited GET to
+	// NeedRateLimitProbe: the target declares a cheap rate-limited GET to
 	// drive into refusal.
 	NeedRateLimitProbe = Need{Name: "rate-limit probe",
 		Doc: "the target declares a cheap rate-limited GET to drive into refusal (policy.rate_limits.probe)",
@@ -190,7 +190,7 @@ var (
 			}
 			return ""
 		}}
-	// needRateLimitedRoute: the target declares at least one rate-limited
+	// NeedRateLimitedRoute: the target declares at least one rate-limited
 	// route, whose every response must then describe the limit.
 	NeedRateLimitedRoute = Need{Name: "rate-limited route",
 		Doc: "the target declares a rate-limited route: an operation or the probe (policy.rate_limits)",
@@ -210,7 +210,7 @@ func (r RetryPolicy) CapText() string {
 	return r.Cap.String()
 }
 
-// ceilFor is min(maxD, base·2ⁿ) without overflow.
+// CeilFor is min(maxD, base·2ⁿ) without overflow.
 func CeilFor(base, maxD time.Duration, n int) time.Duration {
 	d := base
 	for i := 0; i < n && d < maxD; i++ {

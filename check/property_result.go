@@ -10,7 +10,7 @@ import (
 	"github.com/resilcheck/resilcheck/properties"
 )
 
-// exploration is what a property check says about its run, whatever the
+// Exploration is what a property check says about its run, whatever the
 // outcome.
 type Exploration struct {
 	Want       string   // the property, as the result's Expected
@@ -36,7 +36,7 @@ func (h *Trouble) Skip(t *rapid.T, what string, err error) {
 	t.Skipf("%s: %v (resilcheck's own failure, not the target's)", what, err)
 }
 
-// result turns a property run under cfg into the check's result:
+// Result turns a property run under cfg into the check's result:
 // inconclusive when too few cases counted, a pass, or a failure with
 // rapid's message, the shrunk story and evidence.
 func (e Exploration) Result(r properties.Result, cfg properties.Config, evidence []faults.Entry) Result {
@@ -57,7 +57,7 @@ func (e Exploration) Result(r properties.Result, cfg properties.Config, evidence
 	return out
 }
 
-// exploring returns cfg bounded the way this run explores: exactly
+// Exploring returns cfg bounded the way this run explores: exactly
 // ExploreCases cases when a replay asks for them, else --explore's time or
 // def when def > 0, else cfg's own count (as many cases as fit --explore's
 // time when it is set).

@@ -8,7 +8,7 @@ import (
 	"github.com/resilcheck/resilcheck/headers"
 )
 
-// resolve sends base and retries it with the same key, as a well-behaved
+// Resolve sends base and retries it with the same key, as a well-behaved
 // client would, until a definitive answer or a 4 s budget: it retries
 // transport errors, 409 (in progress), 429 and 5xx, waiting Retry-After
 // (capped at 2 s) or a short exponential backoff.
@@ -16,7 +16,7 @@ func (h *Harness) Resolve(ctx context.Context, base Call) Reply {
 	return h.ResolveWithin(ctx, base, 4*time.Second)
 }
 
-// resolveWithin is resolve with a budget: Retry-After waits are capped at
+// ResolveWithin is resolve with a budget: Retry-After waits are capped at
 // half of it and no retry starts after it.
 func (h *Harness) ResolveWithin(ctx context.Context, base Call, budget time.Duration) Reply {
 	maxWait := budget / 2

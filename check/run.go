@@ -190,7 +190,7 @@ func exchange(e faults.Entry) reports.Exchange {
 	return x
 }
 
-// evidence returns the check's exchanges on both proxies, in finishing order.
+// Evidence returns the check's exchanges on both proxies, in finishing order.
 func (c *Case) Evidence() []faults.Entry {
 	ev := c.Harness.Journal.After(c.mark)
 	return slices.Clip(ev)

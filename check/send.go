@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// call is one request of a logical operation.
+// Call is one request of a logical operation.
 type Call struct {
 	Key     string // idempotency key; empty sends none
 	RawKey  bool   // send key verbatim instead of in the target's key format
@@ -22,7 +22,7 @@ type Call struct {
 	Op      *Operation    // the operation to send; nil means Harness.Operation
 }
 
-// reply is what came back: a status or a transport error.
+// Reply is what came back: a status or a transport error.
 type Reply struct {
 	Status int
 	Header http.Header
@@ -38,10 +38,10 @@ func (r Reply) String() string {
 	return strconv.Itoa(r.Status) + " " + http.StatusText(r.Status)
 }
 
-// maxReplyBody bounds what the harness keeps of a target's answer.
+// MaxReplyBody bounds what the harness keeps of a target's answer.
 const MaxReplyBody = 1 << 20
 
-// send performs c through the front proxy.
+// Send performs c through the front proxy.
 func (h *Harness) Send(ctx context.Context, c Call) Reply {
 	operation := h.Operation
 	if c.Op != nil {
@@ -89,10 +89,10 @@ func (h *Harness) Send(ctx context.Context, c Call) Reply {
 	return Reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: err, Took: time.Since(start)}
 }
 
-// succeeded reports whether r means the operation took effect.
+// Succeeded reports whether r means the operation took effect.
 func (h *Harness) Succeeded(r Reply) bool { return h.Operation.Succeeded(r) }
 
-// succeeded reports whether r means o took effect.
+// Succeeded reports whether r means o took effect.
 func (o Operation) Succeeded(r Reply) bool {
 	if r.Err != nil {
 		return false

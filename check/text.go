@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// describe renders a reply for a report line.
+// Describe renders a reply for a report line.
 func Describe(r Reply) string {
 	if r.Err != nil {
 		return "transport error (" + r.Err.Error() + ")"
@@ -14,7 +14,7 @@ func Describe(r Reply) string {
 	return fmt.Sprintf("%d", r.Status)
 }
 
-// excerpt shortens a body for a report line.
+// Excerpt shortens a body for a report line.
 func Excerpt(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	if len(s) > 120 {
