@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/resilcheck/resilcheck/internal/launch"
-	"github.com/resilcheck/resilcheck/reference/defect"
-	"github.com/resilcheck/resilcheck/reference/target"
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/target"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resilcheck/resilcheck/check"
-	"github.com/resilcheck/resilcheck/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
 )
 
 // completeDefects completes --defect with the reference's defect names,

@@ -11,7 +11,7 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/resilcheck/resilcheck/reference"
+	"github.com/resilcheck/resilcheck/internal/reference"
 )
 
 // exampleCommands returns the resilcheck command lines of a command's

@@ -10,10 +10,10 @@ import (
 
 	"github.com/resilcheck/resilcheck/certify"
 	"github.com/resilcheck/resilcheck/internal/launch"
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/gateway"
+	"github.com/resilcheck/resilcheck/internal/reference/store"
 	"github.com/resilcheck/resilcheck/load"
-	"github.com/resilcheck/resilcheck/reference/defect"
-	"github.com/resilcheck/resilcheck/reference/gateway"
-	"github.com/resilcheck/resilcheck/reference/store"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )

@@ -15,13 +15,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/resilcheck/resilcheck/reference"
-	"github.com/resilcheck/resilcheck/reference/defect"
-	"github.com/resilcheck/resilcheck/reference/gateway"
-	"github.com/resilcheck/resilcheck/reference/payments"
-	"github.com/resilcheck/resilcheck/reference/processor"
-	"github.com/resilcheck/resilcheck/reference/store"
-	"github.com/resilcheck/resilcheck/reference/target"
+	"github.com/resilcheck/resilcheck/internal/reference"
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/gateway"
+	"github.com/resilcheck/resilcheck/internal/reference/payments"
+	"github.com/resilcheck/resilcheck/internal/reference/processor"
+	"github.com/resilcheck/resilcheck/internal/reference/store"
+	"github.com/resilcheck/resilcheck/internal/reference/target"
 )
 
 type referenceOpts struct {
@@ -172,7 +172,7 @@ func newReferenceDefectsCmd() *cobra.Command {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Name, d.Component, caught, d.Breaks)
 			}
 			fmt.Fprintln(w, "\nChecks in parentheses may also fail: properties explore at random and may reach the defect.")
-			fmt.Fprintln(w, "Component client: the reference SDK's defects (reference/client, client.WithDefects), caught by the client suite.")
+			fmt.Fprintln(w, "Component client: the reference SDK's defects (internal/reference/client, client.WithDefects), caught by the client suite.")
 			return w.Flush()
 		},
 	}

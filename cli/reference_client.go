@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/resilcheck/resilcheck/reference/client"
-	"github.com/resilcheck/resilcheck/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/client"
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
 )
 
 // errCallFailed is a reference SDK call that ended in failure: the client
@@ -29,7 +29,7 @@ func newReferenceClientCmd() *cobra.Command {
 	o := &referenceClientOpts{}
 	cmd := &cobra.Command{
 		Use:   "client",
-		Short: "Make one call through the reference SDK (reference/client): exit 0 on success, 1 on failure",
+		Short: "Make one call through the reference SDK (internal/reference/client): exit 0 on success, 1 on failure",
 		Long: `Make one call through the reference stack's Go SDK, with its retries: POST creates a
 payment (the SDK's own body, the key given or a fresh one), GET reads payment p-1. It exits 0
 when the call succeeded and 1 when it failed, so a kind client spec can certify the SDK

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/resilcheck/resilcheck/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
 )
 
 func TestReferenceCmd(t *testing.T) {

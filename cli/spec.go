@@ -3,9 +3,9 @@ package cli
 import (
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/clients"
-	"github.com/resilcheck/resilcheck/compose"
+	"github.com/resilcheck/resilcheck/internal/compose"
 	"github.com/resilcheck/resilcheck/internal/launch"
-	"github.com/resilcheck/resilcheck/reference/target"
+	"github.com/resilcheck/resilcheck/internal/reference/target"
 	"github.com/resilcheck/resilcheck/targets"
 )
 

@@ -16,10 +16,10 @@ import (
 	"github.com/resilcheck/resilcheck/certify"
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
-	"github.com/resilcheck/resilcheck/compose"
+	"github.com/resilcheck/resilcheck/internal/compose"
 	"github.com/resilcheck/resilcheck/internal/launch"
-	"github.com/resilcheck/resilcheck/reference/defect"
-	"github.com/resilcheck/resilcheck/reference/target"
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/target"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )

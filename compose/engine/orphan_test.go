@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/resilcheck/resilcheck/compose"
+	"github.com/resilcheck/resilcheck/internal/compose"
 )
 
 // TestServe_reapsKilledHelpersProject: a helper killed outright (SIGKILL)

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/resilcheck/resilcheck/compose"
+	"github.com/resilcheck/resilcheck/internal/compose"
 )
 
 // teardownTime bounds Down; the default stop grace of compose is 10 s per

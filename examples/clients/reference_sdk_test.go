@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/clients"
-	"github.com/resilcheck/resilcheck/reference/client"
-	"github.com/resilcheck/resilcheck/reference/defect"
-	"github.com/resilcheck/resilcheck/reference/target"
+	"github.com/resilcheck/resilcheck/internal/reference/client"
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/target"
 	"github.com/resilcheck/resilcheck/reports"
 )
 

@@ -1,0 +1,139 @@
+package payments
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/store"
+)
+
+// Server is the payments service, an http.Handler. It is safe for concurrent
+// use. Close waits for processor calls that outlive their request (only the
+// work-after-deadline defect leaves any).
+type Server struct {
+	cfg    config
+	mux    *http.ServeMux
+	store  store.Store
+	caller *caller
+	rng    *lockedRand
+	log    *slog.Logger
+	bg     sync.WaitGroup
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New returns a Server. WithStore and WithProcessorURL are required.
+func New(opts ...Option) (*Server, error) {
+	c := config{keyTTL: DefaultKeyTTL, maxBudget: DefaultMaxBudget}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.store == nil {
+		return nil, errors.New("payments: WithStore is required")
+	}
+	if u, err := url.Parse(c.processorURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("payments: processor URL %q: want http(s)://host[:port]", c.processorURL)
+	}
+	if c.keyTTL <= 0 || c.maxBudget <= 0 || c.lease < 0 {
+		return nil, errors.New("payments: key TTL and max budget must be positive and the lease non-negative")
+	}
+	if c.lease == 0 {
+		c.lease = c.maxBudget + leaseMargin
+	}
+	c.retry = c.retry.withDefaults()
+	if c.client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		c.client = &http.Client{Transport: tr}
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if !c.seeded {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		c.seed = binary.LittleEndian.Uint64(b[:])
+	}
+	s := &Server{cfg: c, store: c.store, rng: newLockedRand(c.seed), log: c.log}
+	var err error
+	if s.caller, err = newCaller(&c, s.rng); err != nil {
+		return nil, err
+	}
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("POST /v1/payments", s.handleCreate)
+	s.mux.HandleFunc("GET /v1/payments/{id}", s.handleGet)
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeRaw(w, http.StatusOK, []byte(`{"status":"ok"}`))
+	})
+	return s, nil
+}
+
+// ServeHTTP serves the payments API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Close waits for background processor calls to finish. It does not close
+// the store, which the caller owns.
+func (s *Server) Close() error {
+	s.bg.Wait()
+	return nil
+}
+
+// Defects returns the enabled defects' names, sorted.
+func (s *Server) Defects() []string { return s.cfg.defects.Names() }
+
+func tenantOf(r *http.Request) string {
+	if t := r.Header.Get("X-Tenant-ID"); t != "" {
+		return t
+	}
+	return "public"
+}
+
+// paymentView is the JSON of a payment, as created and as read back.
+type paymentView struct {
+	ID       string `json:"id"`
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+	Status   string `json:"status"`
+	ChargeID string `json:"charge_id,omitempty"`
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.maxBudget)
+	defer cancel()
+	p, err := s.store.Payment(ctx, tenantOf(r), r.PathValue("id"))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeProblem(w, http.StatusNotFound, probNotFound, "Payment not found",
+			"no payment with this id exists for this tenant")
+		return
+	case err != nil:
+		s.log.Warn("payments: read payment", "err", err)
+		writeRetryable(w, http.StatusServiceUnavailable, time.Second, probStore, "Store unavailable",
+			"the payment store did not answer; retry later")
+		return
+	}
+	b, _ := json.Marshal(paymentView{ID: p.ID, Amount: p.Amount, Currency: p.Currency, Status: p.Status, ChargeID: p.ChargeID})
+	writeRaw(w, http.StatusOK, b)
+}
+
+// lookupTenant is the record scope for tenant: the tenant itself, or one
+// shared scope under cross-tenant-keys.
+func (s *Server) recordTenant(tenant string) string {
+	if s.cfg.defects.Has(defect.CrossTenantKeys) {
+		return sharedTenant
+	}
+	return tenant
+}
+
+// sharedTenant is the one record scope the cross-tenant-keys defect uses.
+const sharedTenant = "*"

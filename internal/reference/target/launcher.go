@@ -1,0 +1,85 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/resilcheck/resilcheck/internal/launch"
+	"github.com/resilcheck/resilcheck/internal/reference"
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// Launcher starts the reference stack for a kind-reference spec. It starts
+// the processor itself, so the harness places its dependency proxy through
+// LaunchEnv.PlaceDependency, between the service and the processor.
+type Launcher struct {
+	Target  *targets.Target // validated and defaulted
+	defects defect.Set
+}
+
+var _ launch.DependencyLauncher = (*Launcher)(nil)
+
+func newLauncher(t *targets.Target) (launch.Launcher, error) {
+	set, err := defect.Parse(t.Reference.Defects...)
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	return &Launcher{Target: t, defects: set}, nil
+}
+
+// Launched names the dependency the stack starts itself: its processor.
+func (l *Launcher) Launched() []string { return []string{Processor} }
+
+// Launch starts processor, service and gateway with the spec's defects,
+// store and max budget, and blocks until the gateway is healthy. The service
+// calls the processor through env.PlaceDependency's URL when it is set.
+// Errors match launch.ErrUnhealthy when the stack did not come up.
+func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running, error) {
+	t := l.Target
+	front := func(processorURL string) (string, error) {
+		if env.PlaceDependency == nil {
+			return processorURL, nil
+		}
+		return env.PlaceDependency(ctx, Processor, processorURL)
+	}
+	opts := []reference.Option{reference.WithDefects(l.defects), reference.WithStore(storeURL(t.Reference.Store)),
+		reference.WithMaxBudget(t.Conventions.MaxBudget), reference.WithDependencyFront(front)}
+	if env.Seed != 0 {
+		opts = append(opts, reference.WithSeed(env.Seed))
+	}
+	if env.Port != 0 {
+		opts = append(opts, reference.WithGatewayAddr(fmt.Sprintf("127.0.0.1:%d", env.Port)))
+	}
+	if env.Log != nil {
+		opts = append(opts, reference.WithLogger(slog.New(slog.NewTextHandler(env.Log, nil))))
+	}
+	st, err := reference.Start(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", launch.ErrUnhealthy, err)
+	}
+	stop := func(ctx context.Context) error { return st.Close(ctx) }
+	if err := launch.WaitHealthy(ctx, st.GatewayURL+t.Service.Health, t.Service.StartupTimeout); err != nil {
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = stop(c)
+		return nil, err
+	}
+	return &launch.Running{
+		URL:      st.GatewayURL,
+		URLs:     map[string]string{"gateway": st.GatewayURL, "service": st.ServiceURL, "processor": st.ProcessorURL},
+		Defects:  l.defects.Names(),
+		StopFunc: stop,
+	}, nil
+}
+
+// storeURL maps the spec's store to reference.WithStore's: plain "sqlite"
+// means a file in a temporary directory, which the empty URL selects.
+func storeURL(s string) string {
+	if s == defaultStore {
+		return ""
+	}
+	return s
+}
