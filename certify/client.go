@@ -25,13 +25,13 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 	if slices.ContainsFunc(cfg.Suites, func(s string) bool { return s != clients.SuiteName }) {
 		return nil, fmt.Errorf("%w: a client target runs the %s suite only, not %v", ErrConfig, clients.SuiteName, cfg.Suites)
 	}
-	selected, err := clients.Select(cfg.Checks...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
 	client, policy, scenarios, err := clients.FromSpec(t)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	selected, err := selectChecks([]check.Suite{clients.Suite(clients.Config{Policy: policy})}, nil, cfg.Checks)
+	if err != nil {
+		return nil, err
 	}
 	gate, err := cfg.gate()
 	if err != nil {
@@ -60,7 +60,7 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 	switch {
 	case err == nil:
 		rep.Checks, rep.Tolerances = out.Checks, out.Tolerances
-		clientProgress(cfg.Progress, len(selected), out.Checks)
+		clientProgress(cfg.Progress, selected, out.Checks)
 	case errors.Is(err, clients.ErrNoTraffic) && clients.NotStarted(err):
 		return nil, fmt.Errorf("%w: the client command could not start: %w", ErrConfig, err)
 	case errors.Is(err, clients.ErrNoTraffic):
@@ -82,12 +82,13 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 
 // clientProgress tells progress each judged check as finished, in order:
 // the client's scenarios run all at once, so no check starts on its own.
-func clientProgress(progress func(Event), total int, checks []reports.Check) {
+// clients.Run judges the selected checks in turn, so results[i] is
+// selected[i]'s.
+func clientProgress(progress func(Event), selected []check.Check, results []reports.Check) {
 	if progress == nil {
 		return
 	}
-	for i, c := range checks {
-		progress(Event{Total: total, Done: i + 1, Finished: true, Result: c,
-			Check: check.Check{ID: c.ID, Suite: c.Suite, Title: c.Title, Source: c.Source, Level: c.Level}})
+	for i, c := range results {
+		progress(Event{Total: len(selected), Done: i + 1, Finished: true, Result: c, Check: selected[i]})
 	}
 }

@@ -44,6 +44,12 @@ type Suite struct {
 	// Config is the suite's own settings, which its checks read with
 	// SuiteConfig; nil means the suite's defaults.
 	Config any
+	// Evidence, when set, turns the Evidence of a check's Result into the
+	// report's, kept whole: for a suite whose exchanges read otherwise (the
+	// client suite names each one's scenario) and are few. Nil means the
+	// kit's: each entry with a service exchange's notes, sampled around the
+	// injected faults (reports.SampleEvidence), with its load over time.
+	Evidence func(ev []faults.Entry) []reports.Exchange
 }
 
 // Result is a check's verdict with what it expected, what it saw and the

@@ -149,6 +149,10 @@ func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check 
 			rc.Reproduce += fmt.Sprintf(" --explore-cases %d", r.FailedCase)
 		}
 	}
+	if s := h.suite(c.Suite); s != nil && s.Evidence != nil {
+		rc.Evidence = s.Evidence(r.Evidence)
+		return rc
+	}
 	all := make([]reports.Exchange, len(r.Evidence))
 	for i, e := range r.Evidence {
 		all[i] = exchange(e)
@@ -161,6 +165,15 @@ func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check 
 	}
 	rc.Load = reports.NewLoad(all)
 	return rc
+}
+
+// suite returns h's suite named name, or nil.
+func (h *Harness) suite(name string) *Suite {
+	i := slices.IndexFunc(h.Suites, func(s Suite) bool { return s.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &h.Suites[i]
 }
 
 // exchange converts a journal entry into report evidence.

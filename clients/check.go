@@ -1,10 +1,10 @@
 package clients
 
 import (
-	"fmt"
+	"context"
 	"strings"
-	"time"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
 )
@@ -12,49 +12,12 @@ import (
 // SuiteName is the client suite's name in reports and the catalogue.
 const SuiteName = "clients"
 
-// Check is one assertion of the client suite: an ID, the public source of
-// the rule and how strongly it is stated, what the client must declare for
-// it to apply, and a judge of the scenarios' runs.
-type Check struct {
-	ID     string
-	Title  string
-	Source string
-	Level  reports.Level
-	Needs  []Need
-	Judge  func(j *judging) Verdict
-}
-
-// Need is something the client must declare for a check to apply.
-type Need struct {
-	Name  string
-	Doc   string
-	Unmet func(p Policy) string // why it is unmet, or ""
-}
-
-// Verdict is a check's judgement with what it expected, what it saw and
-// the attempts that prove it.
-type Verdict struct {
-	Status   reports.Status
-	Expected string
-	Observed string
-	Reason   string
-	Evidence []faults.Entry
-}
-
-func pass(expected, observed string, ev ...faults.Entry) Verdict {
-	return Verdict{Status: reports.StatusPass, Expected: expected, Observed: observed, Evidence: ev}
-}
-
-func fail(expected, observed string, ev ...faults.Entry) Verdict {
-	return Verdict{Status: reports.StatusFail, Expected: expected, Observed: observed, Evidence: ev}
-}
-
-func inconclusive(format string, a ...any) Verdict {
-	return Verdict{Status: reports.StatusInconclusive, Reason: fmt.Sprintf(format, a...)}
-}
-
-func notApplicable(format string, a ...any) Verdict {
-	return Verdict{Status: reports.StatusNotApplicable, Reason: fmt.Sprintf(format, a...)}
+// Config is the client suite's settings: what the client declares and the
+// slack of the time bounds. Its checks read it with
+// check.SuiteConfig[Config](h, SuiteName).
+type Config struct {
+	Policy    Policy
+	Tolerance Tolerance // zero fields mean the defaults
 }
 
 // judging is what a judge reads: the policy, the slack and the runs.
@@ -75,28 +38,43 @@ func (j *judging) ran() []*ScenarioRun {
 	return out
 }
 
-// judge runs the check, unless a need is unmet, and reports it.
-func (c Check) judge(j *judging) reports.Check {
-	start := time.Now()
-	v := Verdict{}
-	for _, n := range c.Needs {
-		if why := n.Unmet(j.policy); why != "" {
-			v = notApplicable("%s", why)
-			break
+// runsKey keeps the scenario runs in a harness (check.Harness.Shared): Run
+// collects them all before any check judges, as the client's calls run at
+// once and each check judges every one of them.
+type runsKey struct{}
+
+// keptRuns returns where h keeps the runs its client checks judge; nil
+// until Run has put them there.
+func keptRuns(h *check.Harness) *[]*ScenarioRun {
+	return h.Shared(runsKey{}, func() any { return new([]*ScenarioRun) }).(*[]*ScenarioRun)
+}
+
+// judged makes a judge of the scenario runs a check's Run: the runs are
+// those Run kept in the case's harness, the policy and tolerance those of
+// the suite's Config there.
+func judged(judge func(*judging) check.Result) func(context.Context, *check.Case) check.Result {
+	return func(_ context.Context, c *check.Case) check.Result {
+		runs := *keptRuns(c.Harness)
+		if runs == nil {
+			return check.Inconclusive("no scenario runs to judge: the client suite judges the calls clients.Run makes")
 		}
+		cfg := check.SuiteConfig[Config](c.Harness, SuiteName)
+		return judge(&judging{policy: cfg.Policy, tol: cfg.Tolerance.withDefaults(), runs: runs})
 	}
-	if v.Status == "" {
-		v = c.Judge(j)
+}
+
+// policyOf is the policy h's client suite judges by.
+func policyOf(h *check.Harness) Policy { return check.SuiteConfig[Config](h, SuiteName).Policy }
+
+// evidence is a client check's report evidence: every attempt it names,
+// with its scenario. A check names a few calls' attempts, not a load, so
+// nothing is sampled.
+func evidence(ev []faults.Entry) []reports.Exchange {
+	var out []reports.Exchange
+	for _, e := range ev {
+		out = append(out, exchange(e))
 	}
-	rc := reports.Check{
-		ID: c.ID, Suite: SuiteName, Title: c.Title, Source: c.Source, Level: c.Level,
-		Status: v.Status, Expected: v.Expected, Observed: v.Observed, Reason: v.Reason,
-		Duration: reports.Duration(time.Since(start)),
-	}
-	for _, e := range v.Evidence {
-		rc.Evidence = append(rc.Evidence, exchange(e))
-	}
-	return rc
+	return out
 }
 
 // exchange converts a server entry into report evidence; Case is the scenario.

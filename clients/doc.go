@@ -11,5 +11,7 @@
 //	res, err := clients.Run(ctx, clients.Func(myCall), clients.Policy{MaxAttempts: 4, Deadline: 12 * time.Second})
 //	for _, c := range res.Checks { fmt.Println(c.ID, c.Status) }
 //
-// From a Go test, Certify does the same and fails the test on a failed check.
+// The checks are the client suite (Suite), judged through package check.
+// From a Go test, package clienttest's Certify does the same and fails the
+// test on a failed check.
 package clients

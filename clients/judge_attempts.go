@@ -5,31 +5,32 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 )
 
 // judgeCap (CL-01): no operation makes more attempts than the declared cap.
-func judgeCap(j *judging) Verdict {
+func judgeCap(j *judging) check.Result {
 	want := fmt.Sprintf("at most %d attempts per operation", j.policy.MaxAttempts)
 	most, retried := 0, false
 	for _, r := range j.ran() {
 		n := len(r.Attempts)
 		if n > j.policy.MaxAttempts {
-			return fail(want, fmt.Sprintf("%s: %d attempts", r.id, n), r.Attempts...)
+			return check.Fail(want, fmt.Sprintf("%s: %d attempts", r.id, n), r.Attempts...)
 		}
 		most, retried = max(most, n), retried || n > 1
 	}
 	if !retried {
-		return inconclusive("the client never retried: no cap to judge")
+		return check.Inconclusive("the client never retried: no cap to judge")
 	}
-	return pass(want, fmt.Sprintf("at most %d attempts", most))
+	return check.Pass(want, fmt.Sprintf("at most %d attempts", most))
 }
 
 // judgeUnkeyedPost (CL-05): an operation with a non-idempotent method and
 // no key makes one attempt, whatever it is answered. A client that keys
 // the request itself (an SDK drawing its own key) knows it is safe to
 // repeat, as RFC 9110 §9.2.2 allows: CL-04 judges it instead.
-func judgeUnkeyedPost(j *judging) Verdict {
+func judgeUnkeyedPost(j *judging) check.Result {
 	const want = "one attempt for a non-idempotent request without a key"
 	var seen, keyed []string
 	for _, r := range j.ran() {
@@ -41,17 +42,17 @@ func judgeUnkeyedPost(j *judging) Verdict {
 			continue
 		}
 		if len(r.Attempts) > 1 {
-			return fail(want, fmt.Sprintf("%s: %s retried %d times after %s", r.id, r.Call.Method, len(r.Attempts)-1, answer(r.Attempts[0])), r.Attempts...)
+			return check.Fail(want, fmt.Sprintf("%s: %s retried %d times after %s", r.id, r.Call.Method, len(r.Attempts)-1, answer(r.Attempts[0])), r.Attempts...)
 		}
 		seen = append(seen, r.id)
 	}
 	if len(seen) == 0 && len(keyed) > 0 {
-		return notApplicable("the client sent its own %s on every non-idempotent request (%s)", j.policy.keyHeader(), strings.Join(keyed, ", "))
+		return check.NotApplicable("the client sent its own %s on every non-idempotent request (%s)", j.policy.keyHeader(), strings.Join(keyed, ", "))
 	}
 	if len(seen) == 0 {
-		return notApplicable("no scenario sent a non-idempotent request without a key")
+		return check.NotApplicable("no scenario sent a non-idempotent request without a key")
 	}
-	return pass(want, "one attempt in "+strings.Join(seen, ", "))
+	return check.Pass(want, "one attempt in "+strings.Join(seen, ", "))
 }
 
 // retryableStatus says whether a retry may cure a status (RFC 9110 §15.5:
@@ -61,7 +62,7 @@ func retryableStatus(st int) bool {
 }
 
 // judgeClientError (CL-06): nothing follows a 4xx other than 408, 409, 429.
-func judgeClientError(j *judging) Verdict {
+func judgeClientError(j *judging) check.Result {
 	const want = "no attempt after a 4xx other than 408, 409 and 429"
 	var seen []string
 	for _, r := range j.ran() {
@@ -70,23 +71,23 @@ func judgeClientError(j *judging) Verdict {
 				continue
 			}
 			if i+1 < len(r.Attempts) {
-				return fail(want, fmt.Sprintf("%s: attempt %d after %d", r.id, i+2, e.Status), r.Attempts[i:]...)
+				return check.Fail(want, fmt.Sprintf("%s: attempt %d after %d", r.id, i+2, e.Status), r.Attempts[i:]...)
 			}
 			seen = append(seen, fmt.Sprintf("%s (%d)", r.id, e.Status))
 		}
 	}
 	if len(seen) == 0 {
-		return notApplicable("no attempt was answered with a non-retryable 4xx")
+		return check.NotApplicable("no attempt was answered with a non-retryable 4xx")
 	}
-	return pass(want, "no retry after "+strings.Join(seen, ", "))
+	return check.Pass(want, "no retry after "+strings.Join(seen, ", "))
 }
 
 // judgeRetried (CL-10, CL-11): an operation whose script a correct client
 // can see through (the expected outcome is success) ends in a reported
 // success with every scripted answer consumed. CL-11 judges the scripts
 // that reset or stall an attempt, CL-10 those that answer with statuses.
-func judgeRetried(connection bool) func(j *judging) Verdict {
-	return func(j *judging) Verdict {
+func judgeRetried(connection bool) func(j *judging) check.Result {
+	return func(j *judging) check.Result {
 		var ok []string
 		for _, r := range j.ran() {
 			if r.Expect != ExpectSuccess || connectionFault(r.Scenario) != connection {
@@ -95,16 +96,16 @@ func judgeRetried(connection bool) func(j *judging) Verdict {
 			want := fmt.Sprintf("%s: %d attempts, the last one succeeding, and a reported success", r.id, len(r.Scenario.Attempts)+1)
 			switch n := len(r.Attempts); {
 			case n <= len(r.Scenario.Attempts):
-				return fail(want, fmt.Sprintf("%d of %d scripted answers consumed (%s), then %s", n, len(r.Scenario.Attempts), answers(r.Attempts), outcome(r)), r.Attempts...)
+				return check.Fail(want, fmt.Sprintf("%d of %d scripted answers consumed (%s), then %s", n, len(r.Scenario.Attempts), answers(r.Attempts), outcome(r)), r.Attempts...)
 			case r.Err != nil || r.Cut:
-				return fail(want, fmt.Sprintf("%s after %d attempts", outcome(r), n), r.Attempts...)
+				return check.Fail(want, fmt.Sprintf("%s after %d attempts", outcome(r), n), r.Attempts...)
 			}
 			ok = append(ok, r.id)
 		}
 		if len(ok) == 0 {
-			return notApplicable("no scenario of this kind is one the client's declared policy can see through: %s", j.policy)
+			return check.NotApplicable("no scenario of this kind is one the client's declared policy can see through: %s", j.policy)
 		}
-		return pass("every scripted answer consumed and a reported success", strings.Join(ok, ", "))
+		return check.Pass("every scripted answer consumed and a reported success", strings.Join(ok, ", "))
 	}
 }
 

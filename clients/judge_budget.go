@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/headers"
 )
@@ -15,7 +16,7 @@ import (
 // (Envoy's min(per-try, remaining)) keeps it as well as the whole rest. A
 // header no server can read (grpc-timeout without a unit, "1.5s" in a
 // milliseconds header) fails: it propagates no budget at all.
-func judgeBudget(j *judging) Verdict {
+func judgeBudget(j *judging) check.Result {
 	want := fmt.Sprintf("every attempt's budget ≤ the deadline %s minus the time since the first attempt, + %s", j.policy.Deadline, j.tol.Late)
 	judged := 0
 	for _, r := range j.ran() {
@@ -26,7 +27,7 @@ func judgeBudget(j *judging) Verdict {
 		for i, e := range r.Attempts {
 			v, ok, err := budget(e)
 			if err != nil {
-				return fail(want, fmt.Sprintf("%s: attempt %d sent a budget no server can read: %v", r.id, i+1, err), r.Attempts[:i+1]...)
+				return check.Fail(want, fmt.Sprintf("%s: attempt %d sent a budget no server can read: %v", r.id, i+1, err), r.Attempts[:i+1]...)
 			}
 			if !ok {
 				continue
@@ -34,14 +35,14 @@ func judgeBudget(j *judging) Verdict {
 			judged++
 			left := j.policy.Deadline - e.Received.Sub(first)
 			if v > left+j.tol.Late {
-				return fail(want, fmt.Sprintf("%s: attempt %d, %s after the first, sent %s with %s left", r.id, i+1, e.Received.Sub(first).Round(time.Millisecond), v, left.Round(time.Millisecond)), r.Attempts[:i+1]...)
+				return check.Fail(want, fmt.Sprintf("%s: attempt %d, %s after the first, sent %s with %s left", r.id, i+1, e.Received.Sub(first).Round(time.Millisecond), v, left.Round(time.Millisecond)), r.Attempts[:i+1]...)
 			}
 		}
 	}
 	if judged == 0 {
-		return notApplicable("the client sent no deadline header (X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-rq-timeout-ms)")
+		return check.NotApplicable("the client sent no deadline header (X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-rq-timeout-ms)")
 	}
-	return pass(want, fmt.Sprintf("%d attempts sent a budget within what remained", judged))
+	return check.Pass(want, fmt.Sprintf("%d attempts sent a budget within what remained", judged))
 }
 
 // budget reads the deadline header an attempt carried: whether it carried

@@ -3,12 +3,14 @@ package clients
 import (
 	"fmt"
 	"strings"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 // judgeReport (CL-09): a call reports success exactly when its last attempt
 // was answered 2xx. A call the harness cut reported nothing and is left to
 // the deadline checks.
-func judgeReport(j *judging) Verdict {
+func judgeReport(j *judging) check.Result {
 	const want = "success reported exactly when an attempt succeeded"
 	judged := 0
 	for _, r := range j.ran() {
@@ -17,18 +19,18 @@ func judgeReport(j *judging) Verdict {
 		}
 		judged++
 		if ok := r.succeeded(); ok != (r.Err == nil) {
-			return fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), answers(r.Attempts)), r.Attempts...)
+			return check.Fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), answers(r.Attempts)), r.Attempts...)
 		}
 	}
 	if judged == 0 {
-		return inconclusive("every call was cut by the harness: nothing was reported")
+		return check.Inconclusive("every call was cut by the harness: nothing was reported")
 	}
-	return pass(want, fmt.Sprintf("%d calls reported what the server did", judged))
+	return check.Pass(want, fmt.Sprintf("%d calls reported what the server did", judged))
 }
 
 // judgeSameKey (CL-04): every attempt of a keyed operation carries the
 // key its first attempt carried.
-func judgeSameKey(j *judging) Verdict {
+func judgeSameKey(j *judging) check.Result {
 	h := j.policy.keyHeader()
 	want := fmt.Sprintf("every attempt of a keyed operation carries the same %s", h)
 	var ok, once, unretried []string
@@ -53,18 +55,18 @@ func judgeSameKey(j *judging) Verdict {
 		first := r.Attempts[0].Header(h)
 		for i, e := range r.Attempts {
 			if v := e.Header(h); v != first || v == "" {
-				return fail(want, fmt.Sprintf("%s: attempt 1 sent %q, attempt %d %q", r.id, first, i+1, v), r.Attempts...)
+				return check.Fail(want, fmt.Sprintf("%s: attempt 1 sent %q, attempt %d %q", r.id, first, i+1, v), r.Attempts...)
 			}
 		}
 		ok = append(ok, fmt.Sprintf("%s (%d attempts)", r.id, len(r.Attempts)))
 	}
 	switch {
 	case len(ok) == 0 && len(once) == 0 && len(unretried) > 0:
-		return notApplicable("the client declares it does not retry %s, the method of every keyed scenario", strings.Join(unretried, ", "))
+		return check.NotApplicable("the client declares it does not retry %s, the method of every keyed scenario", strings.Join(unretried, ", "))
 	case !sent && len(ok) == 0:
-		return notApplicable("the client sent no %s", h)
+		return check.NotApplicable("the client sent no %s", h)
 	case len(ok) == 0:
-		return inconclusive("the client never retried a keyed operation (%s): no key reuse to judge", strings.Join(once, ", "))
+		return check.Inconclusive("the client never retried a keyed operation (%s): no key reuse to judge", strings.Join(once, ", "))
 	}
-	return pass(want, strings.Join(ok, ", "))
+	return check.Pass(want, strings.Join(ok, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
 )
@@ -64,7 +65,7 @@ func synthRuns(r *rand.Rand, p backoffPolicy, instances, waits int, noise time.D
 }
 
 // tally judges draws independent runs of p and counts the verdicts.
-func tally(judge func(*judging) Verdict, p backoffPolicy, instances, waits, draws int) map[reports.Status]int {
+func tally(judge func(*judging) check.Result, p backoffPolicy, instances, waits, draws int) map[reports.Status]int {
 	r := rand.New(rand.NewPCG(1, 2))
 	got := map[reports.Status]int{}
 	for range draws {
@@ -127,7 +128,7 @@ type rateCase struct {
 
 // rates judges draws of every case and holds its verdict counts to the
 // case's ranges.
-func rates(t *testing.T, judge func(*judging) Verdict, draws int, cases []rateCase) {
+func rates(t *testing.T, judge func(*judging) check.Result, draws int, cases []rateCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := tally(judge, c.p, c.instances, c.waits, draws)

@@ -6,14 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 )
 
 // judgeRetryAfter (CL-02, CL-02a, CL-02f, CL-02r): an attempt that follows
 // an answer carrying Retry-After in form comes no earlier than the instant
 // it names, less the early slack.
-func judgeRetryAfter(form string) func(j *judging) Verdict {
-	return func(j *judging) Verdict {
+func judgeRetryAfter(form string) func(j *judging) check.Result {
+	return func(j *judging) check.Result {
 		want := fmt.Sprintf("no attempt earlier than a Retry-After %s allows, less %s", form, j.tol.Early)
 		sent, judged := 0, 0
 		var least time.Duration = -1
@@ -31,7 +32,7 @@ func judgeRetryAfter(form string) func(j *judging) Verdict {
 				judged++
 				early := due.Sub(next.Received)
 				if early > j.tol.Early {
-					return fail(want, fmt.Sprintf("%s: attempt %d came %s before Retry-After: %s allowed", r.id, i+2, early.Round(time.Millisecond), e.ResponseHeader("Retry-After")), e, next)
+					return check.Fail(want, fmt.Sprintf("%s: attempt %d came %s before Retry-After: %s allowed", r.id, i+2, early.Round(time.Millisecond), e.ResponseHeader("Retry-After")), e, next)
 				}
 				if margin := -early; least < 0 || margin < least {
 					least = margin
@@ -40,17 +41,17 @@ func judgeRetryAfter(form string) func(j *judging) Verdict {
 		}
 		switch {
 		case sent == 0:
-			return notApplicable("no answer carried Retry-After as %s", form)
+			return check.NotApplicable("no answer carried Retry-After as %s", form)
 		case judged == 0:
-			return inconclusive("the client never retried after a Retry-After %s (%d sent): nothing to judge", form, sent)
+			return check.Inconclusive("the client never retried after a Retry-After %s (%d sent): nothing to judge", form, sent)
 		}
-		return pass(want, fmt.Sprintf("%d retries after Retry-After %s, the earliest %s after it allowed", judged, form, max(least, 0).Round(time.Millisecond)))
+		return check.Pass(want, fmt.Sprintf("%d retries after Retry-After %s, the earliest %s after it allowed", judged, form, max(least, 0).Round(time.Millisecond)))
 	}
 }
 
 // judgeHugeRetryAfter (CL-03): an operation answered with a Retry-After
 // beyond the client's deadline still ends by the deadline.
-func judgeHugeRetryAfter(j *judging) Verdict {
+func judgeHugeRetryAfter(j *judging) check.Result {
 	want := fmt.Sprintf("done within the deadline %s (+%s) despite a longer Retry-After", j.policy.Deadline, j.tol.Late)
 	var ok []string
 	for _, r := range j.ran() {
@@ -64,32 +65,32 @@ func judgeHugeRetryAfter(j *judging) Verdict {
 			continue
 		}
 		if r.Cut || r.Took() > j.policy.Deadline+j.tol.Late {
-			return fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
+			return check.Fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
 		}
 		ok = append(ok, fmt.Sprintf("%s in %s", r.id, r.Took().Round(time.Millisecond)))
 	}
 	if len(ok) == 0 {
-		return notApplicable("no answer carried a Retry-After beyond the deadline %s", j.policy.Deadline)
+		return check.NotApplicable("no answer carried a Retry-After beyond the deadline %s", j.policy.Deadline)
 	}
-	return pass(want, strings.Join(ok, ", "))
+	return check.Pass(want, strings.Join(ok, ", "))
 }
 
 // judgeDeadline (CL-08): every operation ends by the declared deadline.
-func judgeDeadline(j *judging) Verdict {
+func judgeDeadline(j *judging) check.Result {
 	want := fmt.Sprintf("every operation done within %s (+%s)", j.policy.Deadline, j.tol.Late)
 	var longest *ScenarioRun
 	for _, r := range j.ran() {
 		if r.Cut || r.Took() > j.policy.Deadline+j.tol.Late {
-			return fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
+			return check.Fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
 		}
 		if longest == nil || r.Took() > longest.Took() {
 			longest = r
 		}
 	}
 	if longest == nil {
-		return inconclusive("no scenario ran")
+		return check.Inconclusive("no scenario ran")
 	}
-	return pass(want, fmt.Sprintf("the longest, %s, took %s", longest.Scenario.ID, longest.Took().Round(time.Millisecond)))
+	return check.Pass(want, fmt.Sprintf("the longest, %s, took %s", longest.Scenario.ID, longest.Took().Round(time.Millisecond)))
 }
 
 // judgeBackoff (CL-07): in a run of failures without Retry-After, the
@@ -101,9 +102,9 @@ func judgeDeadline(j *judging) Verdict {
 // trend upward over the run (Jonckheere–Terpstra, p < evidenceLevel);
 // weaker evidence, as few instances of a full-jitter backoff give, is
 // inconclusive.
-func judgeBackoff(j *judging) Verdict {
+func judgeBackoff(j *judging) check.Result {
 	if p := j.policy.MaxAttempts; p > 0 && p < 3 {
-		return notApplicable("the client declares %d attempts: fewer than two waits to compare", p)
+		return check.NotApplicable("the client declares %d attempts: fewer than two waits to compare", p)
 	}
 	want := fmt.Sprintf("waits that rise, the last not shorter than %.1f times the first (p < %g each way)", backoffGrowth, evidenceLevel)
 	seen := map[string]bool{}
@@ -129,7 +130,7 @@ func judgeBackoff(j *judging) Verdict {
 		env := medianWaits(series)
 		observed := fmt.Sprintf("%s (%d instances): median waits %s", id, len(series), durations(env))
 		if slicesMax(env) < minJudgedWait {
-			return inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays are of that order", observed, minJudgedWait)
+			return check.Inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays are of that order", observed, minJudgedWait)
 		}
 		groups := make([][]float64, len(env))
 		for k := range groups {
@@ -145,13 +146,13 @@ func judgeBackoff(j *judging) Verdict {
 		observed += fmt.Sprintf("; p = %.2g that the last is under %.1f times the first, p = %.2g that they do not rise", pShort, backoffGrowth, pRise)
 		switch {
 		case pShort < evidenceLevel:
-			return fail(want, observed, ev...)
+			return check.Fail(want, observed, ev...)
 		case pRise < evidenceLevel:
-			return pass(want, observed)
+			return check.Pass(want, observed)
 		}
-		return inconclusive("%s: too few instances for either verdict at p < %g (a widely jittered backoff needs more)", observed, evidenceLevel)
+		return check.Inconclusive("%s: too few instances for either verdict at p < %g (a widely jittered backoff needs more)", observed, evidenceLevel)
 	}
-	return inconclusive("no operation made three attempts answered with failures without Retry-After: no waits to compare")
+	return check.Inconclusive("no operation made three attempts answered with failures without Retry-After: no waits to compare")
 }
 
 // column returns the k-th wait of every series.
@@ -234,7 +235,7 @@ func durations(ds []time.Duration) string {
 // floor (the spread clients jittered by ±smallestJitter reach with
 // probability 1 − evidenceLevel); it passes above both; in between, as
 // with few instances, the evidence is too weak either way.
-func judgeDispersal(j *judging) Verdict {
+func judgeDispersal(j *judging) check.Result {
 	seen := map[string]bool{}
 	for _, r := range j.ran() {
 		id := r.Scenario.ID
@@ -262,15 +263,15 @@ func judgeDispersal(j *judging) Verdict {
 		observed := fmt.Sprintf("%s: wait %d of %d instances has median %s and spread %s (%.1f %%)", id, k+1, len(series), median.Round(time.Millisecond), spread.Round(time.Millisecond), share*100)
 		switch {
 		case median < minJudgedWait:
-			return inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays spread them as much as jitter would", observed, minJudgedWait)
+			return check.Inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays spread them as much as jitter would", observed, minJudgedWait)
 		case share < failBelow:
-			return fail(want, observed, ev...)
+			return check.Fail(want, observed, ev...)
 		case share >= passFrom:
-			return pass(want, observed)
+			return check.Pass(want, observed)
 		}
-		return inconclusive("%s: between %.1f %%, under which it fails, and %.1f %%: lockstep clients a runner delays spread up to %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", observed, failBelow*100, passFrom*100, lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
+		return check.Inconclusive("%s: between %.1f %%, under which it fails, and %.1f %%: lockstep clients a runner delays spread up to %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", observed, failBelow*100, passFrom*100, lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
 	}
-	return inconclusive("no scenario run by several clients at once was retried by two of them: nothing to compare")
+	return check.Inconclusive("no scenario run by several clients at once was retried by two of them: nothing to compare")
 }
 
 // widestWait returns the index of the wait with the longest median over

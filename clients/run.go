@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
 )
@@ -114,7 +115,8 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	checks, err := Select(opts.Checks...)
+	suite := Suite(Config{Policy: p, Tolerance: opts.Tolerance})
+	checks, err := selectChecks(suite.Checks, opts.Checks)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -125,7 +127,8 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 	if err := ValidateScenarios(scenarios); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	srv, err := NewServer(opts.Journal, p.keyHeader(), cmp.Or(opts.Seed, 1))
+	seed := cmp.Or(opts.Seed, 1)
+	srv, err := NewServer(opts.Journal, p.keyHeader(), seed)
 	if err != nil {
 		return nil, err
 	}
@@ -156,11 +159,12 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 	if !slices.ContainsFunc(runs, func(r *ScenarioRun) bool { return len(r.Attempts) > 0 }) {
 		return nil, fmt.Errorf("%w: %w", ErrNoTraffic, firstError(runs))
 	}
-	tol := opts.Tolerance.withDefaults()
-	res := &Result{Policy: p, Runs: runs, Journal: srv.Journal(), Tolerances: tolerances(p, tol)}
-	j := &judging{policy: p, tol: tol, runs: runs}
-	for _, ch := range checks {
-		res.Checks = append(res.Checks, ch.judge(j))
+	h := &check.Harness{Journal: srv.Journal(), Seed: seed, Suites: []check.Suite{suite}}
+	*keptRuns(h) = runs
+	res := &Result{Policy: p, Runs: runs, Journal: srv.Journal(), Tolerances: suite.Tolerances(h)}
+	res.Checks = check.Run(ctx, h, checks, nil)
+	if err := ctx.Err(); err != nil { // check.Run left out the checks after the interrupt
+		return nil, fmt.Errorf("clients: interrupted: %w", err)
 	}
 	return res, nil
 }

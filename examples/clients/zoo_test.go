@@ -18,7 +18,7 @@ import (
 // clientIDs lists the client suite's checks.
 func clientIDs() []string {
 	var ids []string
-	for _, c := range clients.Checks() {
+	for _, c := range clients.Suite(clients.Config{}).Checks {
 		ids = append(ids, c.ID)
 	}
 	return ids

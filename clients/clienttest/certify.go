@@ -1,8 +1,13 @@
-package clients
+// Package clienttest certifies a Go HTTP client from a Go test with the
+// client suite of package clients, as net/http/httptest tests a handler:
+// in-process, with no subprocess, a failed check being a test error. It
+// keeps package testing out of the programs that import clients.
+package clienttest
 
 import (
 	"testing"
 
+	"github.com/resilcheck/resilcheck/clients"
 	"github.com/resilcheck/resilcheck/reports"
 )
 
@@ -13,13 +18,13 @@ import (
 // the harness, an invalid policy or scenario).
 //
 //	func TestMyClient(t *testing.T) {
-//		clients.Certify(t, clients.Func(func(ctx context.Context, c clients.Call) error {
+//		clienttest.Certify(t, clients.Func(func(ctx context.Context, c clients.Call) error {
 //			return myclient.New(myclient.MaxRetries(3)).Do(ctx, c.Method, c.URL, c.Key, c.Body)
 //		}), clients.Policy{MaxAttempts: 4, Deadline: 10 * time.Second}, clients.Options{})
 //	}
-func Certify(t testing.TB, c Client, p Policy, opts Options) *Result {
+func Certify(t testing.TB, c clients.Client, p clients.Policy, opts clients.Options) *clients.Result {
 	t.Helper()
-	res, err := Run(t.Context(), c, p, opts)
+	res, err := clients.Run(t.Context(), c, p, opts)
 	if err != nil {
 		t.Fatalf("clients: %v", err)
 		return nil
