@@ -9,7 +9,7 @@ import (
 )
 
 // ExhaustedReset is the latest reset t among the limits at r=0.
-func ExhaustedReset(o Observation) (time.Duration, bool) {
+func exhaustedReset(o Observation) (time.Duration, bool) {
 	var t time.Duration
 	found := false
 	for _, l := range o.Fields.Limits {
@@ -22,7 +22,7 @@ func ExhaustedReset(o Observation) (time.Duration, bool) {
 
 // AnyReset is exhaustedReset, or else the latest reset of any limit.
 func AnyReset(o Observation) (time.Duration, bool) {
-	if t, ok := ExhaustedReset(o); ok {
+	if t, ok := exhaustedReset(o); ok {
 		return t, true
 	}
 	var t time.Duration
