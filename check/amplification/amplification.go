@@ -17,7 +17,7 @@ const (
 	rfc9110R = "RFC 9110 §9.2.2"
 )
 
-// AmplificationConfig tunes the retry-amplification suite. Zero values mean
+// Config tunes the retry-amplification suite. Zero values mean
 // the documented defaults, each taken from the source named. What the
 // target declares (attempt cap, backoff, budget ratio, breaker recovery)
 // comes from Harness.Policy, never from here.

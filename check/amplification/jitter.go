@@ -166,7 +166,7 @@ const (
 // first wait within [minBucket, maxUndeclaredBucket].
 func lockstepBucket(h *check.Harness, fleets []time.Duration) (bucket time.Duration, from string) {
 	if b := config(h).Bucket; b > 0 {
-		return b, "AmplificationConfig.Bucket"
+		return b, "amplification.Config.Bucket"
 	}
 	why := "no backoff declared"
 	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); ok {

@@ -240,7 +240,7 @@ func judgedRecovery(h *check.Harness) (time.Duration, string) {
 	case d <= 0:
 		return 0, "the target declares no breaker recovery (policy.retry.breaker_recovery)"
 	case d > config(h).maxRecovery():
-		return 0, fmt.Sprintf("the declared breaker recovery %s exceeds the %s this check watches under load (AmplificationConfig.MaxRecovery)", d, config(h).maxRecovery())
+		return 0, fmt.Sprintf("the declared breaker recovery %s exceeds the %s this check watches under load (amplification.Config.MaxRecovery)", d, config(h).maxRecovery())
 	}
 	return d, ""
 }

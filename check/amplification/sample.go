@@ -29,7 +29,7 @@ type backoffSample struct {
 	// round (the largest).
 	failed, unretried, refilled int
 	took                        time.Duration // how long the rounds took
-	capped                      bool          // the rounds stopped at AmplificationConfig.SampleWithin
+	capped                      bool          // the rounds stopped at amplification.Config.SampleWithin
 	// unkeyed is set when the target forwards no key: requests then run one
 	// at a time and no fleet is sampled.
 	unkeyed bool
@@ -86,7 +86,7 @@ func sampleBackoff(ctx context.Context, c *check.Case) *backoffSample {
 	s := &backoffSample{}
 	rounds, within := config(c.Harness).backoffRounds(), config(c.Harness).sampleWithin()
 	if est := roundWaits(c.Harness, true); est > within {
-		s.reason = fmt.Sprintf("the declared first wait (up to %s) exceeds the sampling bound (AmplificationConfig.SampleWithin %s): not sampled", est, within)
+		s.reason = fmt.Sprintf("the declared first wait (up to %s) exceeds the sampling bound (amplification.Config.SampleWithin %s): not sampled", est, within)
 		return s
 	}
 	if err := c.Heal(ctx, c.Harness.Policy.Retry.HealStreak(), c.Harness.HealWithin()); err != nil {

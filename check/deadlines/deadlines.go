@@ -20,7 +20,7 @@ const (
 	envoyDL  = "Envoy router filter docs"
 )
 
-// DeadlineConfig tunes the deadlines suite. Zero values mean the documented
+// Config tunes the deadlines suite. Zero values mean the documented
 // defaults, each with the reason on its field.
 type Config struct {
 	// TimeoutStatus is the status the target answers when a caller's budget
@@ -72,7 +72,7 @@ func (c Config) budgets() (lo, hi time.Duration) {
 // watch returns DL-06's watch window and what it was derived from.
 func (c Config) watch(h *check.Harness) (time.Duration, string) {
 	if c.Watch > 0 {
-		return c.Watch, "DeadlineConfig.Watch"
+		return c.Watch, "deadlines.Config.Watch"
 	}
 	if _, hi, ok := h.Policy.Retry.WaitBounds(0); ok {
 		return hi + 3*c.tolerance(), "the declared backoff's first wait + 3 tolerances"
@@ -140,7 +140,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 			Why: "DL-03, DL-04, DL-06, HS-18: answers, cancellations and budgets within the deadline plus this"},
 	}
 	if config(h).Warmup != 0 {
-		out = append(out, reports.Tolerance{Name: "heal streak, deadline checks", Value: fmt.Sprintf("%d (DeadlineConfig.Warmup)", config(h).warmup(h)),
+		out = append(out, reports.Tolerance{Name: "heal streak, deadline checks", Value: fmt.Sprintf("%d (deadlines.Config.Warmup)", config(h).warmup(h)),
 			Why: "before the deadline checks, in place of the heal streak"})
 	}
 	return out

@@ -28,7 +28,7 @@ func dlPropagates(name string) func(ctx context.Context, c *check.Case) check.Re
 			return check.NotApplicable("%s is the target's own deadline header, exercised by DL-04", name)
 		}
 		if !config(h).sendsFormat(name) {
-			return check.NotApplicable("%s is not among the deadline formats to exercise (DeadlineConfig.Formats %v)", name, config(h).Formats)
+			return check.NotApplicable("%s is not among the deadline formats to exercise (deadlines.Config.Formats %v)", name, config(h).Formats)
 		}
 		c, res, ok := dlBegin(ctx, cs)
 		if !ok {

@@ -14,7 +14,7 @@ import (
 // caller's deadline and then fails with 503, the kind of failure a retrying
 // target retries. A target that stops at its deadline makes no further
 // call; one that works on after its caller's deadline retries after it. The
-// suite watches the dependency for DeadlineConfig.Watch past the deadline.
+// suite watches the dependency for deadlines.Config.Watch past the deadline.
 func dlNoWorkAfterDeadline(ctx context.Context, cs *check.Case) check.Result {
 	c, res, ok := dlBegin(ctx, cs)
 	if !ok {

@@ -13,7 +13,7 @@ const (
 	rlSource = "draft-ietf-httpapi-ratelimit-headers-10"
 )
 
-// RateLimitConfig tunes the rate-limit-headers suite. Zero values mean the
+// Config tunes the rate-limit-headers suite. Zero values mean the
 // documented defaults.
 type Config struct {
 	// AcceptOlderDrafts accepts the -07 Dictionary and ≤ -06 separate fields

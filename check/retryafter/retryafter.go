@@ -14,7 +14,7 @@ const (
 	raSource = "RFC 9110 §10.2.3"
 )
 
-// RetryAfterConfig tunes the retry-after suite. Zero values mean the
+// Config tunes the retry-after suite. Zero values mean the
 // documented defaults, each taken from the source named on its field.
 type Config struct {
 	// Tolerance is the slack on every "no earlier than" bound; default the
@@ -133,7 +133,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	out := []reports.Tolerance{{Name: "Retry-After slack", Value: config(h).tolerance(h).String(),
 		Why: "HS-08: no call earlier than Retry-After minus this"}}
 	if n := config(h).BreakerFlush; n > 0 {
-		out = append(out, reports.Tolerance{Name: "heal streak, Retry-After cases", Value: fmt.Sprintf("%d (RetryAfterConfig.BreakerFlush)", n),
+		out = append(out, reports.Tolerance{Name: "heal streak, Retry-After cases", Value: fmt.Sprintf("%d (retryafter.Config.BreakerFlush)", n),
 			Why: "before HS-08..HS-10's dependency-fault cases, in place of the heal streak"})
 	}
 	return out
