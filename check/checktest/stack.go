@@ -7,27 +7,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 )
 
-// fakeStack is a fake target on loopback between a front proxy and a
-// dependency proxy whose stand-in charges, sharing one journal.
+// Stack is a fake target on loopback between a front proxy and a
+// dependency proxy whose stand-in charges, sharing one journal. URL is the
+// front proxy's: requests to the target go through it.
 type Stack struct {
 	Journal           *faults.Journal
 	Front, Dependency *faults.Proxy
 	URL               string
 }
 
-// startFakeStack starts the dependency proxy, stores its URL in *depURL for
-// the fake to call, then serves fake behind the front proxy. Everything
-// stops when the test ends.
-func Start(t *testing.T, fake http.Handler, depURL *string) Stack {
+// Start starts the dependency proxy, stores its URL in *depURL for the fake
+// to call, then serves fake behind the front proxy. Every charge is
+// answered 201 with {"id":"ch_1"}; everything stops when the test ends.
+func Start(t testing.TB, fake http.Handler, depURL *string) Stack {
 	t.Helper()
 	return StartCharging(t, fake, depURL, `{"id":"ch_1"}`)
 }
 
-// startFakeStackBody is startFakeStack with the stand-in's charge body.
-func StartCharging(t *testing.T, fake http.Handler, depURL *string, body string) Stack {
+// StartCharging is Start with body as the stand-in's answer to a charge.
+func StartCharging(t testing.TB, fake http.Handler, depURL *string, body string) Stack {
 	t.Helper()
 	j := faults.NewJournal()
 	dep, err := faults.NewProxy(faults.WithSide("dependency"), faults.WithJournal(j), faults.WithSeed(1),
@@ -57,4 +59,10 @@ func StartCharging(t *testing.T, fake http.Handler, depURL *string, body string)
 	}
 	t.Cleanup(func() { _ = front.Close() })
 	return Stack{Journal: j, Front: front, Dependency: dep, URL: frontURL}
+}
+
+// Harness is a harness on the stack with seed 1: set the Operation (and the
+// conventions and policy the fake declares) before judging a check on it.
+func (s Stack) Harness() *check.Harness {
+	return &check.Harness{TargetURL: s.URL, Front: s.Front, Dependency: s.Dependency, Journal: s.Journal, Seed: 1}
 }
