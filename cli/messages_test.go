@@ -15,7 +15,9 @@ import (
 
 // goFieldInText matches a Go struct field as messages must not show it, e.g.
 // "Conventions.MaxBudget": users write YAML (conventions.max_budget) or flags.
-var goFieldInText = regexp.MustCompile(`\b(Conventions|Policy|Harness|Spec|Config|Operation|Tenancy|Effects|Target|Retry|Deadlines|RateLimits)\.[A-Z][A-Za-z]*\b`)
+// A suite's settings have no YAML, only Go, so a message names them as a Go
+// user writes them, qualified by the package (amplification.Config.Bucket).
+var goFieldInText = regexp.MustCompile(`(?:^|[^.\w])(Conventions|Policy|Harness|Spec|Config|Operation|Tenancy|Effects|Target|Retry|Deadlines|RateLimits)\.[A-Z][A-Za-z]*\b`)
 
 // TestMessages_noGoFields reads every string literal of the packages whose
 // words reach users (errors, verdicts, reports) and fails on one that names
