@@ -27,6 +27,10 @@ type Config struct {
 	TargetLog io.Writer
 	// Suites selects suites by name; empty runs all.
 	Suites []string
+	// Lanes is how many copies of the target run checks side by side, each
+	// behind proxies of its own; 0 means the spec's concurrency (default 1),
+	// and 1 runs one check at a time.
+	Lanes int
 	// Custom are suites of the user's own checks (package check), run
 	// after the built-in suites and selected, gated, replayed and reported
 	// as they are; nil means the built-in suites alone.

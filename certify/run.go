@@ -59,6 +59,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.checkLanes(); err != nil {
+		return nil, err
+	}
 	gate, err := cfg.gate()
 	if err != nil {
 		return nil, err
@@ -72,7 +75,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	started := time.Now()
-	journal := faults.NewJournal(faults.WithCapacity(1 << 16))
+	lanes := cfg.lanes(len(checks))
+	journals := laneJournals(lanes, started)
+	journal := journals[0]
 
 	h := &check.Harness{
 		Journal:   journal,
@@ -105,25 +110,48 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Report: rep, Journal: journal}
 	phase(PhaseStarting)
-	env, err := placeTarget(ctx, t, cfg.kinds(), seed, journal, log, cfg.TargetLog)
-	if err == nil {
-		defer func() {
+	var envs []*environment
+	defer func() {
+		for _, env := range envs {
 			env.close()
-			res.Teardown = env.teardown
-		}()
-		rep.Target = env.target
-		phase(PhaseHealth)
-		err = waitHealthy(ctx, healthURL(env.front.URL(), env.health))
-	}
-	if err != nil {
-		if errors.Is(err, ErrConfig) {
-			return nil, err
+			res.Teardown = cmp.Or(res.Teardown, env.teardown)
 		}
-		res.abort(ctx, err)
-		res.attachLogs(abortLogs(err))
-	} else {
-		runChecks(ctx, h, env, checks, cfg, rep)
-		res.attachLogs(env.failedLogs(ctx, rep))
+	}()
+	for i := range lanes {
+		env, err := placeTarget(ctx, t, cfg.kinds(), seed, journals[i], log, cfg.TargetLog)
+		if err != nil {
+			if errors.Is(err, ErrConfig) {
+				return nil, err
+			}
+			res.abort(ctx, err)
+			res.attachLogs(abortLogs(err))
+			break
+		}
+		envs = append(envs, env)
+	}
+	if len(envs) == lanes {
+		rep.Target = envs[0].target
+		phase(PhaseHealth)
+		var err error
+		for _, env := range envs {
+			if err = waitHealthy(ctx, healthURL(env.front.URL(), env.health)); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			res.abort(ctx, err)
+			res.attachLogs(abortLogs(err))
+		} else {
+			ranOn := runChecks(ctx, h, envs, checks, cfg, rep)
+			if lanes > 1 {
+				res.Journal = mergeLanes(journals, rep, ranOn)
+			}
+			var logs []launch.Log
+			for i, env := range envs {
+				logs = append(logs, laneLogs(i, lanes, env.failedLogs(ctx, rep))...)
+			}
+			res.attachLogs(logs)
+		}
 	}
 	rep.Duration = reports.Duration(time.Since(started))
 	if cfg.Baseline != nil {
@@ -133,21 +161,42 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// runChecks runs checks against the healthy target in env and records
-// their results in rep, marking it interrupted when ctx ended first.
-func runChecks(ctx context.Context, h *check.Harness, env *environment, checks []check.Check, cfg Config, rep *reports.Report) {
-	h.TargetURL, h.Front, h.Dependency = env.front.URL(), env.front, env.dep
-	probe, closeProbe := specProbe(cfg.Target, env.target.URLs["service"])
-	defer closeProbe()
-	h.Probe = probe
+// runChecks runs checks against the healthy targets in envs, one lane per
+// copy of the target, and records their results in rep in the checks'
+// order, marking it interrupted when ctx ended first. It returns the lane
+// each of rep.Checks ran on.
+func runChecks(ctx context.Context, h *check.Harness, envs []*environment, checks []check.Check, cfg Config, rep *reports.Report) []int {
 	// A failed measure leaves the noise zero: the default slacks apply, and
 	// the report says the noise was not measured.
 	h.Noise, _ = check.MeasureNoise(ctx, noiseSamples)
-	rep.Checks = check.Run(ctx, h, checks, progressFunc(cfg.Progress, len(checks)))
-	rep.Tolerances = h.Tolerances()
+	harnesses := make([]*check.Harness, len(envs))
+	for i, env := range envs {
+		lh := *h
+		lh.Journal = env.journal
+		lh.TargetURL, lh.Front, lh.Dependency = env.front.URL(), env.front, env.dep
+		probe, closeProbe := specProbe(cfg.Target, env.target.URLs["service"])
+		defer closeProbe()
+		lh.Probe = probe
+		harnesses[i] = &lh
+	}
+	results := runLanes(ctx, harnesses, checks, progressFunc(cfg.Progress, len(checks)))
+	rep.Checks = nil
+	var ranOn []int
+	for _, r := range results {
+		if r.ran {
+			rep.Checks = append(rep.Checks, r.check)
+			ranOn = append(ranOn, r.lane)
+		}
+	}
+	rep.Tolerances = harnesses[0].Tolerances()
+	if len(envs) > 1 {
+		rep.Tolerances = append(rep.Tolerances, reports.Tolerance{Name: "copies of the target", Value: fmt.Sprintf("%d", len(envs)),
+			Why: "checks ran side by side, each on a copy of the target of its own behind proxies of its own (spec concurrency, --concurrency)"})
+	}
 	if ctx.Err() != nil {
 		rep.Interrupted = fmt.Sprintf("stopped by a signal after %d of %d checks", len(rep.Checks), len(checks))
 	}
+	return ranOn
 }
 
 // noiseSamples is how many loopback round trips and 1 ms sleeps measure

@@ -25,7 +25,11 @@ type Check struct {
 	// deadline): on a noisy runner the check is inconclusive rather than
 	// guessed, and a failure during a stall of the runner is judged again.
 	Timed bool
-	Run   func(ctx context.Context, c *Case) Result
+	// Explores says the check is a property that draws cases for a time
+	// budget (--explore): among the longest checks, so a scheduler with
+	// several copies of the target starts it first.
+	Explores bool
+	Run      func(ctx context.Context, c *Case) Result
 }
 
 // Suite is one contract's checks, in the order they run, named as reports

@@ -31,6 +31,8 @@ type certifyOpts struct {
 	seed      uint64
 	explore   time.Duration
 	cases     int
+	copies    int
+	serial    bool
 	quiet     bool
 	gate      gateOpts
 }
@@ -71,6 +73,8 @@ says so), 5 internal error.`,
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (0: draw one; the report prints it)")
 	f.DurationVar(&o.explore, "explore", 0, "time each property check spends exploring random cases, e.g. 2m before a release (0: a few seconds each)")
 	f.IntVar(&o.cases, "explore-cases", 0, "run N cases of each property check (skipped ones not counted), with no time budget (a failure's reproduce line sets it)")
+	f.IntVar(&o.copies, "concurrency", 0, "start N copies of the target and run checks side by side, one per copy (kinds process and reference; 0: the spec's concurrency, default 1)")
+	f.BoolVar(&o.serial, "serial", false, "one copy of the target, one check at a time, whatever the spec's concurrency (debugging, or a target that cannot take it)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr (a live line on a terminal, else a line per check)")
 	o.gate.addFlags(f)
 	_ = cmd.MarkFlagDirname(reportDirFlag)
@@ -83,6 +87,12 @@ says so), 5 internal error.`,
 func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 	if o.explore < 0 || o.cases < 0 {
 		return usagef("--explore and --explore-cases cannot be negative")
+	}
+	switch {
+	case o.serial && o.copies != 0:
+		return usagef("give --serial (one copy of the target) or --concurrency N, not both")
+	case o.copies < 0:
+		return usagef("--concurrency %d: want 0 (the spec's concurrency) or more", o.copies)
 	}
 	spec, err := o.target()
 	if err != nil {
@@ -97,7 +107,7 @@ func (o *certifyOpts) run(cmd *cobra.Command, _ []string) error {
 	}
 	cfg := certify.Config{
 		Target: spec, Kinds: Kinds(), Custom: o.app.custom, TargetLog: o.targetLog(cmd),
-		Suites: o.suites, Checks: o.checks, Seed: o.seed, Explore: o.explore, ExploreCases: o.cases,
+		Suites: o.suites, Checks: o.checks, Seed: o.seed, Explore: o.explore, ExploreCases: o.cases, Lanes: o.lanes(),
 		Version: buildVersion(), Reproduce: o.reproduce(),
 	}
 	if err := o.gate.apply(&cfg); err != nil {
@@ -208,4 +218,13 @@ func (o *certifyOpts) targetLog(cmd *cobra.Command) io.Writer {
 		return cmd.ErrOrStderr()
 	}
 	return nil
+}
+
+// lanes is certify.Config.Lanes: one under --serial, else --concurrency
+// (0 leaves it to the spec).
+func (o *certifyOpts) lanes() int {
+	if o.serial {
+		return 1
+	}
+	return o.copies
 }

@@ -27,6 +27,10 @@ func TestCertify_usage(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("version: 1\nkind: running\nservice:\n  url: not a url\n  helth: /x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	running := filepath.Join(dir, "running.yaml")
+	if err := os.WriteFile(running, []byte("kind: running\nservice: {url: 'http://127.0.0.1:1'}\noperations: [{name: pay, path: /pay}]\neffects: {probe: {url: '/count?key={{.Key}}', count: '$.count'}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -44,6 +48,9 @@ func TestCertify_usage(t *testing.T) {
 		{"missing spec", []string{"certify", "-f", filepath.Join(dir, "absent.yaml")}, "absent.yaml"},
 		{"negative explore", []string{"certify", "--reference", "--explore", "-1s"}, "cannot be negative"},
 		{"negative explore-cases", []string{"certify", "--reference", "--explore-cases", "-3"}, "cannot be negative"},
+		{"serial and concurrency", []string{"certify", "--reference", "--serial", "--concurrency", "2"}, "not both"},
+		{"negative concurrency", []string{"certify", "--reference", "--concurrency", "-2"}, "want 0 (the spec's concurrency) or more"},
+		{"copies of a running service", []string{"certify", "-f", running, "--concurrency", "2"}, "kind running is one copy"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -35,6 +35,10 @@ type Target struct {
 	Conventions  Conventions  `yaml:"conventions"`  // protocol dialects the service speaks
 	Policy       Policy       `yaml:"policy"`       // what the service declares about its retries, deadlines and limits
 	Gate         Gate         `yaml:"gate"`         // which failed checks fail the run, and waivers
+	// Concurrency is how many copies of the target resilcheck may start to
+	// run checks side by side, each behind proxies of its own (kinds process
+	// and reference); 0 or 1 = one copy, one check at a time.
+	Concurrency int `yaml:"concurrency"`
 
 	// Dir is the directory relative paths in the spec resolve against: the
 	// spec file's directory (set by Parse and Load; empty = the working directory).

@@ -44,6 +44,7 @@ func (t *Target) Validate(opts ...Option) error {
 		v.checkPolicy()
 	}
 	v.checkGate()
+	v.checkConcurrency()
 	if len(v.probs) == 0 {
 		return nil
 	}
@@ -193,3 +194,29 @@ func (v *validator) positive(path string, d interface{ String() string }, neg bo
 		v.errf(path, "must be positive, got %s", d)
 	}
 }
+
+// checkConcurrency: copies of a target side by side need resilcheck to
+// start them, each on ports of its own; a running service or a compose
+// project is one copy, and a dependency proxy on a fixed address cannot be
+// placed twice.
+func (v *validator) checkConcurrency() {
+	n := v.t.Concurrency
+	switch {
+	case n < 0:
+		v.errf("concurrency", "must be 0 or more, got %d", n)
+	case n > maxConcurrency:
+		v.errf("concurrency", "at most %d copies, got %d", maxConcurrency, n)
+	case n > 1 && v.kind != KindProcess && v.kind != KindReference:
+		v.errf("concurrency", "kind %s is one copy of the service: only kinds process and reference can be started %d times", v.kind, n)
+	case n > 1:
+		for i, d := range v.t.Dependencies {
+			if d.Listen != "" && !strings.HasSuffix(d.Listen, ":0") {
+				v.errf(fmt.Sprintf("dependencies[%d].listen", i), "a fixed address cannot take %d copies' proxies (concurrency %d): use port 0", n, n)
+			}
+		}
+	}
+}
+
+// maxConcurrency bounds the copies of a target: each is a stack of
+// processes and proxies, and checks mostly wait, so a few fill the time.
+const maxConcurrency = 8

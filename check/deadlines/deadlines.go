@@ -106,7 +106,7 @@ func checks() []check.Check {
 			Title: "with the dependency hanging, the target answers 504 by the caller's budget", Run: dlAnswersByBudget},
 		{ID: "DL-03", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: grpcDL + " (Deadlines on the Server); " + grpcWire + " (Client Cancellation)",
 			Title: "the target cancels its dependency call when the caller's budget runs out", Run: dlCancelsAtDeadline},
-		{ID: "DL-03p", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: grpcDL + " (Deadlines on the Server, Deadline Propagation); " + sreDL + " (a property over random budgets, deadline headers and dependency latencies)",
+		{ID: "DL-03p", Suite: Name, Explores: true, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: grpcDL + " (Deadlines on the Server, Deadline Propagation); " + sreDL + " (a property over random budgets, deadline headers and dependency latencies)",
 			Title: "for random budgets, deadline headers and dependency latencies (late headers, a trickling body, a hang): answered, every dependency call started and let go, by the budget; the forwarded budget never more than what is left", Run: deadlineProperty},
 		{ID: "DL-04", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: grpcDL + " (Deadline Propagation); " + sreDL + " (Deadline propagation)",
 			Title: "the budget passed downstream is what was received minus what was spent (the target's deadline header)", Run: dlPropagates(dlConventionFormat)},

@@ -62,7 +62,7 @@ func checks() []check.Check {
 			Title: "a 429 explains itself in a non-empty body", Run: tooManyBody},
 		{ID: "RL-20", Suite: Name, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedRateLimitedRoute, check.NeedTenancy}, Source: rlSource + " §6.1",
 			Title: "one tenant exhausting its quota does not limit another", Run: tenantIsolation},
-		{ID: "RL-07p", Suite: Name, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: rlSource + " §4.1.1, §4.1.2, §6, §6.1 (a property over tenants' bursts, pauses and resets)",
+		{ID: "RL-07p", Suite: Name, Explores: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: rlSource + " §4.1.1, §4.1.2, §6, §6.1 (a property over tenants' bursts, pauses and resets)",
 			Title: "over random interleavings of tenants' bursts and pauses, r never rises before its reset, a 429 follows only r=0, the reset admits again, and one tenant's use never counts against another", Run: rateLimitProperty},
 		{ID: "RL-01", Suite: Name, Level: reports.LevelMust, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: rlSource + " §3, §3.1, §3.1.1",
 			Title: "every response of a declared rate-limited route carries RateLimit-Policy: a List of String names, each with q a non-negative Integer", Run: policySyntax},

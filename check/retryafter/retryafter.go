@@ -113,7 +113,7 @@ func checks() []check.Check {
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
 		{ID: "HS-08", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: raSource + "; gRFC A6 (Pushback)",
 			Title: "after a dependency's 503 with Retry-After: 1, the next call comes no earlier", Run: raHonoursSeconds},
-		{ID: "HS-08p", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: raSource + " (a property over values, statuses and budgets); draft-ietf-httpapi-ratelimit-headers-10 §7; RFC 9110 §15.6.4",
+		{ID: "HS-08p", Suite: Name, Explores: true, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: raSource + " (a property over values, statuses and budgets); draft-ietf-httpapi-ratelimit-headers-10 §7; RFC 9110 §15.6.4",
 			Title: "under random Retry-After values of 2–4 s on 429 and 503, with and without RateLimit fields, and budgets that do or do not leave room: no dependency call before the Retry-After, an answer by the budget", Run: retryAfterProperty},
 		{ID: "RL-10", Suite: Name, Timed: true, Level: reports.LevelMust, Needs: []check.Need{check.NeedDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §7",
 			Title: "after a dependency's 429 with Retry-After and an earlier RateLimit reset, Retry-After wins", Run: raPrecedence},

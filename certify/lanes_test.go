@@ -1,0 +1,135 @@
+package certify
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/internal/launch"
+	"github.com/resilcheck/resilcheck/internal/reference/target"
+	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// TestRun_lanes certifies the reference on three copies side by side: the
+// verdicts are the serial run's, a defect is still caught, and the one
+// journal the report keeps backs every check's evidence with the exchange
+// it shows.
+func TestRun_lanes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("certifies the reference stack")
+	}
+	t.Parallel()
+	kinds := launch.Kinds{targets.KindReference: target.Kind()}
+	run := func(spec string, lanes int) *Result {
+		t.Helper()
+		tg, err := targets.Parse("lanes.yaml", []byte(spec), targets.WithKinds(kinds.Specs()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), Config{Target: tg, Kinds: kinds, Seed: 11, Lanes: lanes,
+			Suites: []string{"idempotency", "rate-limit-headers"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	statuses := func(r *Result) map[string]reports.Status {
+		m := map[string]reports.Status{}
+		for _, c := range r.Report.Checks {
+			m[c.ID] = c.Status
+		}
+		return m
+	}
+	serial, laned := run("kind: reference\n", 1), run("kind: reference\n", 3)
+	if got, want := statuses(laned), statuses(serial); len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("3 copies judged %d checks, serial %d", len(got), len(want))
+	} else {
+		for id, st := range want {
+			if got[id] != st {
+				t.Errorf("%s: %s on 3 copies, %s serially", id, got[id], st)
+			}
+		}
+	}
+	var order []string
+	for _, c := range laned.Report.Checks {
+		order = append(order, c.ID)
+	}
+	var serialOrder []string
+	for _, c := range serial.Report.Checks {
+		serialOrder = append(serialOrder, c.ID)
+	}
+	if !slices.Equal(order, serialOrder) {
+		t.Errorf("report order on 3 copies %v; serially %v", order, serialOrder)
+	}
+
+	entries := laned.Journal.Snapshot()
+	bySeq := map[uint64]faults.Entry{}
+	for i, e := range entries {
+		if e.Seq != uint64(i+1) {
+			t.Fatalf("merged journal entry %d has seq %d", i, e.Seq)
+		}
+		bySeq[e.Seq] = e
+	}
+	shown := 0
+	for _, c := range laned.Report.Checks {
+		for _, x := range c.Evidence {
+			e, ok := bySeq[x.ID]
+			if !ok || e.Method != x.Method || e.Path != x.Path || e.Status != x.Status || e.Side != x.Side {
+				t.Errorf("%s: evidence %d (%s %s %d on %s) is not journal entry %+v", c.ID, x.ID, x.Method, x.Path, x.Status, x.Side, e)
+			}
+			shown++
+		}
+	}
+	if shown == 0 {
+		t.Error("no evidence to match against the merged journal")
+	}
+	if tol := laned.Report.Tolerances; !slices.ContainsFunc(tol, func(x reports.Tolerance) bool { return x.Name == "copies of the target" && x.Value == "3" }) {
+		t.Errorf("the report does not say 3 copies ran: %v", tol)
+	}
+
+	defective := statuses(run("kind: reference\nreference: {defects: [racy-idempotency]}\n", 3))
+	if defective["IK-07"] != reports.StatusFail {
+		t.Errorf("racy-idempotency on 3 copies: IK-07 %s, want fail", defective["IK-07"])
+	}
+}
+
+func TestConfig_checkLanes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		t     targets.Target
+		lanes int
+		ok    bool
+	}{
+		{"reference", targets.Target{Kind: targets.KindReference}, 4, true},
+		{"process", targets.Target{Kind: targets.KindProcess}, 2, true},
+		{"running, one copy", targets.Target{Kind: targets.KindRunning}, 1, true},
+		{"running, the spec's", targets.Target{Kind: targets.KindRunning}, 0, true},
+		{"running, two", targets.Target{Kind: targets.KindRunning}, 2, false},
+		{"compose, two", targets.Target{Kind: targets.KindCompose}, 2, false},
+		{"negative", targets.Target{Kind: targets.KindReference}, -1, false},
+		{"fixed dependency address", targets.Target{Kind: targets.KindProcess, Dependencies: []targets.Dependency{{Name: "p", Listen: "127.0.0.1:9091"}}}, 2, false},
+		{"port 0", targets.Target{Kind: targets.KindProcess, Dependencies: []targets.Dependency{{Name: "p", Listen: "127.0.0.1:0"}}}, 2, true},
+	} {
+		err := Config{Target: &c.t, Lanes: c.lanes}.checkLanes()
+		if (err == nil) != c.ok || err != nil && !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: checkLanes = %v; want ok %v (an ErrConfig otherwise)", c.name, err, c.ok)
+		}
+	}
+}
+
+func TestLongestFirst(t *testing.T) {
+	t.Parallel()
+	checks := []check.Check{{ID: "A"}, {ID: "B", Timed: true}, {ID: "C", Explores: true}, {ID: "D"}, {ID: "E", Explores: true, Timed: true}, {ID: "F", Timed: true}}
+	var got []string
+	for _, i := range longestFirst(checks) {
+		got = append(got, checks[i].ID)
+	}
+	if want := []string{"C", "E", "B", "F", "A", "D"}; !slices.Equal(got, want) {
+		t.Errorf("longestFirst = %v; want %v", got, want)
+	}
+}
