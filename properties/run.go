@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"runtime"
@@ -53,11 +54,20 @@ type Result struct {
 	Inconclusive bool
 }
 
-// rapid reads its settings from flag.CommandLine, so runs are serialised.
+// rapid reads its settings from process-wide flags: the seed and the number
+// of cases when a run starts, the steps of a state machine while it runs.
+// So a run holds mu from setting its flags until its first case has begun,
+// when rapid has read them; a run that sets the steps (a state machine)
+// holds it to the end. What no run sets differently (no fail files, the
+// shrink time, which the budget enforces per run) is set once.
 var (
 	mu       sync.Mutex
 	initOnce sync.Once
 )
+
+// rapidShrinkTime is rapid's own bound on shrinking, set once for every
+// run: longer than any ShrinkTime, which budget.wrap enforces per run.
+const rapidShrinkTime = time.Hour
 
 // Run checks prop with rapid under cfg and returns what it found; every
 // case counts as meaningful. See Explore.
@@ -73,41 +83,67 @@ func Run(name string, cfg Config, prop func(*rapid.T)) Result {
 // order, so a failure found within the budget is found again on replay.
 func Explore(name string, cfg Config, prop func(*rapid.T) bool) Result {
 	budgeted := cfg.Budget > 0 && cfg.Checks <= 0
+	stateMachine := cfg.Steps > 0
 	cfg = cfg.withDefaults()
 	if budgeted {
 		cfg.Checks = 1000
 	}
 	mu.Lock()
-	defer mu.Unlock()
+	locked := true
+	unlock := func() {
+		if locked {
+			locked = false
+			mu.Unlock()
+		}
+	}
+	defer unlock()
+	var initErr error
 	initOnce.Do(func() {
 		// rapid calls testing.Short, which panics before testing.Init.
 		testing.Init()
 		_ = flag.CommandLine.Parse(nil)
+		for k, v := range map[string]string{
+			"rapid.shrinktime": rapidShrinkTime.String(),
+			"rapid.nofailfile": "true", // the seed replays a failure; no files in the user's directory
+		} {
+			initErr = cmp.Or(initErr, flag.Set(k, v))
+		}
 	})
+	if initErr != nil {
+		return Result{Name: name, Seed: cfg.Seed, Failed: true, Message: "properties: " + initErr.Error()}
+	}
 	checks, steps := cfg.Checks, cfg.Steps
 	if testing.Short() {
 		// rapid divides checks by 5 and steps by 2 under -short; Config is
 		// the contract, so a run explores the same under any test flags.
 		checks, steps = checks*5, steps*2
 	}
-	for k, v := range map[string]string{
-		"rapid.checks":     strconv.Itoa(checks),
-		"rapid.steps":      strconv.Itoa(steps),
-		"rapid.seed":       strconv.FormatUint(cfg.Seed, 10),
-		"rapid.shrinktime": cfg.ShrinkTime.String(),
-		"rapid.nofailfile": "true", // the seed replays a failure; no files in the user's directory
-	} {
+	set := map[string]string{
+		"rapid.checks": strconv.Itoa(checks),
+		"rapid.seed":   strconv.FormatUint(cfg.Seed, 10),
+	}
+	if stateMachine {
+		set["rapid.steps"] = strconv.Itoa(steps)
+	}
+	for k, v := range set {
 		if err := flag.Set(k, v); err != nil {
 			return Result{Name: name, Seed: cfg.Seed, Failed: true, Message: "properties: " + err.Error()}
 		}
 	}
 	tb := &recorder{name: name}
-	b := &budget{cfg: cfg, start: time.Now(), rec: tb}
+	b := &budget{cfg: cfg, start: time.Now(), rec: tb, begun: make(chan struct{})}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		rapid.Check(tb, b.wrap(prop))
 	}()
+	if !stateMachine {
+		select { // rapid has read the seed and the cases once the first begins
+		case <-b.begun:
+		case <-done:
+		}
+		unlock()
+	}
 	<-done
 	res := tb.result(cfg.Seed)
 	res.Cases, res.Meaningful = b.cases, b.meaningful
@@ -143,10 +179,14 @@ type budget struct {
 	// that failed again at once, and a cut confirmation would look like a
 	// failure that does not reproduce.
 	confirmNext bool
+	// begun is closed when the first case begins.
+	begun     chan struct{}
+	beginOnce sync.Once
 }
 
 func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
 	return func(t *rapid.T) {
+		b.beginOnce.Do(func() { close(b.begun) })
 		if !b.failing && b.cfg.Budget > 0 && time.Since(b.start) > b.cfg.Budget {
 			return
 		}

@@ -3,6 +3,7 @@ package properties
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -232,5 +233,54 @@ func TestExplore_allSkipped(t *testing.T) {
 	})
 	if res.Failed || !res.Inconclusive || res.FailedCase != 0 || !strings.HasPrefix(res.Message, "only generated 0 valid tests") {
 		t.Errorf("Explore = failed %v, inconclusive %v, case %d, message %q; want inconclusive with rapid's count", res.Failed, res.Inconclusive, res.FailedCase, res.Message)
+	}
+}
+
+// TestExplore_sideBySide: two runs of different properties overlap: the
+// first one's case waits for the second's to begin, which a process-wide
+// lock held for a whole run would never let happen. Each still draws the
+// cases its own seed gives.
+func TestExplore_sideBySide(t *testing.T) {
+	t.Parallel()
+	second := make(chan struct{})
+	var once sync.Once
+	draws := func(seed uint64, wait bool) (Result, []int) {
+		var got []int
+		res := Explore("p", Config{Seed: seed, Checks: 3}, func(rt *rapid.T) bool {
+			got = append(got, rapid.IntRange(0, 1<<20).Draw(rt, "n"))
+			if wait {
+				select {
+				case <-second:
+				case <-time.After(30 * time.Second):
+					rt.Fatalf("the second run never began while the first ran")
+				}
+			}
+			return true
+		})
+		return res, got
+	}
+	var first Result
+	var firstDraws []int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		first, firstDraws = draws(7, true)
+	}()
+	res, secondDraws := func() (Result, []int) {
+		var got []int
+		res := Explore("q", Config{Seed: 8, Checks: 3}, func(rt *rapid.T) bool {
+			once.Do(func() { close(second) })
+			got = append(got, rapid.IntRange(0, 1<<20).Draw(rt, "n"))
+			return true
+		})
+		return res, got
+	}()
+	<-done
+	if first.Failed || res.Failed {
+		t.Fatalf("runs failed: %q, %q", first.Message, res.Message)
+	}
+	_, alone := draws(7, false)
+	if !slices.Equal(firstDraws, alone) || len(secondDraws) != 3 {
+		t.Errorf("seed 7 drew %v beside another run, %v alone; the other drew %v", firstDraws, alone, secondDraws)
 	}
 }
