@@ -36,6 +36,8 @@ type fakeClient struct {
 	final429          bool // take 429 as final, as a client retrying 5xx only does
 	freshBudget       bool // send the whole deadline as the budget on every attempt
 	noJitter          bool // wait exactly the backoff, as every instance does
+
+	startUp time.Duration // sleep this long before anything, as a slow process starts
 }
 
 func (f *fakeClient) Do(ctx context.Context, c Call) error {
@@ -47,6 +49,13 @@ func (f *fakeClient) Do(ctx context.Context, c Call) error {
 }
 
 func (f *fakeClient) do(ctx context.Context, c Call) error {
+	if f.startUp > 0 {
+		select {
+		case <-time.After(f.startUp):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	p := f.policy
 	if p.Deadline > 0 && !f.waitPastDeadline {
 		var cancel context.CancelFunc
