@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -123,6 +124,58 @@ func TestRun_slowStartingClient(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("case %d: tolerance start-up allowance %q, want %q", i+1, got, want)
+		}
+	}
+}
+
+// TestRun_clientCut: a call the harness cuts at its limit ends the checks
+// that judge how it ended with that said: the deadline checks fail where the
+// client declares a deadline, and without one CL-09 and CL-10 are
+// inconclusive, naming the cut, in every report format. The limit is
+// short here (Options.Limit, Options.Grace); the client waits out a
+// day-long Retry-After.
+func TestRun_clientCut(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("each call is cut after a second or two")
+	}
+	longWait := Scenario{ID: "retry-after-3", Title: "503 with Retry-After 3, then success", Expect: ExpectSuccess,
+		Attempts: []Step{{Status: 503, RetryAfter: 3 * time.Second}}}
+	none := Policy{MaxAttempts: 4}
+	deadline := Policy{MaxAttempts: 4, Deadline: time.Second}
+	results := certifyAll(t, []cellCase{
+		{name: "no deadline", policy: none,
+			opts:   Options{Scenarios: append(builtin(t, "bad-request", "retry-after-huge"), longWait), Checks: []string{"CL-03", "CL-08", "CL-09", "CL-10"}, Limit: time.Second},
+			client: &fakeClient{policy: none, waitPastDeadline: true, base: 300 * time.Millisecond},
+			want: map[string]reports.Status{"CL-03": reports.StatusNotApplicable, "CL-08": reports.StatusNotApplicable,
+				"CL-09": reports.StatusInconclusive, "CL-10": reports.StatusInconclusive},
+			says: map[string]string{
+				"CL-09": "retry-after-huge: the harness cut the call after 1s from its first attempt (its limit without a deadline): still running after 1 attempt, answered 503 (Retry-After: 86400); what it would have reported is unknown; it also cut retry-after-3",
+				"CL-10": "retry-after-3: the harness cut the call after 1s from its first attempt (its limit without a deadline): still running after 1 attempt, answered 503 (Retry-After: 3); how it would have ended is unknown"}},
+		{name: "deadline", policy: deadline,
+			opts:   Options{Scenarios: builtin(t, "bad-request", "retry-after-huge"), Checks: []string{"CL-03", "CL-08", "CL-09"}, Grace: 500 * time.Millisecond},
+			client: &fakeClient{policy: deadline, waitPastDeadline: true, base: 300 * time.Millisecond},
+			want:   map[string]reports.Status{"CL-03": reports.StatusFail, "CL-08": reports.StatusFail, "CL-09": reports.StatusPass},
+			says: map[string]string{
+				"CL-03": "retry-after-huge: the harness cut the call after 1.5s from its first attempt (the deadline 1s + 500ms)",
+				"CL-08": "retry-after-huge: the harness cut the call after 1.5s",
+				"CL-09": "the harness cut retry-after-huge past the deadline, which CL-08 fails"}},
+	})
+	if results[0] == nil {
+		return
+	}
+	rep := &reports.Report{Schema: reports.Schema, Target: reports.Target{Name: "fake", Kind: "client"}, Checks: results[0].Checks, Tolerances: results[0].Tolerances}
+	for _, name := range reports.Writers() {
+		w, err := reports.WriterFor(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := w(&b, rep); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !strings.Contains(b.String(), "the harness cut the call after 1s") {
+			t.Errorf("the %s report does not say the harness cut the call", name)
 		}
 	}
 }

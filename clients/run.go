@@ -71,7 +71,9 @@ func (t Tolerance) withDefaults() Tolerance {
 // Limit bounds a call the client declares no deadline for; a call with a
 // deadline is cut at the deadline plus Grace. Both are timed as the
 // deadline is, from the call's first attempt (Tolerance.StartUp). A cut
-// call is a failure of the deadline checks and tells nothing else.
+// call fails the deadline checks where the client declares a deadline;
+// otherwise the checks that judge how a call ends are inconclusive, and
+// say so.
 const (
 	Limit = 20 * time.Second
 	Grace = 5 * time.Second

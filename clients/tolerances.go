@@ -30,6 +30,6 @@ func tolerances(p Policy, t Tolerance, l limits) []reports.Tolerance {
 		{Name: "client policy", Value: p.String(),
 			Why: "CL-01, CL-03, CL-08 and the expected outcome of each scenario come from what the client declares"},
 		{Name: "harness limit per call", Value: l.String(),
-			Why: "a call still running then is cut: a deadline failure, and no report to judge"},
+			Why: "a call still running then is cut: a deadline failure where a deadline is declared; otherwise the checks that judge how it ended are inconclusive, naming the cut"},
 	}
 }
