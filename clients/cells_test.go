@@ -3,6 +3,7 @@ package clients
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -178,4 +179,32 @@ func TestRun_clientCut(t *testing.T) {
 			t.Errorf("the %s report does not say the harness cut the call", name)
 		}
 	}
+}
+
+// TestRun_narrowJitterClients: sixteen clients whose waits are jittered
+// by at most 2.5 % of the judged wait (50 ms on 2 s, as 100 ms on 4 s)
+// fail CL-13 whatever their seed, and ±50 % jitter passes.
+func TestRun_narrowJitterClients(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("each run waits out a backoff of 0.5, 1 and 2 s")
+	}
+	p := Policy{MaxAttempts: 4, Deadline: 12 * time.Second}
+	opts := Options{Scenarios: builtin(t, "backoff"), Checks: []string{"CL-13"}}
+	var cases []cellCase
+	for seed := range uint64(3) {
+		cases = append(cases,
+			cellCase{name: fmt.Sprintf("50 ms on 2 s, seed %d", seed+1), policy: p, opts: opts,
+				client: &fakeClient{policy: p, base: 500 * time.Millisecond, jitterCap: 50 * time.Millisecond, seed: seed + 1},
+				want:   map[string]reports.Status{"CL-13": reports.StatusFail}},
+		)
+	}
+	cases = append(cases,
+		cellCase{name: "±50 %, seed 1", policy: p, opts: opts,
+			client: &fakeClient{policy: p, base: 500 * time.Millisecond, seed: 1},
+			want:   map[string]reports.Status{"CL-13": reports.StatusPass}},
+		cellCase{name: "±50 %, seed 2", policy: p, opts: opts,
+			client: &fakeClient{policy: p, base: 500 * time.Millisecond, seed: 2},
+			want:   map[string]reports.Status{"CL-13": reports.StatusPass}})
+	certifyAll(t, cases)
 }

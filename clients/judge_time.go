@@ -279,10 +279,15 @@ func durations(ds []time.Duration) string {
 // not retry in lockstep. Of the waits every instance made, the one with
 // the longest median is judged (the runner's noise is smallest beside
 // it) by its trimmed spread across instances as a share of the median. It
-// fails below both lockstepShare, the runner's noise, and the jitter
-// floor (the spread clients jittered by ±smallestJitter reach with
-// probability 1 − evidenceLevel); it passes above both; in between, as
-// with few instances, the evidence is too weak either way.
+// passes from the jitter floor (the spread clients jittered by
+// ±smallestJitter reach with probability 1 − evidenceLevel) and above
+// lockstepShare, the runner's noise. It fails below both lockstepShare
+// and the floor; and, where the floor is above narrowSpread (twelve
+// instances or more, as the backoff scenario's sixteen), below
+// narrowSpread: jitter within ±narrowJitter, too little to matter, fails
+// every time, and ±smallestJitter still fails with probability at most
+// evidenceLevel. In between, as with few instances, the evidence is too
+// weak either way.
 func judgeDispersal(j *judging) check.Result {
 	seen := map[string]bool{}
 	for _, r := range j.ran() {
@@ -306,6 +311,11 @@ func judgeDispersal(j *judging) check.Result {
 		k, median, spread := widestWait(series)
 		floor := jitterFloor(len(series))
 		failBelow, passFrom := min(lockstepShare, floor), max(lockstepShare, floor)
+		failWhy := fmt.Sprintf("lockstep clients a runner delays spread up to %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
+		if narrowSpread < floor {
+			failBelow = narrowSpread
+			failWhy = fmt.Sprintf("jitter within ±%.1f %%, which keeps a wave of retries in one burst, spreads at most %.0f %% with a runner's %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", narrowJitter*100, 2*narrowJitter*100, lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
+		}
 		want := fmt.Sprintf("the waits of clients failing together spread over at least %.1f %% of their median (what ±%.0f %% jitter reaches in %d clients with p ≥ %g, and more than a runner's delays), and over %.1f %% at the least", passFrom*100, smallestJitter*100, len(series), 1-evidenceLevel, failBelow*100)
 		share := float64(spread) / float64(median)
 		observed := fmt.Sprintf("%s: wait %d of %d instances has median %s and spread %s (%.1f %%)", id, k+1, len(series), median.Round(time.Millisecond), spread.Round(time.Millisecond), share*100)
@@ -313,11 +323,14 @@ func judgeDispersal(j *judging) check.Result {
 		case median < minJudgedWait:
 			return check.Inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays spread them as much as jitter would", observed, minJudgedWait)
 		case share < failBelow:
+			if share >= lockstepShare {
+				observed += fmt.Sprintf(": wider than a runner's delays spread lockstep clients, but under %.1f %%, no wider than jitter within ±%.1f %% and those delays: too little to spread the retries", narrowSpread*100, narrowJitter*100)
+			}
 			return check.Fail(want, observed, ev...)
 		case share >= passFrom:
 			return check.Pass(want, observed)
 		}
-		return check.Inconclusive("%s: between %.1f %%, under which it fails, and %.1f %%: lockstep clients a runner delays spread up to %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", observed, failBelow*100, passFrom*100, lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
+		return check.Inconclusive("%s: between %.1f %%, under which it fails, and %.1f %%: %s", observed, failBelow*100, passFrom*100, failWhy)
 	}
 	return check.Inconclusive("no scenario run by several clients at once was retried by two of them: nothing to compare")
 }

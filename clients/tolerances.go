@@ -21,6 +21,8 @@ func tolerances(p Policy, t Tolerance, l limits) []reports.Tolerance {
 			Why: "CL-13: the spread such jitter reaches in the scenario's clients with p ≥ 0.99 passes"},
 		{Name: "lockstep spread", Value: fmt.Sprintf("under %.0f %% of the median", lockstepShare*100),
 			Why: "CL-13: what a runner's own delays spread identical waits by (measured 0–3 ms on 2–4 s); less fails"},
+		{Name: "narrow jitter", Value: fmt.Sprintf("±%.1f %%: a spread under %.0f %% of the median", narrowJitter*100, narrowSpread*100),
+			Why: fmt.Sprintf("CL-13: jitter this narrow leaves a wave of retries in one burst; with twelve clients or more, whose ±%.0f %% jitter spreads wider with p ≥ %g, a spread under its width plus the runner's fails", smallestJitter*100, 1-evidenceLevel)},
 		{Name: "shortest judged wait", Value: minJudgedWait.String(),
 			Why: "CL-07, CL-13: shorter waits are inconclusive, a shared runner's own delays being of that order"},
 		{Name: "late slack", Value: t.Late.String(),
