@@ -30,7 +30,7 @@ type Options struct {
 	// Journal receives the server's entries; nil = a journal of its own.
 	Journal *faults.Journal
 	// Limit and Grace bound each call as the package's Limit and Grace
-	// do; zero = those.
+	// do; zero or less = those.
 	Limit, Grace time.Duration
 }
 
@@ -87,7 +87,7 @@ type limits struct {
 func (o Options) limits() limits { return limits{limit: o.Limit, grace: o.Grace}.withDefaults() }
 
 func (l limits) withDefaults() limits {
-	return limits{limit: cmp.Or(l.limit, Limit), grace: cmp.Or(l.grace, Grace)}
+	return limits{limit: cmp.Or(max(l.limit, 0), Limit), grace: cmp.Or(max(l.grace, 0), Grace)}
 }
 
 // of returns the limit on a call of a client with policy p.
