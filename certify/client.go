@@ -56,7 +56,8 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Progress != nil {
 		cfg.Progress(Event{Phase: PhaseClient, Total: len(selected)})
 	}
-	out, err := clients.Run(ctx, client, policy, clients.Options{Scenarios: scenarios, Checks: cfg.Checks, Seed: seed, Journal: journal})
+	tol := clients.Tolerance{StartUp: t.Client.StartupAllowance}
+	out, err := clients.Run(ctx, client, policy, clients.Options{Scenarios: scenarios, Checks: cfg.Checks, Seed: seed, Journal: journal, Tolerance: tol})
 	switch {
 	case err == nil:
 		rep.Checks, rep.Tolerances = out.Checks, out.Tolerances

@@ -129,3 +129,36 @@ func TestRun_clientProgress(t *testing.T) {
 		t.Errorf("report has %d checks; the last event's status %s", n, events[len(events)-1].Result.Status)
 	}
 }
+
+// TestRun_clientStartupAllowance: client.startup_allowance reaches the
+// client suite, and the report lists it among the tolerances.
+func TestRun_clientStartupAllowance(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("needs curl as the client")
+	}
+	for _, c := range []struct{ spec, want string }{
+		{"client: {command: [curl, -s, -o, /dev/null, '{{.URL}}'], policy: {max_attempts: 3}, startup_allowance: 3s}\n", "3s"},
+		{"client: {command: [curl, -s, -o, /dev/null, '{{.URL}}'], policy: {max_attempts: 3}}\n", "10s"},
+	} {
+		spec, err := targets.Parse("c.yaml", []byte(c.spec), withClient)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(t.Context(), Config{Target: spec, Seed: 1, Checks: []string{"CL-01"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, tol := range res.Report.Tolerances {
+			if tol.Name == "start-up allowance" {
+				got = tol.Value
+			}
+		}
+		if got != c.want {
+			t.Errorf("start-up allowance %q in the report; want %q", got, c.want)
+		}
+	}
+	if _, err := targets.Parse("c.yaml", []byte("client: {command: ['true'], startup_allowance: -1s}\n"), withClient); err == nil || !strings.Contains(err.Error(), "client.startup_allowance") {
+		t.Errorf("a negative allowance: %v; want a problem at client.startup_allowance", err)
+	}
+}

@@ -18,6 +18,7 @@ const SuiteName = "clients"
 type Config struct {
 	Policy    Policy
 	Tolerance Tolerance // zero fields mean the defaults
+	limits    limits    // the harness's bounds on a call, as Run's Options set them
 }
 
 // judging is what a judge reads: the policy, the slack and the runs.

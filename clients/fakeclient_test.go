@@ -36,6 +36,10 @@ type fakeClient struct {
 	final429          bool // take 429 as final, as a client retrying 5xx only does
 	freshBudget       bool // send the whole deadline as the budget on every attempt
 	noJitter          bool // wait exactly the backoff, as every instance does
+
+	startUp   time.Duration // sleep this long before anything, as a slow process starts
+	jitterCap time.Duration // wait the backoff plus at most this: jitter too small to matter
+	seed      uint64        // mixed into every instance's jitter seed
 }
 
 func (f *fakeClient) Do(ctx context.Context, c Call) error {
@@ -47,6 +51,13 @@ func (f *fakeClient) Do(ctx context.Context, c Call) error {
 }
 
 func (f *fakeClient) do(ctx context.Context, c Call) error {
+	if f.startUp > 0 {
+		select {
+		case <-time.After(f.startUp):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	p := f.policy
 	if p.Deadline > 0 && !f.waitPastDeadline {
 		var cancel context.CancelFunc
@@ -57,7 +68,7 @@ func (f *fakeClient) do(ctx context.Context, c Call) error {
 	// in every run, so what the judges see does not depend on luck.
 	seed := fnv.New64a()
 	seed.Write([]byte(c.Scenario))
-	rng := rand.New(rand.NewPCG(seed.Sum64(), 0))
+	rng := rand.New(rand.NewPCG(seed.Sum64(), f.seed))
 	wait := f.base
 	if f.constantBackoff {
 		wait = 2 * f.base // long enough for CL-07 and CL-13 to judge
@@ -79,7 +90,10 @@ func (f *fakeClient) do(ctx context.Context, c Call) error {
 			return fmt.Errorf("gave up after %d attempts: status %d, %v", attempt, status, err)
 		}
 		d := wait
-		if !f.noJitter {
+		switch {
+		case f.jitterCap > 0:
+			d += time.Duration(rng.Int64N(int64(f.jitterCap)))
+		case !f.noJitter:
 			d = time.Duration(float64(wait) * (0.5 + rng.Float64())) // ±50 %
 			if f.constantBackoff {
 				// ±25 %: a constant wait's medians must not drift 1.5×

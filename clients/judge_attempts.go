@@ -86,11 +86,19 @@ func judgeClientError(j *judging) check.Result {
 // can see through (the expected outcome is success) ends in a reported
 // success with every scripted answer consumed. CL-11 judges the scripts
 // that reset or stall an attempt, CL-10 those that answer with statuses.
+// A call the harness cut fails where the client declares a deadline (it
+// ran past it); without one, how it would have ended is unknown, and the
+// check is inconclusive unless another call fails it.
 func judgeRetried(connection bool) func(j *judging) check.Result {
 	return func(j *judging) check.Result {
 		var ok []string
+		var cut []*ScenarioRun
 		for _, r := range j.ran() {
 			if r.Expect != ExpectSuccess || connectionFault(r.Scenario) != connection {
+				continue
+			}
+			if r.Cut && j.policy.Deadline == 0 {
+				cut = append(cut, r)
 				continue
 			}
 			want := fmt.Sprintf("%s: %d attempts, the last one succeeding, and a reported success", r.id, len(r.Scenario.Attempts)+1)
@@ -101,6 +109,9 @@ func judgeRetried(connection bool) func(j *judging) check.Result {
 				return check.Fail(want, fmt.Sprintf("%s after %d attempts", outcome(r), n), r.Attempts...)
 			}
 			ok = append(ok, r.id)
+		}
+		if len(cut) > 0 {
+			return check.Inconclusive("%s: %s; how it would have ended is unknown%s", cut[0].id, j.cutNote(cut[0]), othersCut(cut))
 		}
 		if len(ok) == 0 {
 			return check.NotApplicable("no scenario of this kind is one the client's declared policy can see through: %s", j.policy)

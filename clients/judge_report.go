@@ -8,13 +8,17 @@ import (
 )
 
 // judgeReport (CL-09): a call reports success exactly when its last attempt
-// was answered 2xx. A call the harness cut reported nothing and is left to
-// the deadline checks.
+// was answered 2xx. A call the harness cut reported nothing: with a
+// declared deadline it is the deadline checks' failure, without one what
+// it would have reported is unknown, and the check is inconclusive unless
+// another call fails it.
 func judgeReport(j *judging) check.Result {
 	const want = "success reported exactly when an attempt succeeded"
 	judged := 0
+	var cut []*ScenarioRun
 	for _, r := range j.ran() {
 		if r.Cut {
+			cut = append(cut, r)
 			continue
 		}
 		judged++
@@ -22,10 +26,32 @@ func judgeReport(j *judging) check.Result {
 			return check.Fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), answers(r.Attempts)), r.Attempts...)
 		}
 	}
-	if judged == 0 {
-		return check.Inconclusive("every call was cut by the harness: nothing was reported")
+	switch {
+	case judged == 0:
+		return check.Inconclusive("every call was cut by the harness: nothing was reported (%s: %s)", cut[0].id, j.cutNote(cut[0]))
+	case len(cut) > 0 && j.policy.Deadline == 0:
+		return check.Inconclusive("%s: %s; what it would have reported is unknown%s (the %d other %s reported what the server did)", cut[0].id, j.cutNote(cut[0]), othersCut(cut), judged, plural(judged, "call"))
+	case len(cut) > 0:
+		return check.Pass(want, fmt.Sprintf("%d %s reported what the server did; the harness cut %s past the deadline, which CL-08 fails", judged, plural(judged, "call"), ids(cut)))
 	}
 	return check.Pass(want, fmt.Sprintf("%d calls reported what the server did", judged))
+}
+
+// othersCut names the calls the harness cut besides the first.
+func othersCut(cut []*ScenarioRun) string {
+	if len(cut) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("; it also cut %s", ids(cut[1:]))
+}
+
+// ids lists the runs' IDs.
+func ids(runs []*ScenarioRun) string {
+	out := make([]string, len(runs))
+	for i, r := range runs {
+		out[i] = r.id
+	}
+	return strings.Join(out, ", ")
 }
 
 // judgeSameKey (CL-04): every attempt of a keyed operation carries the

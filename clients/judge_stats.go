@@ -81,6 +81,20 @@ const smallestJitter = 0.10
 // alike: measured at 0–3 ms on waits of 2–4 s (0.1 %), so 2 % is wide.
 const lockstepShare = 0.02
 
+// narrowJitter is the widest jitter CL-13 fails outright, when enough
+// clients fail together to tell it from smallestJitter: waits drawn
+// within ±2.5 % of their centre, a quarter of smallestJitter (100 ms on a
+// 4 s wait is ±1.25 %). Brooker 2015 jitters to spread a wave of retries
+// over the wait (full jitter over all of it, equal jitter over half);
+// jitter this narrow leaves the whole wave within a twentieth of the
+// wait, one burst to the server as lockstep retries are.
+const narrowJitter = 0.025
+
+// narrowSpread is the most trimmed spread, as a share of the median wait,
+// of clients jittered by ±narrowJitter that a runner delays by up to
+// lockstepShare: the jitter's whole width and the runner's spread.
+const narrowSpread = 2*narrowJitter + lockstepShare
+
 // trimOf is how many waits CL-13 drops at each end of n before measuring
 // their spread: one from five on, so one instance the runner delayed
 // cannot make lockstep look dispersed.

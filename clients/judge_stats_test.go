@@ -102,7 +102,9 @@ func TestJudgeBackoff_errorRates(t *testing.T) {
 // (which the old 10 %-of-median threshold failed one run in four) at most
 // at its evidence level, passes wide jitter, fails lockstep clients the
 // runner delays by up to 30 ms, and never passes them with five clients,
-// too few for ±10 % jitter to stand out from the runner's delays.
+// too few for ±10 % jitter to stand out from the runner's delays. From
+// twelve clients, where jitter within ±2.5 % fails outright, ±10 % still
+// fails at most at the evidence level.
 func TestJudgeDispersal_errorRates(t *testing.T) {
 	const n = 1000
 	rates(t, judgeDispersal, n, []rateCase{
@@ -113,6 +115,35 @@ func TestJudgeDispersal_errorRates(t *testing.T) {
 		{"lockstep, 9 clients", scaled(2, 0), 9, 3, [2]int{n, n}, [2]int{0, 0}},
 		{"lockstep, 5 clients: never passes", scaled(2, 0), 5, 3, [2]int{0, n}, [2]int{0, 0}},
 		{"±10 %, 5 clients", scaled(2, 0.1), 5, 3, [2]int{0, n / 100}, [2]int{n * 9 / 10, n}},
+		{"±10 %, 12 clients", scaled(2, 0.1), 12, 3, [2]int{0, n / 100}, [2]int{n * 98 / 100, n}},
+	})
+}
+
+// TestJudgeDispersal_narrowJitterClients: sixteen clients (the backoff
+// scenario) whose waits are jittered by at most 100 ms on a 4 s wait, or
+// by ±2.5 %, fail CL-13 in every one of a thousand draws, the runner
+// delaying each wait by up to 30 ms (they went fail, inconclusive, fail,
+// inconclusive across runs when only a runner's 2 % failed); widely
+// jittered ones pass every time.
+func TestJudgeDispersal_narrowJitterClients(t *testing.T) {
+	const n = 1000
+	capped := func(most float64) backoffPolicy { // ×2 plus up to most seconds
+		return func(r *rand.Rand, k int) []float64 {
+			out := scaled(2, 0)(r, k)
+			for i := range out {
+				out[i] += most * r.Float64()
+			}
+			return out
+		}
+	}
+	rates(t, judgeDispersal, n, []rateCase{
+		{"at most 100 ms on 4 s", capped(0.1), 16, 3, [2]int{n, n}, [2]int{0, 0}},
+		{"at most 50 ms on 4 s", capped(0.05), 16, 3, [2]int{n, n}, [2]int{0, 0}},
+		{"±2.5 %", scaled(2, 0.025), 16, 3, [2]int{n, n}, [2]int{0, 0}},
+		{"±1 %", scaled(2, 0.01), 16, 3, [2]int{n, n}, [2]int{0, 0}},
+		{"full jitter", fullJitter, 16, 3, [2]int{0, 0}, [2]int{n, n}},
+		{"±50 %", scaled(2, 0.5), 16, 3, [2]int{0, 0}, [2]int{n, n}},
+		{"decorrelated jitter", decorrelatedJitter, 16, 3, [2]int{0, 0}, [2]int{n, n}},
 	})
 }
 

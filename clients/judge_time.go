@@ -50,24 +50,28 @@ func judgeRetryAfter(form string) func(j *judging) check.Result {
 }
 
 // judgeHugeRetryAfter (CL-03): an operation answered with a Retry-After
-// beyond the client's deadline still ends by the deadline.
+// beyond the client's deadline still ends by the deadline, timed from its
+// first attempt (its start-up, up to the allowance, not counted).
 func judgeHugeRetryAfter(j *judging) check.Result {
-	want := fmt.Sprintf("done within the deadline %s (+%s) despite a longer Retry-After", j.policy.Deadline, j.tol.Late)
+	want := fmt.Sprintf("done within the deadline %s (+%s) of the first attempt despite a longer Retry-After", j.policy.Deadline, j.tol.Late)
 	var ok []string
 	for _, r := range j.ran() {
 		huge := false
 		for _, e := range r.Attempts {
-			if due, _, found := retryAfterDue(e.ResponseHeader("Retry-After"), e.Finished); found && due.Sub(r.Start) > j.policy.Deadline {
+			if due, _, found := retryAfterDue(e.ResponseHeader("Retry-After"), e.Finished); found && due.Sub(r.clock(j.tol.StartUp)) > j.policy.Deadline {
 				huge = true
 			}
 		}
 		if !huge {
 			continue
 		}
-		if r.Cut || r.Took() > j.policy.Deadline+j.tol.Late {
-			return check.Fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
+		switch {
+		case r.Cut:
+			return check.Fail(want, fmt.Sprintf("%s: %s", r.id, j.cutNote(r)), r.Attempts...)
+		case r.own(j.tol.StartUp) > j.policy.Deadline+j.tol.Late:
+			return check.Fail(want, fmt.Sprintf("%s: %s %s", r.id, outcome(r), j.timed(r)), r.Attempts...)
 		}
-		ok = append(ok, fmt.Sprintf("%s in %s", r.id, r.Took().Round(time.Millisecond)))
+		ok = append(ok, fmt.Sprintf("%s %s", r.id, j.timed(r)))
 	}
 	if len(ok) == 0 {
 		return check.NotApplicable("no answer carried a Retry-After beyond the deadline %s", j.policy.Deadline)
@@ -75,22 +79,66 @@ func judgeHugeRetryAfter(j *judging) check.Result {
 	return check.Pass(want, strings.Join(ok, ", "))
 }
 
-// judgeDeadline (CL-08): every operation ends by the declared deadline.
+// judgeDeadline (CL-08): every operation ends by the declared deadline,
+// timed from its first attempt (its start-up, up to the allowance, not
+// counted); a call the harness cut ran past it.
 func judgeDeadline(j *judging) check.Result {
-	want := fmt.Sprintf("every operation done within %s (+%s)", j.policy.Deadline, j.tol.Late)
+	want := fmt.Sprintf("every operation done within %s (+%s) of its first attempt", j.policy.Deadline, j.tol.Late)
 	var longest *ScenarioRun
+	var startUps []time.Duration
 	for _, r := range j.ran() {
-		if r.Cut || r.Took() > j.policy.Deadline+j.tol.Late {
-			return check.Fail(want, fmt.Sprintf("%s: %s after %s", r.id, outcome(r), r.Took().Round(time.Millisecond)), r.Attempts...)
+		switch {
+		case r.Cut:
+			return check.Fail(want, fmt.Sprintf("%s: %s", r.id, j.cutNote(r)), r.Attempts...)
+		case r.own(j.tol.StartUp) > j.policy.Deadline+j.tol.Late:
+			return check.Fail(want, fmt.Sprintf("%s: %s %s", r.id, outcome(r), j.timed(r)), r.Attempts...)
 		}
-		if longest == nil || r.Took() > longest.Took() {
+		if longest == nil || r.own(j.tol.StartUp) > longest.own(j.tol.StartUp) {
 			longest = r
 		}
+		startUps = append(startUps, r.StartUp())
 	}
 	if longest == nil {
 		return check.Inconclusive("no scenario ran")
 	}
-	return check.Pass(want, fmt.Sprintf("the longest, %s, took %s", longest.Scenario.ID, longest.Took().Round(time.Millisecond)))
+	return check.Pass(want, fmt.Sprintf("the longest, %s, ended %s; start-ups %s to %s, up to %s not counted",
+		longest.id, j.timed(longest), slices.Min(startUps).Round(time.Millisecond), slices.Max(startUps).Round(time.Millisecond), j.tol.StartUp))
+}
+
+// timed says how long r took by its deadline's clock, and what its
+// start-up was.
+func (j *judging) timed(r *ScenarioRun) string {
+	own, su := r.own(j.tol.StartUp).Round(time.Millisecond), r.StartUp().Round(time.Millisecond)
+	switch {
+	case len(r.Attempts) == 0:
+		return fmt.Sprintf("after %s without an attempt, %s of it past the start-up allowance %s", su, own, j.tol.StartUp)
+	case r.StartUp() > j.tol.StartUp:
+		return fmt.Sprintf("%s after the start-up allowance %s ran out (its first attempt came after %s)", own, j.tol.StartUp, su)
+	}
+	return fmt.Sprintf("%s after its first attempt (start-up %s, not counted)", own, su)
+}
+
+// cutNote says that the harness cut r at its limit, and how far the call
+// had got.
+func (j *judging) cutNote(r *ScenarioRun) string {
+	limit := "its limit without a deadline"
+	if j.policy.Deadline > 0 {
+		limit = fmt.Sprintf("the deadline %s + %s", j.policy.Deadline, r.limit-j.policy.Deadline)
+	}
+	from := "its first attempt"
+	if r.StartUp() > j.tol.StartUp {
+		from = fmt.Sprintf("the start-up allowance %s", j.tol.StartUp)
+	}
+	n := len(r.Attempts)
+	return fmt.Sprintf("the harness cut the call after %s from %s (%s): still running after %d %s, answered %s",
+		r.limit, from, limit, n, plural(n, "attempt"), answers(r.Attempts))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // judgeBackoff (CL-07): in a run of failures without Retry-After, the
@@ -231,10 +279,15 @@ func durations(ds []time.Duration) string {
 // not retry in lockstep. Of the waits every instance made, the one with
 // the longest median is judged (the runner's noise is smallest beside
 // it) by its trimmed spread across instances as a share of the median. It
-// fails below both lockstepShare, the runner's noise, and the jitter
-// floor (the spread clients jittered by ±smallestJitter reach with
-// probability 1 − evidenceLevel); it passes above both; in between, as
-// with few instances, the evidence is too weak either way.
+// passes from the jitter floor (the spread clients jittered by
+// ±smallestJitter reach with probability 1 − evidenceLevel) and above
+// lockstepShare, the runner's noise. It fails below both lockstepShare
+// and the floor; and, where the floor is above narrowSpread (twelve
+// instances or more, as the backoff scenario's sixteen), below
+// narrowSpread: jitter within ±narrowJitter, too little to matter, fails
+// every time, and ±smallestJitter still fails with probability at most
+// evidenceLevel. In between, as with few instances, the evidence is too
+// weak either way.
 func judgeDispersal(j *judging) check.Result {
 	seen := map[string]bool{}
 	for _, r := range j.ran() {
@@ -258,6 +311,11 @@ func judgeDispersal(j *judging) check.Result {
 		k, median, spread := widestWait(series)
 		floor := jitterFloor(len(series))
 		failBelow, passFrom := min(lockstepShare, floor), max(lockstepShare, floor)
+		failWhy := fmt.Sprintf("lockstep clients a runner delays spread up to %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
+		if narrowSpread < floor {
+			failBelow = narrowSpread
+			failWhy = fmt.Sprintf("jitter within ±%.1f %%, which keeps a wave of retries in one burst, spreads at most %.0f %% with a runner's %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", narrowJitter*100, 2*narrowJitter*100, lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
+		}
 		want := fmt.Sprintf("the waits of clients failing together spread over at least %.1f %% of their median (what ±%.0f %% jitter reaches in %d clients with p ≥ %g, and more than a runner's delays), and over %.1f %% at the least", passFrom*100, smallestJitter*100, len(series), 1-evidenceLevel, failBelow*100)
 		share := float64(spread) / float64(median)
 		observed := fmt.Sprintf("%s: wait %d of %d instances has median %s and spread %s (%.1f %%)", id, k+1, len(series), median.Round(time.Millisecond), spread.Round(time.Millisecond), share*100)
@@ -265,11 +323,14 @@ func judgeDispersal(j *judging) check.Result {
 		case median < minJudgedWait:
 			return check.Inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays spread them as much as jitter would", observed, minJudgedWait)
 		case share < failBelow:
+			if share >= lockstepShare {
+				observed += fmt.Sprintf(": wider than a runner's delays spread lockstep clients, but under %.1f %%, no wider than jitter within ±%.1f %% and those delays: too little to spread the retries", narrowSpread*100, narrowJitter*100)
+			}
 			return check.Fail(want, observed, ev...)
 		case share >= passFrom:
 			return check.Pass(want, observed)
 		}
-		return check.Inconclusive("%s: between %.1f %%, under which it fails, and %.1f %%: lockstep clients a runner delays spread up to %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", observed, failBelow*100, passFrom*100, lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
+		return check.Inconclusive("%s: between %.1f %%, under which it fails, and %.1f %%: %s", observed, failBelow*100, passFrom*100, failWhy)
 	}
 	return check.Inconclusive("no scenario run by several clients at once was retried by two of them: nothing to compare")
 }

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -74,6 +75,32 @@ func (s *Server) Add(sc Scenario, id string) (string, error) {
 		return "", fmt.Errorf("clients: scenario %s: %w", id, err)
 	}
 	return s.proxy.URL() + scenarioBase(id), nil
+}
+
+// errCut is the cause of a call's context the harness cut at its limit.
+var errCut = errors.New("clients: the harness cut the call at its limit")
+
+// cutAfter cuts the call of run id (cut(errCut)) limit after its first
+// attempt since start arrives, or limit after by when none has arrived by
+// then; it returns when ctx ends. An attempt is journaled as it ends, so a
+// first attempt still held at by starts the limit at by, a little later.
+func (s *Server) cutAfter(ctx context.Context, id string, start, by time.Time, limit time.Duration, cut context.CancelCauseFunc) {
+	wctx, cancel := context.WithDeadline(ctx, by)
+	got, _ := s.journal.Await(wctx, 1, faults.BySide(Side), faults.ByPath(scenarioPaths(id)), faults.Between(start, time.Time{}))
+	cancel()
+	from := by
+	for _, e := range got {
+		if e.Received.Before(from) {
+			from = e.Received
+		}
+	}
+	t := time.NewTimer(time.Until(from.Add(limit)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		cut(errCut)
+	case <-ctx.Done():
+	}
 }
 
 // taken counts the attempts sc's rules have taken so far.

@@ -34,7 +34,7 @@ func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: SuiteName, Checks: checks(), Config: cfg, Evidence: evidence,
 		Tolerances: func(h *check.Harness) []reports.Tolerance {
 			own := check.SuiteConfig[Config](h, SuiteName)
-			return tolerances(own.Policy, own.Tolerance.withDefaults())
+			return tolerances(own.Policy, own.Tolerance.withDefaults(), own.limits.withDefaults())
 		}}
 }
 

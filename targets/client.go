@@ -20,6 +20,11 @@ type Client struct {
 	// Scenarios is a scenario file (relative to the spec file) whose
 	// scenarios are run besides the built-in ones; empty = the built-in ones only.
 	Scenarios string `yaml:"scenarios"`
+	// StartupAllowance is how long a call may take to send its first
+	// attempt (starting the client's process) without that counting
+	// against its deadline, which is timed from the first attempt; 0 =
+	// 10s. Reports list it among the tolerances.
+	StartupAllowance time.Duration `yaml:"startup_allowance"`
 }
 
 // ClientPolicy is what a client declares about its retries; the client

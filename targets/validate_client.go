@@ -38,6 +38,7 @@ func (v *validator) checkClient() {
 			v.errf("client.policy.key_header", "%s", msg)
 		}
 	}
+	v.positive("client.startup_allowance", c.StartupAllowance, c.StartupAllowance < 0)
 	if c.Scenarios != "" {
 		v.plain("client.scenarios", c.Scenarios, "the scenario file is a plain path, relative to the spec file")
 	}
