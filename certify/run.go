@@ -45,8 +45,10 @@ const JournalFile = "journal.jsonl"
 
 // Run certifies the target described by cfg. It returns a Result in every
 // outcome but a configuration error (wrapping ErrConfig): a target that never
-// became healthy, or a run stopped before the target was ready, still yields a
-// report saying so, and Result.Err carries the cause.
+// became healthy, a dependency whose upstream did not accept a connection
+// before the first check (an *UnreachableError), or a run stopped before the
+// target was ready, still yields a report saying so, and Result.Err carries
+// the cause.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	t := cfg.Target
 	if t == nil {
@@ -114,6 +116,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		rep.Target = env.target
 		phase(PhaseHealth)
 		err = waitHealthy(ctx, healthURL(env.front.URL(), env.health))
+		if err == nil {
+			err = env.preflight(ctx)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, ErrConfig) {

@@ -31,6 +31,7 @@ type environment struct {
 	log      *slog.Logger
 	mu       sync.Mutex      // guards what PlaceDependency adds
 	launched map[string]bool // dependencies the launcher starts; true once placed
+	upstream []realUpstream  // the real upstreams the dependency proxies forward to, for the preflight
 	running  *launch.Running
 	teardown error // why stopping the target failed, once closed
 }
@@ -177,6 +178,9 @@ func (e *environment) addDependency(d targets.Dependency, upstream string) (*fau
 	}
 	e.closers = append(e.closers, func() { shutdown(p) })
 	e.target.URLs["dependency:"+d.Name] = p.URL()
+	if d.Upstream != "" {
+		e.upstream = append(e.upstream, realUpstream{name: d.Name, url: d.Upstream})
+	}
 	if d.Name == e.spec.Effects.Ledger.Dependency || e.dep == nil {
 		e.dep = p
 	}
