@@ -143,3 +143,32 @@ func (l placingLauncher) Launch(ctx context.Context, env launch.Env) (*launch.Ru
 	}
 	return &launch.Running{URL: l.url}, nil
 }
+
+// TestRun_namedPorts certifies a process target that starts its own real
+// processor on {{.Ports.processor}}, the port its dependency's upstream
+// names: the same port in the command, the environment and the upstream,
+// so the preflight reaches it and IK-03's charge goes through the proxy to it.
+func TestRun_namedPorts(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := fmt.Sprintf(`kind: process
+process:
+  command: [%q, "127.0.0.1:{{.Port}}", "127.0.0.1:{{.Ports.processor}}"]
+  env: {%s: "1", PROCESSOR_ADDR: "127.0.0.1:{{.Ports.processor}}", PROCESSOR_URL: "{{.Dependencies.processor}}"}
+service: {url: "http://127.0.0.1:{{.Port}}", health: /healthz}
+operations: [{name: pay, path: /v1/payments, body: '{"amount": {{.Amount}}}', success: [201]}]
+dependencies: [{name: processor, upstream: "http://127.0.0.1:{{.Ports.processor}}", path: /charges}]
+effects: {ledger: {dependency: processor}}
+`, exe, childEnv)
+	res, err := Run(context.Background(), Config{Target: parseSpec(t, spec), Checks: []string{"IK-03"}, Seed: 5})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Report.Aborted != "" || len(res.Report.Checks) != 1 || res.Report.Checks[0].Status != reports.StatusPass {
+		t.Fatalf("aborted %q (output %q), checks %+v; want IK-03 passing", res.Report.Aborted, res.Report.TargetOutput, res.Report.Checks)
+	}
+	t.Logf("IK-03: %s", res.Report.Checks[0].Observed)
+}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -56,6 +57,7 @@ func child(mode string) int {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(health) })
 	mux.HandleFunc("/dep", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, os.Getenv("DEP_URL")) })
+	mux.HandleFunc("/args", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, strings.Join(os.Args[1:], " ")) })
 	l, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
