@@ -61,6 +61,7 @@ func (v *validator) checkProcess() {
 	}
 	v.plain("process.dir", p.Dir, "dir is a plain path")
 	v.positive("process.stop_grace", p.StopGrace, p.StopGrace < 0)
+	v.checkFiles()
 }
 
 // checkDependencies validates the dependencies and returns their names.
