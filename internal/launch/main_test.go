@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // childEnv makes the test binary act as a tiny target process instead of
@@ -48,6 +50,16 @@ func child(mode string) int {
 		}
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
+	case "panic":
+		// A Go service dying at startup with every goroutine's stack, as
+		// GOTRACEBACK=all prints it: far more than the last lines kept.
+		fmt.Println("payments: starting")
+		debug.SetTraceback("all")
+		for range 30 {
+			go func() { select {} }()
+		}
+		time.Sleep(10 * time.Millisecond)
+		panic("boom: ledger unreachable")
 	}
 	writePID("child")
 	health := http.StatusOK
