@@ -188,7 +188,7 @@ func TestREADME_commands(t *testing.T) {
 	}
 	work := cloneLike(t)
 	bin := filepath.Join(t.TempDir(), "resilcheck")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/resilcheck").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	script, ports := readmeScript(t, run)
