@@ -37,6 +37,8 @@ func TestTarget_PortNames(t *testing.T) {
 			`"http://127.0.0.1:{{.Ports.front}}"`, `"http://127.0.0.1:{{.Ports.processor}}"`), []string{"admin", "db", "front", "processor"}},
 		{"in a branch and a variable", portsTarget(`./svc, "{{if .Port}}{{.Ports.a}}{{else}}{{$.Ports.b}}{{end}}"`, `A: x`, `"http://127.0.0.1:{{.Port}}"`, `"http://127.0.0.1:{{.Ports.c}}"`),
 			[]string{"a", "b", "c"}},
+		{"after a dependency's URL", portsTarget(`./svc, "{{.Dependencies.processor}} {{.Ports.a}}"`, `A: "{{.Dependencies.ledger}}{{.Ports.b}}"`, `"http://127.0.0.1:{{.Port}}"`, "http://127.0.0.1:9090"),
+			[]string{"a", "b"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -58,6 +58,10 @@ func (t *Target) PortNames() []string {
 	for _, d := range t.Dependencies {
 		texts = append(texts, d.Upstream)
 	}
+	var deps []string // so a reference to one stops no walk
+	for _, d := range t.Dependencies {
+		deps = append(deps, d.Name)
+	}
 	seen := map[string]bool{}
 	for _, text := range texts {
 		if !strings.Contains(text, "{{") {
@@ -67,7 +71,7 @@ func (t *Target) PortNames() []string {
 		if err != nil || tmpl.Tree == nil {
 			continue
 		}
-		c := fieldChecker{typ: reflect.TypeOf(ProcessValues{}), ports: seen}
+		c := fieldChecker{typ: reflect.TypeOf(ProcessValues{}), deps: deps, ports: seen}
 		c.node(tmpl.Tree.Root, true)
 	}
 	return slices.Sorted(maps.Keys(seen))
