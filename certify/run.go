@@ -45,8 +45,10 @@ const JournalFile = "journal.jsonl"
 
 // Run certifies the target described by cfg. It returns a Result in every
 // outcome but a configuration error (wrapping ErrConfig): a target that never
-// became healthy, or a run stopped before the target was ready, still yields a
-// report saying so, and Result.Err carries the cause.
+// became healthy, a dependency whose upstream did not accept a connection
+// before the first check (an *UnreachableError), or a run stopped before the
+// target was ready, still yields a report saying so, and Result.Err carries
+// the cause.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	t := cfg.Target
 	if t == nil {
@@ -134,7 +136,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		phase(PhaseHealth)
 		var err error
 		for _, env := range envs {
-			if err = waitHealthy(ctx, healthURL(env.front.URL(), env.health)); err != nil {
+			if err = waitHealthy(ctx, healthURL(env.front.URL(), env.health)); err == nil {
+				err = env.preflight(ctx)
+			}
+			if err != nil {
 				break
 			}
 		}

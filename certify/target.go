@@ -31,6 +31,7 @@ type environment struct {
 	log      *slog.Logger
 	mu       sync.Mutex      // guards what PlaceDependency adds
 	launched map[string]bool // dependencies the launcher starts; true once placed
+	upstream []realUpstream  // the real upstreams the dependency proxies forward to, for the preflight
 	running  *launch.Running
 	teardown error // why stopping the target failed, once closed
 }
@@ -65,9 +66,11 @@ func (e *environment) close() {
 }
 
 // placeTarget starts a dependency proxy for every dependency the spec
-// declares and the launcher does not start itself, launches the target with
-// their URLs through the launcher kinds has for it (placing a proxy before
-// each dependency it starts, when it asks), and puts the front proxy before it.
+// declares and the launcher does not start itself (its upstream rendered with
+// the named free ports chosen for the run), launches the target with their
+// URLs and those ports through the launcher kinds has for it (placing a proxy
+// before each dependency it starts, when it asks), and puts the front proxy
+// before it.
 func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer) (*environment, error) {
 	env := &environment{
 		target: reports.Target{Name: t.Name, Kind: string(t.Kind), URLs: map[string]string{}},
@@ -88,19 +91,29 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 			env.launched[name] = false
 		}
 	}
+	// The named free ports are chosen here, not by the launcher: an upstream
+	// may name one, and its proxy starts before the target.
+	ports, err := launch.FreePorts(t.PortNames())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnhealthy, err) // as when the launcher finds no free port
+	}
 	urls := map[string]string{}
 	for _, d := range t.Dependencies {
 		if _, later := env.launched[d.Name]; later {
 			continue
 		}
-		p, err := env.addDependency(d, "")
+		upstream, err := d.RenderUpstream(targets.UpstreamValues{Ports: ports})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		p, err := env.addDependency(d, upstream)
 		if err != nil {
 			return nil, err
 		}
 		urls[d.Name] = p.URL()
 	}
 	running, err := launcher.Launch(ctx, launch.Env{
-		Dependencies: urls, PlaceDependency: env.placeDependency, Log: out, Seed: seed,
+		Dependencies: urls, PlaceDependency: env.placeDependency, Log: out, Seed: seed, Ports: ports,
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -177,6 +190,9 @@ func (e *environment) addDependency(d targets.Dependency, upstream string) (*fau
 	}
 	e.closers = append(e.closers, func() { shutdown(p) })
 	e.target.URLs["dependency:"+d.Name] = p.URL()
+	if d.Upstream != "" {
+		e.upstream = append(e.upstream, realUpstream{name: d.Name, url: d.Upstream})
+	}
 	if d.Name == e.spec.Effects.Ledger.Dependency || e.dep == nil {
 		e.dep = p
 	}

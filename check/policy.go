@@ -167,6 +167,19 @@ func NeedBackoff(kind string) Need {
 		}}
 }
 
+// NeedRetries: the target may retry its dependency calls. One that declares
+// max_attempts 1 declares it does not, so the checks that judge how it
+// retries (its waits, its Retry-After handling) have nothing to judge; the
+// checks that hold for it too (exactly one call, no retry of a 400) still run.
+var NeedRetries = Need{Name: "retries",
+	Doc: "the target may retry its dependency calls (the spec does not declare policy.retry.max_attempts: 1)",
+	Unmet: func(h *Harness) string {
+		if h.Policy.Retry.MaxAttempts == 1 {
+			return "the target declares max_attempts 1: it does not retry"
+		}
+		return ""
+	}}
+
 // NeedDeadlineHeader: the target declares it reads the deadline header name.
 func NeedDeadlineHeader(name string) Need {
 	return Need{Name: "deadline header " + strings.ToLower(name),

@@ -109,3 +109,21 @@ func TestRetryPolicy_healStreak(t *testing.T) {
 		}
 	}
 }
+
+func TestNeedRetries_Unmet(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		attempts int
+		want     string
+	}{
+		{0, ""}, // not declared: the SRE book's 3
+		{1, "the target declares max_attempts 1: it does not retry"},
+		{2, ""},
+		{5, ""},
+	} {
+		h := &Harness{Policy: Policy{Retry: RetryPolicy{MaxAttempts: tt.attempts}}}
+		if got := NeedRetries.Unmet(h); got != tt.want {
+			t.Errorf("max_attempts %d: Unmet = %q; want %q", tt.attempts, got, tt.want)
+		}
+	}
+}

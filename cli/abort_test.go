@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +72,82 @@ func TestCertify_reportEveryOutcome(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCertify_deadDependency: a healthy service whose dependency's real
+// upstream is not listening ends in seconds, inconclusive (exit 3), before
+// any check, the console and every report naming the address and the dial
+// error.
+func TestCertify_deadDependency(t *testing.T) {
+	t.Parallel()
+	service := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	t.Cleanup(service.Close)
+	upstream := freeAddr(t)
+	spec := "kind: running\nservice: {url: '" + service.URL + "'}\n" +
+		"operations: [{name: pay, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}]\n" +
+		"dependencies: [{name: processor, listen: '" + freeAddr(t) + "', upstream: 'http://" + upstream + "'}]\n" +
+		"effects: {ledger: {dependency: processor}}\n"
+	dir := t.TempDir()
+	started := time.Now()
+	code, out, errs := runCLI(context.Background(), "certify", "-f", writeSpec(t, "target.yaml", spec), "--report-dir", dir, "-q")
+	took := time.Since(started)
+	if code != exitInconclusive {
+		t.Fatalf("certify = %d; want %d\nstdout %s\nstderr %s", code, exitInconclusive, out, errs)
+	}
+	if took > 10*time.Second {
+		t.Errorf("certify took %s; want seconds", took)
+	}
+	said := "dial tcp " + upstream + ": connect: connection refused"
+	if !strings.Contains(errs, "resilcheck: certify: dependency processor is unreachable at its upstream http://"+upstream+": "+said) {
+		t.Errorf("stderr %q; want the dependency, its upstream and %q", errs, said)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), said) || !strings.Contains(out, "ABORTED") {
+		t.Errorf("console report %q; want ABORTED with %q", out, said)
+	}
+	for _, f := range []string{"report.json", "junit.xml", "summary.md", "report.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || !strings.Contains(string(b), said) {
+			t.Errorf("%s does not say %q (%v)", f, said, err)
+		}
+	}
+	t.Logf("exit %d in %s: %s", code, took.Round(time.Millisecond), strings.TrimSpace(errs))
+}
+
+// TestCertify_unhealthyOutput: a process target that dies with a long Go
+// stack trace is exit 3, and the console and every report show its panic
+// line and the trace's last lines, the frames' own indentation kept.
+func TestCertify_unhealthyOutput(t *testing.T) {
+	t.Parallel()
+	script := `echo starting; echo ''panic: boom: ledger unreachable'' >&2; echo >&2; i=1; ` +
+		`while [ $i -le 30 ]; do printf ''goroutine %d [select (no cases)]:\nmain.worker()\n\t/src/main.go:%d +0x1d\n\n'' $i $((39+i)) >&2; i=$((i+1)); done; exit 2`
+	spec := "kind: process\nprocess: {command: [sh, -c, '" + script + "']}\n" +
+		"operations: [{name: pay, path: /v1/payments}]\ndependencies: [{name: processor}]\neffects: {ledger: {dependency: processor}}\n"
+	dir := t.TempDir()
+	code, out, errs := runCLI(context.Background(), "certify", "-f", writeSpec(t, "target.yaml", spec), "--report-dir", dir, "-q")
+	if code != exitInconclusive {
+		t.Fatalf("certify = %d; want %d\nstdout %s\nstderr %s", code, exitInconclusive, out, errs)
+	}
+	want := []string{"panic: boom: ledger unreachable", "goroutine 30 [select (no cases)]:", "main.worker()"}
+	if !strings.Contains(out, "target's last output:\n  panic: boom: ledger unreachable\n  …\n") || !strings.Contains(out, "\n  \t/src/main.go:69 +0x1d\n") {
+		t.Errorf("console report:\n%s\nwant the panic line first, then the trace's last lines, indented as written", out)
+	}
+	files := map[string]string{"console": out, "stderr": errs}
+	for _, f := range []string{"report.json", "junit.xml", "summary.md", "report.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f] = string(b)
+	}
+	for f, text := range files {
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s does not show %q", f, w)
+			}
+		}
+		if strings.Contains(text, "goroutine 9 ") {
+			t.Errorf("%s shows goroutine 9; want only the last lines", f)
+		}
 	}
 }

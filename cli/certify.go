@@ -52,7 +52,8 @@ by "+") or resilcheck-report/suite-NAME.
 
 Exit codes: 0 every check passed, 1 a check failed, 2 usage or configuration
 error (a target command that cannot start included), 3 inconclusive (target
-unhealthy or unreachable), 4 interrupted (the partial report is written and
+unhealthy or unreachable, or a dependency's upstream unreachable before the
+first check), 4 interrupted (the partial report is written and
 says so), 5 internal error.`,
 		Example: `  resilcheck certify --reference
   resilcheck certify --reference --defect racy-idempotency

@@ -24,7 +24,7 @@ const (
 	exitPass         = 0 // every check passed
 	exitFail         = 1 // at least one check failed (the verdict), or a load threshold missed
 	exitUsage        = 2 // bad flag, invalid target spec or rules file, a target command that cannot start
-	exitInconclusive = 3 // target unhealthy or unreachable, load rate not reached
+	exitInconclusive = 3 // target unhealthy or unreachable, a dependency's upstream unreachable, load rate not reached
 	exitInterrupted  = 4 // stopped by a signal; a partial report says so
 	exitInternal     = 5 // a bug in resilcheck, including a recovered panic
 )

@@ -26,11 +26,12 @@ func Kinds() launch.Kinds {
 }
 
 // SpecOptions are what the command reads a target spec with, so that
-// `target validate` judges a spec as `certify` does: every kind of Kinds,
-// and a gate waiver may name any built-in check or a check of custom.
+// `target validate` judges a spec as `certify` does: every kind of Kinds, a
+// gate waiver may name any built-in check or a check of custom, and a
+// process command's program and script must exist.
 func SpecOptions(custom ...check.Suite) []targets.Option {
 	a := &app{custom: custom}
-	return []targets.Option{targets.WithKinds(Kinds().Specs()), targets.WithChecks(a.checkIDs())}
+	return []targets.Option{targets.WithKinds(Kinds().Specs()), targets.WithChecks(a.checkIDs()), targets.WithFileChecks()}
 }
 
 // specOptions are SpecOptions for a's suites.

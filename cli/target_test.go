@@ -36,6 +36,10 @@ func TestTargetCmd_ExitCodes(t *testing.T) {
 	bad := writeSpec(t, "bad.yaml", badSpec)
 	waived := writeSpec(t, "waived.yaml", string(targets.InitTemplate)+"gate: {waivers: [{check: XX-99, reason: r, expires: 2099-01-01}]}\n")
 	existing := writeSpec(t, "existing.yaml", "keep me")
+	noProgram := writeSpec(t, "no-program.yaml", "kind: process\nprocess: {command: [./bin/payments, --port, '{{.Port}}']}\n"+
+		"operations: [{name: pay, path: /v1/payments}]\ndependencies: [{name: p}]\neffects: {ledger: {dependency: p}}\n")
+	noScript := writeSpec(t, "no-script.yaml", "kind: process\nprocess: {command: [sh, ./start.sh]}\n"+
+		"operations: [{name: pay, path: /v1/payments}]\ndependencies: [{name: p}]\neffects: {ledger: {dependency: p}}\n")
 	fresh := filepath.Join(t.TempDir(), "new.yaml")
 	cases := []struct {
 		name    string
@@ -53,6 +57,12 @@ func TestTargetCmd_ExitCodes(t *testing.T) {
 		{"validate judges waivers against the checks", []string{"target", "validate", waived}, exitUsage,
 			`gate.waivers[0].check: unknown check "XX-99"`, "invalid: 1 of 1 spec"},
 		{"validate no file", []string{"target", "validate"}, exitUsage, "", "requires at least 1 arg"},
+		{"validate a missing program", []string{"target", "validate", noProgram}, exitUsage,
+			noProgram + ":2:21: process.command[0]: the program ./bin/payments does not exist (" + filepath.Join(filepath.Dir(noProgram), "bin/payments") + ")\n",
+			"invalid: 1 of 1 spec"},
+		{"validate a missing script", []string{"target", "validate", noScript}, exitUsage,
+			noScript + ":2:25: process.command[1]: the script ./start.sh does not exist (" + filepath.Join(filepath.Dir(noScript), "start.sh") + ")\n",
+			"invalid: 1 of 1 spec"},
 		{"init stdout", []string{"target", "init"}, exitPass, "kind: running", ""},
 		{"init refuses existing", []string{"target", "init", existing}, exitUsage, "", "already exists; use --force"},
 		{"init two files", []string{"target", "init", "a", "b"}, exitUsage, "", "accepts at most 1 arg"},
@@ -116,5 +126,37 @@ func TestTargetExitCode(t *testing.T) {
 		if got := exitCode(c.err); got != c.want {
 			t.Errorf("exitCode(%v) = %d; want %d", c.err, got, c.want)
 		}
+	}
+}
+
+// TestTargetValidate_shippedSpecs: every target spec shipped in examples/
+// validates as certify reads it, file checks included. A spec whose program
+// is not installed here (node, python3) is skipped, saying so.
+func TestTargetValidate_shippedSpecs(t *testing.T) {
+	t.Parallel()
+	var specs []string
+	for _, pattern := range []string{"../examples/*/target.yaml", "../examples/*/*/target.yaml"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, m...)
+	}
+	if len(specs) < 10 {
+		t.Fatalf("found %d specs under examples/; want every shipped one", len(specs))
+	}
+	for _, spec := range specs {
+		t.Run(spec, func(t *testing.T) {
+			t.Parallel()
+			var out, errb bytes.Buffer
+			code := run(context.Background(), []string{"target", "validate", spec}, &out, &errb)
+			switch {
+			case code == exitPass:
+			case strings.Contains(out.String(), "is not on PATH") && strings.Count(strings.TrimSpace(out.String()), "\n") == 0:
+				t.Skipf("a program it runs is not installed here: %s", strings.TrimSpace(out.String()))
+			default:
+				t.Errorf("target validate %s = %d\n%s%s", spec, code, out.String(), errb.String())
+			}
+		})
 	}
 }

@@ -14,10 +14,21 @@ func consoleAborted(w io.Writer, r *Report) {
 	wrap(w, "ABORTED: ", "  ", oneLine(r.Aborted)+" (no check ran)", consoleWidth)
 	if r.TargetOutput != "" {
 		fmt.Fprintln(w, "target's last output:")
-		for _, l := range strings.Split(strings.TrimRight(r.TargetOutput, "\n"), "\n") {
-			fmt.Fprintf(w, "  %s\n", strings.TrimLeft(l, "\t"))
+		for _, l := range outputLines(r.TargetOutput) {
+			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
+}
+
+// outputLines splits the target's last output into lines, each without the
+// one tab that indents it in an error message: a stack trace's own
+// indentation stays.
+func outputLines(out string) []string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "\t")
+	}
+	return lines
 }
 
 // consoleGate writes the gate the verdict follows, its waivers and the

@@ -14,7 +14,8 @@ var _ Writer = WriteJUnit
 // WriteJUnit writes JUnit XML: one testsuite per suite, one testcase per
 // check named "ID title" with the suite as classname. A failure becomes
 // <failure>, not applicable <skipped>, inconclusive <error>; an interrupted run adds
-// an erroring testcase "run interrupted" so every CI shows it.
+// an erroring testcase "run interrupted", and a run aborted before its checks
+// one named "run aborted" with the target's last output, so every CI shows it.
 func WriteJUnit(w io.Writer, r *Report) error {
 	r = escaped(r, escapeControls)
 	suites := junit.Testsuites{Name: "resilcheck", Time: seconds(r.Duration)}
@@ -37,6 +38,12 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		suiteFor(c.Suite).AddTestcase(junitCase(c, r.Gate))
 		took[c.Suite] += c.Duration
 	}
+	if r.Aborted != "" {
+		suiteFor("resilcheck").AddTestcase(junit.Testcase{
+			Name: "run aborted", Classname: "resilcheck", Time: seconds(0),
+			Error: &junit.Result{Message: oneLine(r.Aborted), Type: "aborted", Data: xmlSafe(abortedDetails(r))},
+		})
+	}
 	if r.Interrupted != "" {
 		suiteFor("resilcheck").AddTestcase(junit.Testcase{
 			Name: "run interrupted", Classname: "resilcheck", Time: seconds(0),
@@ -49,6 +56,16 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		suites.AddSuite(s) // AddSuite and AddTestcase keep the counts
 	}
 	return suites.WriteXML(w)
+}
+
+// abortedDetails is the body of the "run aborted" testcase: why no check
+// ran, then the target's last output.
+func abortedDetails(r *Report) string {
+	out := "No check ran: " + r.Aborted + "\n"
+	if r.TargetOutput != "" {
+		out += "\nThe target's last output:\n" + strings.Join(outputLines(r.TargetOutput), "\n") + "\n"
+	}
+	return out
 }
 
 func newJUnitSuite(name string, id int, r *Report) junit.Testsuite {

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"io"
-	"strings"
 )
 
 // mdAborted says why no check ran, with the target's last output.
@@ -13,11 +12,7 @@ func mdAborted(w io.Writer, r *Report) {
 	}
 	fmt.Fprintf(w, "> **Aborted:** %s. No check ran.\n\n", mdText(r.Aborted))
 	if r.TargetOutput != "" {
-		lines := strings.Split(strings.TrimRight(r.TargetOutput, "\n"), "\n")
-		for i, l := range lines {
-			lines[i] = strings.TrimLeft(l, "\t")
-		}
-		fmt.Fprintf(w, "The target's last output:\n\n%s\n", mdFence(lines))
+		fmt.Fprintf(w, "The target's last output:\n\n%s\n", mdFence(outputLines(r.TargetOutput)))
 	}
 }
 

@@ -16,6 +16,7 @@ type Option func(*options)
 type options struct {
 	kinds  map[Kind]KindSpec // the kinds given besides running and process
 	checks []string          // the check IDs a waiver may name; empty = any well-formed ID
+	files  bool              // check that the files a process spec runs exist
 }
 
 func newOptions(opts []Option) *options {
@@ -51,4 +52,17 @@ func WithChecks(ids []string) Option {
 // and whether any was given at all.
 func (o *options) knownCheck(id string) (known, listed bool) {
 	return slices.ContainsFunc(o.checks, func(c string) bool { return strings.EqualFold(c, id) }), len(o.checks) > 0
+}
+
+// WithFileChecks makes Validate look for the files a kind-process spec
+// runs, as the launcher would: process.command's program (on PATH when it
+// has no slash, else relative to process.dir) and, when that program is an
+// interpreter such as sh, bash, python3 or node, the script it is given (an
+// argument that names a file: with a slash or a script's extension). One
+// that does not exist, is a directory or, for a program, is not executable
+// is a problem at its line, not a target that fails to start. Arguments
+// with templates are not looked for. Without the option a spec is judged
+// without the file system.
+func WithFileChecks() Option {
+	return func(o *options) { o.files = true }
 }

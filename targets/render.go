@@ -97,6 +97,19 @@ func (p Process) Render(v ProcessValues) (argv []string, env map[string]string, 
 	return argv, env, nil
 }
 
+// RenderUpstream expands a kind-process dependency's upstream with v (its
+// {{.Ports.NAME}}); an upstream without a template is returned as written.
+func (d Dependency) RenderUpstream(v UpstreamValues) (string, error) {
+	if !strings.Contains(d.Upstream, "{{") {
+		return d.Upstream, nil
+	}
+	s, err := render(d.Upstream, v)
+	if err != nil {
+		return "", fmt.Errorf("targets: dependency %s: upstream: %w", d.Name, err)
+	}
+	return s, nil
+}
+
 // TenantHeaders renders tenancy.headers for tenant.
 func (t Tenancy) TenantHeaders(tenant string) (http.Header, error) {
 	return renderHeaders(t.Headers, RequestValues{Tenant: tenant})

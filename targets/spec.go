@@ -49,8 +49,9 @@ type Target struct {
 
 // Service says where the target listens and how resilcheck knows it is up.
 type Service struct {
-	// URL is the base URL requests go to. Kind process may use {{.Port}};
-	// empty = http://127.0.0.1:{{.Port}} for kind process (required for running).
+	// URL is the base URL requests go to. Kind process may use {{.Port}} and
+	// {{.Ports.NAME}}; empty = http://127.0.0.1:{{.Port}} for kind process
+	// (required for running).
 	URL string `yaml:"url"`
 	// Health is a path under URL, or an absolute URL, whose GET must answer 2xx
 	// before certification starts; empty = /healthz.
@@ -134,7 +135,9 @@ type Dependency struct {
 	// Listen is host:port for the dependency proxy. Required for kind running
 	// (the service already calls a fixed address); empty = a free loopback port.
 	Listen string `yaml:"listen"`
-	// Upstream is the real dependency's base URL; empty = the proxy's stand-in answers itself.
+	// Upstream is the real dependency's base URL; empty = the proxy's stand-in
+	// answers itself. Kind process may write a named free port in it,
+	// {{.Ports.NAME}}, for a dependency its command starts on the same port.
 	Upstream string `yaml:"upstream"`
 	// Method is the effectful call's method; empty = POST.
 	Method string `yaml:"method"`

@@ -3,7 +3,10 @@ package targets
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -24,6 +27,54 @@ type ProcessValues struct {
 	Port         int               // the port the service must listen on
 	TempDir      string            // a fresh directory, removed after the run
 	Dependencies map[string]string // dependency name → its proxy's base URL, e.g. http://127.0.0.1:9091
+	// Ports maps each NAME the spec writes as {{.Ports.NAME}} to a free
+	// loopback port, distinct from the others and from Port, the same
+	// wherever NAME appears (command, env, service.url, dependency upstreams).
+	Ports map[string]int
+}
+
+// UpstreamValues are the values a kind-process dependency's upstream
+// template sees: the named free ports, so a real dependency the target's
+// command starts can listen on one ({{.Ports.NAME}}).
+type UpstreamValues struct {
+	Ports map[string]int
+}
+
+// portNamePattern is what NAME in {{.Ports.NAME}} may be.
+var portNamePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// PortNames returns, sorted, every NAME the spec's kind-process templates
+// write as {{.Ports.NAME}}: in process.command, process.env, service.url and
+// the dependencies' upstreams. Each gets a free port at launch. A template
+// that does not parse adds nothing (Validate reports it).
+func (t *Target) PortNames() []string {
+	if t.Kind != KindProcess && (t.Kind != "" || isZero(t.Process)) {
+		return nil
+	}
+	texts := append(slices.Clone(t.Process.Command), t.Service.URL)
+	for _, k := range sortedKeys(t.Process.Env) {
+		texts = append(texts, t.Process.Env[k])
+	}
+	for _, d := range t.Dependencies {
+		texts = append(texts, d.Upstream)
+	}
+	var deps []string // so a reference to one stops no walk
+	for _, d := range t.Dependencies {
+		deps = append(deps, d.Name)
+	}
+	seen := map[string]bool{}
+	for _, text := range texts {
+		if !strings.Contains(text, "{{") {
+			continue
+		}
+		tmpl, err := template.New("").Parse(text)
+		if err != nil || tmpl.Tree == nil {
+			continue
+		}
+		c := fieldChecker{typ: reflect.TypeOf(ProcessValues{}), deps: deps, ports: seen}
+		c.node(tmpl.Tree.Root, true)
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // ComposeValues are the values kind-compose env templates see.
@@ -87,11 +138,13 @@ func trimTemplateErr(err error) string {
 	return s
 }
 
-// fieldChecker reports the first field reference the values type lacks.
+// fieldChecker reports the first field reference the values type lacks,
+// and collects the names used as .Ports.NAME into ports when it is set.
 type fieldChecker struct {
-	typ  reflect.Type
-	deps []string
-	bad  string
+	typ   reflect.Type
+	deps  []string
+	ports map[string]bool
+	bad   string
 }
 
 // node walks n; dotKnown is false inside range and with, where dot changes.
@@ -143,6 +196,17 @@ func (c *fieldChecker) fields(ident []string) {
 	f, ok := c.typ.FieldByName(ident[0])
 	if !ok {
 		c.bad = fmt.Sprintf("template uses .%s; known values: %s", ident[0], valueNames(c.typ))
+		return
+	}
+	if f.Name == "Ports" && f.Type == reflect.TypeFor[map[string]int]() {
+		switch {
+		case len(ident) == 1:
+			c.bad = "template uses .Ports without a name; write {{.Ports.NAME}} (NAME: letters, digits and _, starting with a letter) for a free port named NAME"
+		case !portNamePattern.MatchString(ident[1]):
+			c.bad = fmt.Sprintf("template uses .Ports.%s; a port's NAME is letters, digits and _, starting with a letter", ident[1])
+		case c.ports != nil:
+			c.ports[ident[1]] = true
+		}
 		return
 	}
 	if f.Type.Kind() == reflect.Map && len(ident) > 1 && !containsFold(c.deps, ident[1], false) {

@@ -168,7 +168,16 @@ func (v *validator) sampleProcess() ProcessValues {
 	for i, d := range v.deps {
 		deps[d] = fmt.Sprintf("http://127.0.0.1:%d", 9091+i)
 	}
-	return ProcessValues{Port: 8080, TempDir: "/tmp/resilcheck-target", Dependencies: deps}
+	return ProcessValues{Port: 8080, TempDir: "/tmp/resilcheck-target", Dependencies: deps, Ports: v.samplePorts()}
+}
+
+// samplePorts gives every port name the spec uses a sample port.
+func (v *validator) samplePorts() map[string]int {
+	ports := map[string]int{}
+	for i, name := range v.t.PortNames() {
+		ports[name] = 20001 + i
+	}
+	return ports
 }
 
 // template checks a template field and reports its problem, returning whether it is usable.

@@ -61,6 +61,7 @@ func (v *validator) checkProcess() {
 	}
 	v.plain("process.dir", p.Dir, "dir is a plain path")
 	v.positive("process.stop_grace", p.StopGrace, p.StopGrace < 0)
+	v.checkFiles()
 }
 
 // checkDependencies validates the dependencies and returns their names.
@@ -89,8 +90,9 @@ func (v *validator) checkDependencies() []string {
 				v.errf(p+".listen", "%s", msg)
 			}
 		}
-		if d.Upstream != "" {
-			if msg := urlProblem(d.Upstream); msg != "" {
+		if d.Upstream != "" && v.upstreamTemplate(p+".upstream", d.Upstream) {
+			up, _ := d.RenderUpstream(UpstreamValues{Ports: v.samplePorts()})
+			if msg := urlProblem(up); msg != "" {
 				v.errf(p+".upstream", "%s", msg)
 			}
 		}
@@ -110,4 +112,17 @@ func (v *validator) checkDependencies() []string {
 		}
 	}
 	return names
+}
+
+// upstreamTemplate checks a dependency's upstream: a template over
+// UpstreamValues for kind process, which chooses the named free ports,
+// else a plain URL. It returns whether the upstream is usable.
+func (v *validator) upstreamTemplate(path, up string) bool {
+	if !strings.Contains(up, "{{") {
+		return true
+	}
+	if v.kind != KindProcess {
+		return v.plain(path, up, "only kind process chooses free ports, {{.Ports.NAME}}")
+	}
+	return v.template(path, up, UpstreamValues{Ports: v.samplePorts()})
 }

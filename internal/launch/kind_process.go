@@ -30,7 +30,7 @@ var _ Launcher = (*ProcessLauncher)(nil)
 // bounds the process's life: cancelling it stops the process as Stop does.
 func (l *ProcessLauncher) Launch(ctx context.Context, env Env) (*Running, error) {
 	t := l.Target
-	p, err := newProc(env, t.Process.StopGrace)
+	p, err := newProc(env, t.PortNames(), t.Process.StopGrace)
 	if err != nil {
 		return nil, err
 	}
@@ -78,19 +78,39 @@ type proc struct {
 	waitErr error         // set before done closes
 }
 
-func newProc(env Env, grace time.Duration) (*proc, error) {
+func newProc(env Env, portNames []string, grace time.Duration) (*proc, error) {
 	p := &proc{grace: max(grace, 0), out: &outputLog{w: env.Log}, done: make(chan struct{})}
 	deps := maps.Clone(env.Dependencies)
 	if deps == nil {
 		deps = map[string]string{}
 	}
-	p.values = targets.ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps}
+	ports := maps.Clone(env.Ports)
+	if ports == nil {
+		ports = map[string]int{}
+	}
+	p.values = targets.ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps, Ports: ports}
+	var missing []string
+	for _, name := range portNames {
+		if ports[name] == 0 {
+			missing = append(missing, name)
+		}
+	}
 	if p.values.Port == 0 {
-		port, err := freePort()
+		missing = append(missing, "") // the service's own
+	}
+	if len(missing) > 0 {
+		taken := slices.Collect(maps.Values(ports))
+		picked, err := freePorts(len(missing), taken)
 		if err != nil {
 			return nil, err
 		}
-		p.values.Port = port
+		for i, name := range missing {
+			if name == "" {
+				p.values.Port = picked[i]
+			} else {
+				ports[name] = picked[i]
+			}
+		}
 	}
 	if p.values.TempDir == "" {
 		dir, err := os.MkdirTemp("", "resilcheck-target-")
@@ -156,14 +176,45 @@ func (p *proc) cleanup() {
 	}
 }
 
-// freePort asks the kernel for a free loopback port. Another process could
-// take it before the target binds it; a target that fails to bind exits,
-// which Launch reports with its output.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// FreePorts returns a distinct free loopback port for each name, for
+// Env.Ports: the harness renders the dependency upstreams that name them
+// before the launcher starts the process that listens on them.
+func FreePorts(names []string) (map[string]int, error) {
+	picked, err := freePorts(len(names), nil)
 	if err != nil {
-		return 0, fmt.Errorf("targets: finding a free port: %w", err)
+		return nil, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	ports := make(map[string]int, len(names))
+	for i, name := range names {
+		ports[name] = picked[i]
+	}
+	return ports, nil
+}
+
+// freePorts asks the kernel for n free loopback ports, distinct from one
+// another and from taken: it holds every port open until it has them all.
+// Another process could take one before the target binds it; a target that
+// fails to bind exits, which Launch reports with its output.
+func freePorts(n int, taken []int) ([]int, error) {
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for len(ports) < n {
+		if len(held) >= n+len(taken)+16 {
+			return nil, fmt.Errorf("targets: finding %d free ports: the kernel kept offering taken ones", n)
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("targets: finding a free port: %w", err)
+		}
+		held = append(held, l)
+		if port := l.Addr().(*net.TCPAddr).Port; !slices.Contains(taken, port) {
+			ports = append(ports, port)
+		}
+	}
+	return ports, nil
 }

@@ -221,3 +221,85 @@ func TestProcessLauncher_Launch_ctxCancelStops(t *testing.T) {
 	assertGone(t, pid)
 	_ = r.Stop(context.Background())
 }
+
+// TestProcessLauncher_Launch_ports: every {{.Ports.NAME}} renders to a free
+// port, the same in argv and env, distinct from the others and from
+// {{.Port}}; a port the harness chose (Env.Ports) is kept.
+func TestProcessLauncher_Launch_ports(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := fmt.Sprintf(`kind: process
+service: {url: "http://127.0.0.1:{{.Port}}", startup_timeout: 20s}
+process:
+  command: [%q, "{{.Port}}", "{{.Ports.b}}"]
+  env: {%s: serve, CHILD_DIR: "{{.TempDir}}", DEP_URL: "{{.Port}} {{.Ports.a}} {{.Ports.b}}"}
+operations: [{name: op, path: /x}]
+dependencies: [{name: processor, upstream: "http://127.0.0.1:{{.Ports.a}}"}]
+effects: {ledger: {dependency: processor}}
+`, exe, childEnv)
+	tg, err := targets.Parse(filepath.Join(t.TempDir(), "spec.yaml"), []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chosen, err := FreePorts([]string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		ports map[string]int
+	}{
+		{"none chosen", nil},
+		{"a chosen", chosen},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			l := &ProcessLauncher{Target: tg}
+			r, err := l.Launch(t.Context(), Env{TempDir: t.TempDir(), Ports: c.ports, Dependencies: map[string]string{"processor": "http://127.0.0.1:9999"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Stop(context.Background())
+			resp, err := http.Get(r.URL + "/dep")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var port, a, b int
+			if _, err := fmt.Sscan(string(body), &port, &a, &b); err != nil {
+				t.Fatalf("/dep = %q: %v", body, err)
+			}
+			switch {
+			case r.URL != fmt.Sprintf("http://127.0.0.1:%d", port):
+				t.Errorf("URL %s; want the port the child listens on, %d", r.URL, port)
+			case port == a || port == b || a == b || a == 0 || b == 0:
+				t.Errorf("port %d, a %d, b %d; want three distinct ports", port, a, b)
+			case c.ports != nil && a != c.ports["a"]:
+				t.Errorf("a = %d; want the port the harness chose, %d", a, c.ports["a"])
+			}
+			if got := childArg(t, r.URL); got != strconv.Itoa(b) {
+				t.Errorf("argv[2] = %q; want b's port %d, as in env", got, b)
+			}
+		})
+	}
+}
+
+// childArg returns the second argument the child at url was started with.
+func childArg(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url + "/args")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	args := strings.Fields(string(body))
+	if len(args) < 2 {
+		t.Fatalf("/args = %q; want two arguments", body)
+	}
+	return args[1]
+}

@@ -37,4 +37,9 @@ type Env struct {
 	Port            int       // the port the service should listen on; 0 = the launcher picks a free one
 	Log             io.Writer // receives the service's output (bounded); nil = discarded
 	Seed            uint64    // the run's seed, for targets that draw at random; 0 = the target's own choice
+	// Ports are the named free ports ({{.Ports.NAME}}) the harness chose and
+	// used already, e.g. in a dependency's upstream; distinct from one
+	// another. A launcher picks the names its spec uses that are missing
+	// here, and a Port distinct from them all.
+	Ports map[string]int
 }

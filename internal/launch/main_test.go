@@ -8,9 +8,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // childEnv makes the test binary act as a tiny target process instead of
@@ -47,6 +50,16 @@ func child(mode string) int {
 		}
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
+	case "panic":
+		// A Go service dying at startup with every goroutine's stack, as
+		// GOTRACEBACK=all prints it: far more than the last lines kept.
+		fmt.Println("payments: starting")
+		debug.SetTraceback("all")
+		for range 30 {
+			go func() { select {} }()
+		}
+		time.Sleep(10 * time.Millisecond)
+		panic("boom: ledger unreachable")
 	}
 	writePID("child")
 	health := http.StatusOK
@@ -56,6 +69,7 @@ func child(mode string) int {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(health) })
 	mux.HandleFunc("/dep", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, os.Getenv("DEP_URL")) })
+	mux.HandleFunc("/args", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, strings.Join(os.Args[1:], " ")) })
 	l, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
