@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,8 +18,11 @@ import (
 // A lane is one copy of the target behind proxies and a journal of its own,
 // running one check at a time. Copies share nothing resilcheck can see (a
 // breaker opened, a quota spent, a key stored), so a check on one lane
-// meets the target exactly as it would alone: the verdicts of a run with
-// lanes are those of a serial run, and the run takes about the longest lane.
+// meets the target as it would alone, and the run takes about the longest
+// lane. Every copy's proxies also record into one run journal, in the order
+// exchanges finish, with IDs that name the copy: the report keeps it, and
+// the checks that judge the whole run's traffic (Check.RunWide) run last,
+// alone, reading it.
 
 // lanes is how many copies of the target the run starts: Config.Lanes,
 // else the spec's concurrency, else one; never more than there are checks.
@@ -36,16 +38,18 @@ func (cfg Config) lanes(checks int) int {
 // dependency proxy listens on a fixed address.
 func (cfg Config) checkLanes() error {
 	t := cfg.Target
-	switch n := cfg.Lanes; {
+	n := cfg.Lanes
+	if n == 0 {
+		n = t.Concurrency
+	}
+	switch {
 	case n < 0:
 		return fmt.Errorf("%w: %d copies of the target: want 0 (the spec's concurrency) or more", ErrConfig, n)
-	case n > 1 && t.Kind != targets.KindProcess && t.Kind != targets.KindReference:
-		return fmt.Errorf("%w: kind %s is one copy of the service: only kinds process and reference can be started %d times", ErrConfig, t.Kind, n)
+	case n > targets.MaxConcurrency:
+		return fmt.Errorf("%w: %d copies of the target: at most %d", ErrConfig, n, targets.MaxConcurrency)
 	case n > 1:
-		for _, d := range t.Dependencies {
-			if d.Listen != "" && !strings.HasSuffix(d.Listen, ":0") {
-				return fmt.Errorf("%w: dependency %s listens on %s, which cannot take %d copies' proxies: use port 0", ErrConfig, d.Name, d.Listen, n)
-			}
+		if why := t.CopyProblem(n); why != "" {
+			return fmt.Errorf("%w: %s", ErrConfig, why)
 		}
 	}
 	return nil
@@ -77,10 +81,12 @@ type laneResult struct {
 }
 
 // runLanes runs checks on the lanes' harnesses, each lane taking the next
-// check in order as it frees up, and returns the results in the checks'
-// order. A check that did not run (the run was interrupted) has ran false.
-// progress is told as check.Run tells it, one event at a time.
-func runLanes(ctx context.Context, lanes []*check.Harness, checks []check.Check, progress check.Progress) []laneResult {
+// check as it frees up (longest first), then the run-wide checks one at a
+// time on the first lane's copy with the run journal as its journal. It
+// returns the results in the checks' order; a check that did not run (the
+// run was interrupted) has ran false, a run-wide one lane -1. progress is
+// told as check.Run tells it, one event at a time.
+func runLanes(ctx context.Context, lanes []*check.Harness, run *faults.Journal, checks []check.Check, progress check.Progress) []laneResult {
 	out := make([]laneResult, len(checks))
 	if progress != nil {
 		var mu sync.Mutex
@@ -97,17 +103,24 @@ func runLanes(ctx context.Context, lanes []*check.Harness, checks []check.Check,
 		}
 		return out
 	}
-	order := longestFirst(checks)
+	var laned, wide []int
+	for _, i := range longestFirst(checks) {
+		if checks[i].RunWide {
+			wide = append(wide, i)
+		} else {
+			laned = append(laned, i)
+		}
+	}
 	var mu sync.Mutex
 	next := 0
 	take := func() int {
 		mu.Lock()
 		defer mu.Unlock()
-		if ctx.Err() != nil || next == len(order) {
+		if ctx.Err() != nil || next == len(laned) {
 			return -1
 		}
 		next++
-		return order[next-1]
+		return laned[next-1]
 	}
 	var wg sync.WaitGroup
 	for l, h := range lanes {
@@ -120,6 +133,16 @@ func runLanes(ctx context.Context, lanes []*check.Harness, checks []check.Check,
 		})
 	}
 	wg.Wait()
+	whole := *lanes[0]
+	whole.Journal = run
+	for _, i := range slices.Sorted(slices.Values(wide)) {
+		if ctx.Err() != nil {
+			break
+		}
+		if rcs := check.Run(ctx, &whole, checks[i:i+1], progress); len(rcs) == 1 {
+			out[i] = laneResult{check: rcs[0], lane: -1, ran: true}
+		}
+	}
 	return out
 }
 
@@ -146,41 +169,37 @@ func longestFirst(checks []check.Check) []int {
 	return order
 }
 
-// mergeLanes returns one journal holding every lane's entries in the order
-// they were received, numbered anew, and renumbers the evidence of the
-// report's checks to match, so the journal backs every report as a serial
-// run's does.
-// lanes[i] is the lane rep.Checks[i] ran on.
-func mergeLanes(journals []*faults.Journal, rep *reports.Report, lanes []int) *faults.Journal {
-	type laned struct {
-		e    faults.Entry
-		lane int
+// renumberEvidence points the evidence of the checks that ran on a lane
+// (lanes[i] for rep.Checks[i], -1 for the run journal itself) at the same
+// exchanges in the run journal, which the report keeps; an exchange the
+// run journal no longer holds (its ring dropped it) is left out.
+func renumberEvidence(journals []*faults.Journal, run *faults.Journal, rep *reports.Report, lanes []int) {
+	inRun := map[string]uint64{}
+	for _, e := range run.Snapshot() {
+		inRun[e.ID] = e.Seq
 	}
-	var all []laned
+	ids := make([]map[uint64]string, len(journals))
 	for l, j := range journals {
+		ids[l] = map[uint64]string{}
 		for _, e := range j.Snapshot() {
-			all = append(all, laned{e, l})
+			ids[l][e.Seq] = e.ID
 		}
-	}
-	slices.SortStableFunc(all, func(a, b laned) int {
-		return cmp.Or(a.e.Received.Compare(b.e.Received), cmp.Compare(a.lane, b.lane), cmp.Compare(a.e.Seq, b.e.Seq))
-	})
-	merged := faults.NewJournal(faults.WithCapacity(max(len(all), 1)), faults.WithJournalClock(startClock{journals[0].Start()}))
-	renumber := make([]map[uint64]uint64, len(journals))
-	for l := range renumber {
-		renumber[l] = map[uint64]uint64{}
-	}
-	for _, x := range all {
-		renumber[x.lane][x.e.Seq] = merged.Record(x.e).Seq
 	}
 	for i := range rep.Checks {
-		c := &rep.Checks[i]
-		lane := lanes[i]
-		for k := range c.Evidence {
-			c.Evidence[k].ID = renumber[lane][c.Evidence[k].ID]
+		l := lanes[i]
+		if l < 0 {
+			continue
 		}
+		c := &rep.Checks[i]
+		kept := c.Evidence[:0]
+		for _, x := range c.Evidence {
+			if seq, ok := inRun[ids[l][x.ID]]; ok {
+				x.ID = seq
+				kept = append(kept, x)
+			}
+		}
+		c.Evidence = kept
 	}
-	return merged
 }
 
 // laneLogs names each lane's logs after its copy of the target when there

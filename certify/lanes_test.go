@@ -3,7 +3,10 @@ package certify
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/resilcheck/resilcheck/check"
@@ -68,11 +71,20 @@ func TestRun_lanes(t *testing.T) {
 
 	entries := laned.Journal.Snapshot()
 	bySeq := map[uint64]faults.Entry{}
+	ids, copies := map[string]bool{}, map[string]bool{}
 	for i, e := range entries {
 		if e.Seq != uint64(i+1) {
-			t.Fatalf("merged journal entry %d has seq %d", i, e.Seq)
+			t.Fatalf("run journal entry %d has seq %d", i, e.Seq)
 		}
+		if ids[e.ID] {
+			t.Errorf("entry ID %s appears twice in the run journal", e.ID)
+		}
+		ids[e.ID] = true
+		copies[strings.SplitN(e.ID, "-", 2)[0]] = true
 		bySeq[e.Seq] = e
+	}
+	if len(copies) != 3 {
+		t.Errorf("the run journal holds exchanges of copies %v; want c1, c2 and c3", slices.Collect(maps.Keys(copies)))
 	}
 	shown := 0
 	for _, c := range laned.Report.Checks {
@@ -131,5 +143,38 @@ func TestLongestFirst(t *testing.T) {
 	}
 	if want := []string{"C", "E", "B", "F", "A", "D"}; !slices.Equal(got, want) {
 		t.Errorf("longestFirst = %v; want %v", got, want)
+	}
+}
+
+// TestRunLanes_runWideLast: the checks that judge the whole run run after
+// every other check, on the run journal; the others run on their lanes'.
+func TestRunLanes_runWideLast(t *testing.T) {
+	t.Parallel()
+	run := faults.NewJournal()
+	lanes := []*check.Harness{{Journal: faults.NewJournal(), Seed: 1}, {Journal: faults.NewJournal(), Seed: 1}}
+	var mu sync.Mutex
+	var order []string
+	saw := map[string]*faults.Journal{}
+	judge := func(ctx context.Context, c *check.Case) check.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, c.ID)
+		saw[c.ID] = c.Journal
+		return check.Pass("", "")
+	}
+	checks := []check.Check{{ID: "A", Run: judge}, {ID: "W", RunWide: true, Run: judge}, {ID: "B", Run: judge}, {ID: "C", Run: judge}}
+	res := runLanes(t.Context(), lanes, run, checks, nil)
+	for i, r := range res {
+		if !r.ran || r.check.ID != checks[i].ID {
+			t.Fatalf("result %d = %+v; want %s, ran", i, r, checks[i].ID)
+		}
+	}
+	if order[len(order)-1] != "W" || saw["W"] != run || res[1].lane != -1 {
+		t.Errorf("order %v, W saw the run journal %v, lane %d; want W last, on the run journal, lane -1", order, saw["W"] == run, res[1].lane)
+	}
+	for _, id := range []string{"A", "B", "C"} {
+		if saw[id] != lanes[0].Journal && saw[id] != lanes[1].Journal {
+			t.Errorf("%s ran on no lane's journal", id)
+		}
 	}
 }

@@ -54,6 +54,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: no target spec", ErrConfig)
 	}
+	if err := cfg.checkLanes(); err != nil {
+		return nil, err
+	}
 	if t.Kind == targets.KindClient {
 		return runClient(ctx, cfg)
 	}
@@ -61,9 +64,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.checkLanes(); err != nil {
-		return nil, err
-	}
+
 	gate, err := cfg.gate()
 	if err != nil {
 		return nil, err
@@ -119,8 +120,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			res.Teardown = cmp.Or(res.Teardown, env.teardown)
 		}
 	}()
+	var run *faults.Journal // every copy's exchanges, when there are several
+	if lanes > 1 {
+		run = faults.NewJournal(faults.WithCapacity(lanes<<16), faults.WithJournalClock(startClock{started}))
+		res.Journal = run
+	}
 	for i := range lanes {
-		env, err := placeTarget(ctx, t, cfg.kinds(), seed, journals[i], log, cfg.TargetLog)
+		var copyOpts []faults.Option
+		if run != nil {
+			copyOpts = []faults.Option{faults.WithMirror(run), faults.WithIDPrefix(fmt.Sprintf("c%d-", i+1))}
+		}
+		env, err := placeTarget(ctx, t, cfg.kinds(), seed, journals[i], log, cfg.TargetLog, copyOpts...)
 		if err != nil {
 			if errors.Is(err, ErrConfig) {
 				return nil, err
@@ -130,6 +140,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			break
 		}
 		envs = append(envs, env)
+		if i > 0 && env.target.URLs["service"] == envs[0].target.URLs["service"] {
+			// The spec's address did not follow {{.Port}}: the copies would
+			// be one service, sharing what a check must have alone.
+			return nil, fmt.Errorf("%w: copies %d and 1 of the target answer at the same %s: give each its own port ({{.Port}})", ErrConfig, i+1, env.target.URLs["service"])
+		}
 	}
 	if len(envs) == lanes {
 		rep.Target = envs[0].target
@@ -147,9 +162,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			res.abort(ctx, err)
 			res.attachLogs(abortLogs(err))
 		} else {
-			ranOn := runChecks(ctx, h, envs, checks, cfg, rep)
-			if lanes > 1 {
-				res.Journal = mergeLanes(journals, rep, ranOn)
+			ranOn := runChecks(ctx, h, envs, run, checks, cfg, rep)
+			if run != nil {
+				renumberEvidence(journals, run, rep, ranOn)
 			}
 			var logs []launch.Log
 			for i, env := range envs {
@@ -170,21 +185,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // copy of the target, and records their results in rep in the checks'
 // order, marking it interrupted when ctx ended first. It returns the lane
 // each of rep.Checks ran on.
-func runChecks(ctx context.Context, h *check.Harness, envs []*environment, checks []check.Check, cfg Config, rep *reports.Report) []int {
+func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *faults.Journal, checks []check.Check, cfg Config, rep *reports.Report) []int {
 	// A failed measure leaves the noise zero: the default slacks apply, and
 	// the report says the noise was not measured.
 	h.Noise, _ = check.MeasureNoise(ctx, noiseSamples)
 	harnesses := make([]*check.Harness, len(envs))
 	for i, env := range envs {
-		lh := *h
+		lh := h.Copy()
 		lh.Journal = env.journal
 		lh.TargetURL, lh.Front, lh.Dependency = env.front.URL(), env.front, env.dep
 		probe, closeProbe := specProbe(cfg.Target, env.target.URLs["service"])
 		defer closeProbe()
 		lh.Probe = probe
-		harnesses[i] = &lh
+		harnesses[i] = lh
 	}
-	results := runLanes(ctx, harnesses, checks, progressFunc(cfg.Progress, len(checks)))
+	results := runLanes(ctx, harnesses, run, checks, progressFunc(cfg.Progress, len(checks)))
 	rep.Checks = nil
 	var ranOn []int
 	for _, r := range results {

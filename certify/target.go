@@ -34,6 +34,8 @@ type environment struct {
 	upstream []realUpstream  // the real upstreams the dependency proxies forward to, for the preflight
 	running  *launch.Running
 	teardown error // why stopping the target failed, once closed
+
+	proxyOpts []faults.Option // for every proxy placed, see placeTarget
 }
 
 // interruptedStop bounds the target's teardown once the run was
@@ -71,10 +73,11 @@ func (e *environment) close() {
 // URLs and those ports through the launcher kinds has for it (placing a proxy
 // before each dependency it starts, when it asks), and puts the front proxy
 // before it.
-func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer) (*environment, error) {
+// proxyOpts go to every proxy it starts (a copy's mirror and ID prefix).
+func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer, proxyOpts ...faults.Option) (*environment, error) {
 	env := &environment{
 		target: reports.Target{Name: t.Name, Kind: string(t.Kind), URLs: map[string]string{}},
-		spec:   t, seed: seed, journal: j, log: log, launched: map[string]bool{},
+		spec:   t, seed: seed, journal: j, log: log, launched: map[string]bool{}, proxyOpts: proxyOpts,
 	}
 	ok := false
 	defer func() {
@@ -126,7 +129,7 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 	if err := env.checkPlaced(); err != nil {
 		return nil, err
 	}
-	front, err := startProxy("front", running.URL, seed, j, log, faults.WithHeaders(journalHeaders(t)...))
+	front, err := startProxy("front", running.URL, seed, j, log, append([]faults.Option{faults.WithHeaders(journalHeaders(t)...)}, proxyOpts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +187,7 @@ func (e *environment) addDependency(d targets.Dependency, upstream string) (*fau
 	if upstream != "" {
 		d.Upstream = upstream
 	}
-	p, err := dependencyProxy(d, e.seed, e.journal, e.log, faults.WithHeaders(journalHeaders(e.spec)...))
+	p, err := dependencyProxy(d, e.seed, e.journal, e.log, append([]faults.Option{faults.WithHeaders(journalHeaders(e.spec)...)}, e.proxyOpts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,12 @@ type Check struct {
 	// budget (--explore): among the longest checks, so a scheduler with
 	// several copies of the target starts it first.
 	Explores bool
-	Run      func(ctx context.Context, c *Case) Result
+	// RunWide says the check judges every exchange of the run so far (all
+	// the 429s the target sent, every response on a rate-limited route), not
+	// only its case's: a runner with several copies of the target runs it
+	// after the others, alone, with a journal of every copy's exchanges.
+	RunWide bool
+	Run     func(ctx context.Context, c *Case) Result
 }
 
 // Suite is one contract's checks, in the order they run, named as reports

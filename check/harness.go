@@ -282,3 +282,12 @@ func (h *Harness) Shared(key any, init func() any) any {
 func (c Conventions) DeadlineHeaderName() string {
 	return http.CanonicalHeaderKey(cmp.Or(c.DeadlineHeader, headers.RequestTimeoutMs))
 }
+
+// Copy returns a copy of h with shared values of its own (Shared starts
+// empty): the harness of another copy of the target, whose quota book is
+// not h's.
+func (h *Harness) Copy() *Harness {
+	c := *h
+	c.values = nil
+	return &c
+}

@@ -31,7 +31,7 @@ func (ex *Exchange) end(rec any) {
 	}
 	// Record before losing the connection, so a client that sees the loss
 	// finds the exchange in the journal.
-	p.journal.Record(ex.finish())
+	p.record(ex.finish())
 	if ex.lose != "" && !ex.loseConn() {
 		abort = true // no connection to hijack (HTTP/2, recorder): abort the stream
 	}

@@ -673,7 +673,7 @@ func (lc *leanConn) record(e *Entry) {
 		}
 	}
 	p.metrics.exchange(e)
-	p.journal.Record(*e)
+	p.record(*e)
 }
 
 // watch reads from the client while the exchange is under way: a read that

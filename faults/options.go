@@ -24,6 +24,15 @@ func WithSeed(seed uint64) Option {
 // proxies. Without it the proxy has a journal of its own.
 func WithJournal(j *Journal) Option { return func(p *Proxy) { p.journal = j } }
 
+// WithMirror records every exchange into m too, after the proxy's own
+// journal: a run-wide journal that several proxies' journals feed, each
+// entry numbered in m in the order it finished there.
+func WithMirror(m *Journal) Option { return func(p *Proxy) { p.mirror = m } }
+
+// WithIDPrefix puts prefix before the proxy's entry IDs ("c2-front-17"), so
+// entries of proxies with the same side stay apart in one journal.
+func WithIDPrefix(prefix string) Option { return func(p *Proxy) { p.idPrefix = prefix } }
+
 // WithSide names the proxy in journal entries and metrics, e.g. "front" (the
 // default) or "dependency".
 func WithSide(side string) Option { return func(p *Proxy) { p.side = side } }

@@ -25,6 +25,8 @@ type Proxy struct {
 	seeded      bool
 	side        string
 	journal     *Journal
+	mirror      *Journal // see WithMirror; nil = none
+	idPrefix    string   // see WithIDPrefix
 	clock       Clock
 	reqHeaders  headerPicker
 	respHeaders headerPicker
@@ -288,5 +290,13 @@ func (p *Proxy) isClosed() bool {
 func (p *Proxy) closeIdle() {
 	if t, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
+	}
+}
+
+// record journals e, and mirrors it when the proxy has a mirror.
+func (p *Proxy) record(e Entry) {
+	p.journal.Record(e)
+	if p.mirror != nil {
+		p.mirror.Record(e)
 	}
 }

@@ -39,7 +39,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // newEntry starts the journal entry of an exchange received now.
 func (p *Proxy) newEntry(conn uint64, method, path, query string) Entry {
 	return Entry{
-		ID:       p.side + "-" + strconv.FormatUint(p.exSeq.Add(1), 10),
+		ID:       p.idPrefix + p.side + "-" + strconv.FormatUint(p.exSeq.Add(1), 10),
 		Side:     p.side,
 		Seed:     p.seed,
 		Conn:     conn,

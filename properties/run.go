@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 	"runtime"
@@ -17,9 +16,13 @@ import (
 
 // Config bounds one property run. Zero values mean the documented defaults.
 type Config struct {
-	Seed       uint64        // rapid's PRNG seed; 0 means 1, so a run is always reproducible
-	Checks     int           // generated cases; 0 means 20
-	Steps      int           // average actions per state-machine case; 0 means 12
+	Seed   uint64 // rapid's PRNG seed; 0 means 1, so a run is always reproducible
+	Checks int    // generated cases; 0 means 20
+	// Steps is the average actions per state-machine case; 0 means 12, which
+	// every run shares. Other steps make the run wait for every other run to
+	// end and keep the next ones waiting until it ends: rapid has one
+	// process-wide setting.
+	Steps      int
 	ShrinkTime time.Duration // time budget to minimise a failure; 0 means 10s
 	// Budget, when > 0, bounds the time spent generating cases: once spent,
 	// the remaining cases pass without running, and Checks is only a
@@ -54,20 +57,26 @@ type Result struct {
 	Inconclusive bool
 }
 
-// rapid reads its settings from process-wide flags: the seed and the number
-// of cases when a run starts, the steps of a state machine while it runs.
-// So a run holds mu from setting its flags until its first case has begun,
-// when rapid has read them; a run that sets the steps (a state machine)
-// holds it to the end. What no run sets differently (no fail files, the
-// shrink time, which the budget enforces per run) is set once.
+// rapid reads its settings from process-wide flags: the seed and the
+// number of cases when a run starts, the steps of a state machine on every
+// case. So a run holds settings from setting its flags until its first case
+// has begun, when rapid has read them, and the steps are set once for every
+// run (processSteps): runs overlap. A run that asks for other steps holds
+// active exclusively, alone from start to end, and puts them back.
 var (
-	mu       sync.Mutex
+	settings sync.Mutex
+	active   sync.RWMutex
 	initOnce sync.Once
+	initErr  error
 )
 
-// rapidShrinkTime is rapid's own bound on shrinking, set once for every
-// run: longer than any ShrinkTime, which budget.wrap enforces per run.
-const rapidShrinkTime = time.Hour
+// processSteps are the average actions per state-machine case every run
+// shares (Config.Steps 0); rapidShrinkTime is rapid's own bound on
+// shrinking, longer than any ShrinkTime, which budget.wrap enforces per run.
+const (
+	processSteps    = 12
+	rapidShrinkTime = time.Hour
+)
 
 // Run checks prop with rapid under cfg and returns what it found; every
 // case counts as meaningful. See Explore.
@@ -78,57 +87,63 @@ func Run(name string, cfg Config, prop func(*rapid.T)) Result {
 // Explore checks prop with rapid under cfg and returns what it found; prop
 // reports whether its case exercised what the property judges (a case the
 // target could not be driven into is not). It blocks until rapid has
-// finished, including shrinking; runs are serialised because rapid's
-// settings are process-wide. The same Seed draws the same cases in the same
-// order, so a failure found within the budget is found again on replay.
+// finished, including shrinking. Runs of different properties overlap (see
+// Config.Steps for the exception). The same Seed draws the same cases in
+// the same order, so a failure found within the budget is found again on
+// replay.
 func Explore(name string, cfg Config, prop func(*rapid.T) bool) Result {
 	budgeted := cfg.Budget > 0 && cfg.Checks <= 0
-	stateMachine := cfg.Steps > 0
 	cfg = cfg.withDefaults()
+	alone := cfg.Steps != processSteps
 	if budgeted {
 		cfg.Checks = 1000
 	}
-	mu.Lock()
+	if alone {
+		active.Lock()
+		defer active.Unlock()
+	} else {
+		active.RLock()
+		defer active.RUnlock()
+	}
+	settings.Lock()
 	locked := true
 	unlock := func() {
 		if locked {
 			locked = false
-			mu.Unlock()
+			settings.Unlock()
 		}
 	}
 	defer unlock()
-	var initErr error
 	initOnce.Do(func() {
 		// rapid calls testing.Short, which panics before testing.Init.
 		testing.Init()
 		_ = flag.CommandLine.Parse(nil)
-		for k, v := range map[string]string{
+		initErr = setFlags(map[string]string{
+			"rapid.steps":      strconv.Itoa(shortSteps(processSteps)),
 			"rapid.shrinktime": rapidShrinkTime.String(),
 			"rapid.nofailfile": "true", // the seed replays a failure; no files in the user's directory
-		} {
-			initErr = cmp.Or(initErr, flag.Set(k, v))
-		}
+		})
 	})
 	if initErr != nil {
 		return Result{Name: name, Seed: cfg.Seed, Failed: true, Message: "properties: " + initErr.Error()}
 	}
-	checks, steps := cfg.Checks, cfg.Steps
+	checks := cfg.Checks
 	if testing.Short() {
-		// rapid divides checks by 5 and steps by 2 under -short; Config is
-		// the contract, so a run explores the same under any test flags.
-		checks, steps = checks*5, steps*2
+		// rapid divides checks by 5 (and steps by 2, see shortSteps) under
+		// -short; Config is the contract, so a run explores the same under
+		// any test flags.
+		checks *= 5
 	}
 	set := map[string]string{
 		"rapid.checks": strconv.Itoa(checks),
 		"rapid.seed":   strconv.FormatUint(cfg.Seed, 10),
 	}
-	if stateMachine {
-		set["rapid.steps"] = strconv.Itoa(steps)
+	if alone {
+		set["rapid.steps"] = strconv.Itoa(shortSteps(cfg.Steps))
+		defer func() { _ = setFlags(map[string]string{"rapid.steps": strconv.Itoa(shortSteps(processSteps))}) }()
 	}
-	for k, v := range set {
-		if err := flag.Set(k, v); err != nil {
-			return Result{Name: name, Seed: cfg.Seed, Failed: true, Message: "properties: " + err.Error()}
-		}
+	if err := setFlags(set); err != nil {
+		return Result{Name: name, Seed: cfg.Seed, Failed: true, Message: "properties: " + err.Error()}
 	}
 	tb := &recorder{name: name}
 	b := &budget{cfg: cfg, start: time.Now(), rec: tb, begun: make(chan struct{})}
@@ -137,13 +152,11 @@ func Explore(name string, cfg Config, prop func(*rapid.T) bool) Result {
 		defer close(done)
 		rapid.Check(tb, b.wrap(prop))
 	}()
-	if !stateMachine {
-		select { // rapid has read the seed and the cases once the first begins
-		case <-b.begun:
-		case <-done:
-		}
-		unlock()
+	select { // rapid has read the seed and the cases once the first begins
+	case <-b.begun:
+	case <-done:
 	}
+	unlock()
 	<-done
 	res := tb.result(cfg.Seed)
 	res.Cases, res.Meaningful = b.cases, b.meaningful
@@ -329,4 +342,23 @@ func (r *recorder) result(seed uint64) Result {
 		res.Message = r.logs[len(r.logs)-1]
 	}
 	return res
+}
+
+// setFlags sets rapid's flags; callers hold settings.
+func setFlags(kv map[string]string) error {
+	for k, v := range kv {
+		if err := flag.Set(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shortSteps is the steps flag that gives n steps: rapid halves it under
+// -short.
+func shortSteps(n int) int {
+	if testing.Short() {
+		return 2 * n
+	}
+	return n
 }

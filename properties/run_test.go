@@ -1,7 +1,9 @@
 package properties
 
 import (
+	"flag"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -282,5 +284,24 @@ func TestExplore_sideBySide(t *testing.T) {
 	_, alone := draws(7, false)
 	if !slices.Equal(firstDraws, alone) || len(secondDraws) != 3 {
 		t.Errorf("seed 7 drew %v beside another run, %v alone; the other drew %v", firstDraws, alone, secondDraws)
+	}
+}
+
+// TestExplore_ownSteps: a state machine with steps of its own gets them,
+// and every later run the shared steps again.
+func TestExplore_ownSteps(t *testing.T) {
+	t.Parallel()
+	var seen int
+	res := Run("own steps", Config{Seed: 3, Checks: 1, Steps: 3}, func(rt *rapid.T) {
+		seen, _ = strconv.Atoi(flag.Lookup("rapid.steps").Value.String())
+	})
+	if res.Failed || seen != shortSteps(3) {
+		t.Fatalf("a run with Steps 3 saw rapid.steps %d (failed %v: %s); want %d", seen, res.Failed, res.Message, shortSteps(3))
+	}
+	Run("shared steps", Config{Seed: 3, Checks: 1}, func(rt *rapid.T) {
+		seen, _ = strconv.Atoi(flag.Lookup("rapid.steps").Value.String())
+	})
+	if seen != shortSteps(processSteps) {
+		t.Errorf("a later run saw rapid.steps %d; want %d", seen, shortSteps(processSteps))
 	}
 }

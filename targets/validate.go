@@ -204,28 +204,17 @@ func (v *validator) positive(path string, d interface{ String() string }, neg bo
 	}
 }
 
-// checkConcurrency: copies of a target side by side need resilcheck to
-// start them, each on ports of its own; a running service or a compose
-// project is one copy, and a dependency proxy on a fixed address cannot be
-// placed twice.
+// checkConcurrency refuses a concurrency the target cannot take.
 func (v *validator) checkConcurrency() {
 	n := v.t.Concurrency
 	switch {
 	case n < 0:
 		v.errf("concurrency", "must be 0 or more, got %d", n)
-	case n > maxConcurrency:
-		v.errf("concurrency", "at most %d copies, got %d", maxConcurrency, n)
-	case n > 1 && v.kind != KindProcess && v.kind != KindReference:
-		v.errf("concurrency", "kind %s is one copy of the service: only kinds process and reference can be started %d times", v.kind, n)
+	case n > MaxConcurrency:
+		v.errf("concurrency", "at most %d copies, got %d", MaxConcurrency, n)
 	case n > 1:
-		for i, d := range v.t.Dependencies {
-			if d.Listen != "" && !strings.HasSuffix(d.Listen, ":0") {
-				v.errf(fmt.Sprintf("dependencies[%d].listen", i), "a fixed address cannot take %d copies' proxies (concurrency %d): use port 0", n, n)
-			}
+		for _, p := range v.t.copyProblems(v.kind, n) {
+			v.errf(p.Path, "%s", p.Msg)
 		}
 	}
 }
-
-// maxConcurrency bounds the copies of a target: each is a stack of
-// processes and proxies, and checks mostly wait, so a few fill the time.
-const maxConcurrency = 8

@@ -17,7 +17,7 @@ import (
 
 // propertyConfig bounds the idempotency property so a certification stays
 // well under a minute; a failure is shrunk for at most ShrinkTime.
-var propertyConfig = properties.Config{Checks: 8, Steps: 10, ShrinkTime: 4 * time.Second}
+var propertyConfig = properties.Config{Checks: 8, ShrinkTime: 4 * time.Second}
 
 func idempotencyProperty(ctx context.Context, pc *check.Case) check.Result {
 	h := pc.Harness

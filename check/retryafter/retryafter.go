@@ -123,7 +123,7 @@ func checks() []check.Check {
 			Title: "an invalid Retry-After falls back to the normal backoff: neither a storm nor no retry", Run: raInvalidFallsBack},
 		{ID: "HS-10", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1; Envoy RetryPolicy rate_limited_retry_back_off (max_interval)",
 			Title: "a huge Retry-After does not hold the caller past its deadline", Run: raHugeIsCapped},
-		{ID: "HS-02", Suite: Name, Timed: true, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
+		{ID: "HS-02", Suite: Name, RunWide: true, Timed: true, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
 			Title: "every 429 and 503 of the run carries Retry-After as delay-seconds or IMF-fixdate", Run: raRunWideSyntax},
 	}
 }
