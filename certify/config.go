@@ -51,7 +51,8 @@ type Config struct {
 	// the report with the seed made explicit.
 	Reproduce string
 	// Progress is told each phase of the run and each check as it starts
-	// and finishes, on the run's goroutine; nil means silent.
+	// and finishes, one event at a time (from the goroutine of the copy of
+	// the target it ran on, when there are several); nil means silent.
 	Progress func(Event)
 	// Logger receives the proxies' diagnostics; nil discards them.
 	Logger *slog.Logger

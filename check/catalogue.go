@@ -26,8 +26,8 @@ type Entry struct {
 	Source string        `json:"source"`
 }
 
-// Catalogue returns every registered check, suites in reporting order and
-// checks by ID within a suite, as reports list them, then the client suite.
+// Catalogue returns the checks of suites, suites in the order given and
+// checks by ID within a suite, as reports list them.
 func Catalogue(suites []Suite) []Entry {
 	var out []Entry
 	for _, s := range suites {

@@ -14,7 +14,7 @@ func (a *app) newChecksCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "checks",
 		Short: "List every check: ID, suite, level, title, what it needs and its source",
-		Long: `List every check resilcheck runs, from the same registry the runner uses:
+		Long: `List every check resilcheck runs, from the same suites the runner uses:
 its ID, suite, level (MUST … CONVENTION), title, what the target must declare
 for it to apply, and the public source of the rule. docs/checks.md is the md output.`,
 		Example: `  resilcheck checks

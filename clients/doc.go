@@ -8,7 +8,7 @@
 // time the call took and what the client reported against the policy the
 // client declares.
 //
-//	res, err := clients.Run(ctx, clients.Func(myCall), clients.Policy{MaxAttempts: 4, Deadline: 12 * time.Second})
+//	res, err := clients.Run(ctx, clients.Func(myCall), clients.Policy{MaxAttempts: 4, Deadline: 12 * time.Second}, clients.Options{})
 //	for _, c := range res.Checks { fmt.Println(c.ID, c.Status) }
 //
 // The checks are the client suite (Suite), judged through package check.

@@ -1,7 +1,7 @@
 // Package builtin lists resilcheck's built-in suites, one per contract, in
 // the order reports list them. The list is explicit: nothing registers
-// itself, so what a build of resilcheck runs and validates against is what
-// its main package passes on (see certify.Config.Suites).
+// itself: a build of resilcheck runs these, and the suites its main package
+// adds (cli.WithSuites, certify.Config.Custom).
 package builtin
 
 import (

@@ -1,7 +1,6 @@
 // Package idempotency is the duplicate-side-effects contract: if an answer
 // is lost and the client retries, or copies of one request race, the effect
-// is made once. Its checks (IK-*, and HS-13 for the key forwarded to the
-// dependency) lose answers after the target committed, race copies, change
+// is made once. Its checks (IK-*) lose answers after the target committed, race copies, change
 // a payload under a key, mix tenants, and explore random sequences of these
 // (IK-17p), judged against the IETF Idempotency-Key draft.
 //

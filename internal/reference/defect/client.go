@@ -2,7 +2,7 @@ package defect
 
 import "slices"
 
-// The reference SDK's defects (package reference/client): each breaks one
+// The reference SDK's defects (package internal/reference/client): each breaks one
 // contract of a retrying client the way real clients break it. They are
 // switched on in the SDK (client.WithDefects), not in the stack, and the
 // client suite (CL-*) catches them; see target.ClientMatrix.

@@ -118,7 +118,7 @@ func (e *UnknownError) Error() string {
 		plural(len(e.Names), "defect", "defects"), strings.Join(e.Names, ", "), strings.Join(valid, ", "))
 	for _, n := range e.Names {
 		if _, ok := LookupClient(Name(n)); ok && !slices.ContainsFunc(searched, func(in Info) bool { return in.Name == Name(n) }) {
-			msg += fmt.Sprintf(" (%s is a defect of the reference SDK, reference/client: switch it on with client.WithDefects)", n)
+			msg += fmt.Sprintf(" (%s is a defect of the reference SDK: switch it on with `resilcheck reference client --defect`)", n)
 		}
 	}
 	return msg

@@ -8,7 +8,7 @@ import (
 )
 
 // The reference stack's own spec. These values are what its code does
-// (reference/payments, reference/gateway), declared the way any service
+// (internal/reference/payments, internal/reference/gateway), declared the way any service
 // declares itself; the harness judges the stack by them as it judges any
 // target by its spec.
 const (
@@ -104,7 +104,7 @@ func defaultPolicy(p *targets.Policy) {
 	}
 	if p.RateLimits.Headers == "" {
 		// The gateway sends RateLimit and RateLimit-Policy (and X-RateLimit-*)
-		// on every response it routes (reference/gateway).
+		// on every response it routes (internal/reference/gateway).
 		p.RateLimits.Headers = targets.RateLimitDraft10
 	}
 	if len(p.Idempotency.Operations) == 0 {
