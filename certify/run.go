@@ -60,6 +60,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if t.Kind == targets.KindClient {
 		return runClient(ctx, cfg)
 	}
+	if err := check.Validate(cfg.suites()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	checks, err := selectChecks(cfg.suites(), cfg.Suites, cfg.Checks)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,10 +34,19 @@ type progressView struct {
 	now   func() time.Time
 	start time.Time
 	st    progressState
-	drawn bool // the live line is on screen
-	shut  bool // Close was called: the console owns the terminal now
-	stop  chan struct{}
-	done  chan struct{}
+	// running are the checks started and not finished: several when the
+	// run has copies of the target side by side.
+	running []runningCheck
+	drawn   bool // the live line is on screen
+	shut    bool // Close was called: the console owns the terminal now
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// runningCheck is a check the live line may show.
+type runningCheck struct {
+	id, title string
+	start     time.Time
 }
 
 // progressState is what the live line shows.
@@ -90,11 +100,14 @@ func (v *progressView) Event(ev certify.Event) {
 		}
 	case !ev.Finished:
 		v.st.total, v.st.phase = ev.Total, ""
-		v.st.id, v.st.title, v.st.checkStart = ev.Check.ID, ev.Check.Title, now
+		v.running = append(v.running, runningCheck{ev.Check.ID, ev.Check.Title, now})
+		v.showRunning()
 	default:
 		v.st.done = ev.Done
 		v.st.counts[ev.Result.Status]++
-		v.st.id, v.st.phase = "", "" // a client run's checks finish after its phase
+		v.st.phase = "" // a client run's checks finish after its phase
+		v.running = slices.DeleteFunc(v.running, func(r runningCheck) bool { return r.id == ev.Check.ID })
+		v.showRunning()
 		if !v.live {
 			fmt.Fprintln(v.out, plainLine(ev))
 		} else if ev.Result.Status != reports.StatusPass {
@@ -104,6 +117,19 @@ func (v *progressView) Event(ev certify.Event) {
 	}
 	if v.live {
 		v.draw(now)
+	}
+}
+
+// showRunning puts the latest check still running on the live line, saying
+// how many others run beside it; none once all have finished.
+func (v *progressView) showRunning() {
+	v.st.id, v.st.title = "", ""
+	if n := len(v.running); n > 0 {
+		r := v.running[n-1]
+		v.st.id, v.st.title, v.st.checkStart = r.id, r.title, r.start
+		if n > 1 {
+			v.st.title += fmt.Sprintf(" (and %d beside it)", n-1)
+		}
 	}
 }
 

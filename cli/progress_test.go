@@ -146,3 +146,26 @@ func TestProgressView_live(t *testing.T) {
 		t.Errorf("the live line is not erased at the end: %q", buf.String())
 	}
 }
+
+// TestProgressView_sideBySide: with copies of the target running checks
+// side by side, the live line shows a check still running, never a blank
+// one while others run.
+func TestProgressView_sideBySide(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	v := newProgressView(&buf, true)
+	a, b := check.Check{ID: "RL-07p", Title: "rate limits"}, check.Check{ID: "HS-08p", Title: "retry-after"}
+	v.Event(certify.Event{Total: 2, Check: a})
+	v.Event(certify.Event{Total: 2, Check: b})
+	if v.st.id != "HS-08p" || !strings.Contains(v.st.title, "and 1 beside it") {
+		t.Errorf("two running: the line shows %s %q", v.st.id, v.st.title)
+	}
+	v.Event(certify.Event{Total: 2, Done: 1, Check: b, Finished: true, Result: reports.Check{Status: reports.StatusPass}})
+	if v.st.id != "RL-07p" || v.st.title != "rate limits" {
+		t.Errorf("one still running: the line shows %s %q; want RL-07p", v.st.id, v.st.title)
+	}
+	v.Event(certify.Event{Total: 2, Done: 2, Check: a, Finished: true, Result: reports.Check{Status: reports.StatusPass}})
+	if v.st.id != "" {
+		t.Errorf("none running: the line shows %s", v.st.id)
+	}
+}

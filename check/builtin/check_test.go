@@ -2,11 +2,12 @@ package builtin
 
 import (
 	"bytes"
-	"github.com/resilcheck/resilcheck/check"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 // checkByID returns the registered check with id, failing the test when
@@ -26,27 +27,8 @@ func checkByID(t *testing.T, id string) check.Check {
 
 func TestRegistry_fields(t *testing.T) {
 	t.Parallel()
-	seen := map[string]string{}
-	for _, s := range Suites() {
-		for _, c := range s.Checks {
-			if prev, ok := seen[c.ID]; ok {
-				t.Errorf("check ID %s is registered twice (suites %s and %s)", c.ID, prev, s.Name)
-			}
-			seen[c.ID] = s.Name
-			switch {
-			case c.ID == "" || c.Title == "" || c.Source == "" || c.Run == nil:
-				t.Errorf("check %q of suite %s lacks an ID, title, source or Run: %+v", c.ID, s.Name, c)
-			case c.Suite != s.Name:
-				t.Errorf("check %s says suite %q but is registered in %q", c.ID, c.Suite, s.Name)
-			case !c.Level.Valid():
-				t.Errorf("check %s has level %q, not one of reports.Levels()", c.ID, c.Level)
-			}
-			for _, n := range c.Needs {
-				if n.Name == "" || n.Doc == "" || n.Unmet == nil {
-					t.Errorf("check %s has a need without a name, doc or Unmet: %+v", c.ID, n)
-				}
-			}
-		}
+	if err := check.Validate(Catalogued()); err != nil {
+		t.Error(err)
 	}
 }
 
