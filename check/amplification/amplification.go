@@ -121,7 +121,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	}
 }
 
-// rbSuite is the suite with cfg as its settings.
+// Suite is the retry-amplification suite with cfg as its settings; the zero Config means the
+// documented defaults.
 func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg}
 }

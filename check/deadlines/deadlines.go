@@ -149,7 +149,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 // dlSlack is the least time slack the deadline checks judge with.
 func slack(h *check.Harness) time.Duration { return config(h).tolerance() }
 
-// dlSuite is the suite with cfg as its settings.
+// Suite is the deadline suite with cfg as its settings; the zero Config means the
+// documented defaults.
 func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg}
 }

@@ -93,7 +93,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 		Why: "RL-01q: admissions at twice the advertised rate within q minus this"}}
 }
 
-// rlSuite is the suite with cfg as its settings.
+// Suite is the rate-limit-header suite with cfg as its settings; the zero Config means the
+// documented defaults.
 func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg}
 }

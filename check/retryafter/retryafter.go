@@ -142,7 +142,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 // raSlack is the least time slack the Retry-After checks judge with.
 func slack(h *check.Harness) time.Duration { return config(h).tolerance(h) }
 
-// raSuite is the suite with cfg as its settings.
+// Suite is the Retry-After suite with cfg as its settings; the zero Config means the
+// documented defaults.
 func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg}
 }
