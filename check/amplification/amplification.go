@@ -98,7 +98,7 @@ func checks() []check.Check {
 	}
 }
 
-// rbTolerances are the amplification suite's thresholds.
+// tolerances are the amplification suite's thresholds.
 func tolerances(h *check.Harness) []reports.Tolerance {
 	a := config(h)
 	return []reports.Tolerance{
@@ -127,7 +127,8 @@ func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg}
 }
 
-// rbConfig is the settings of h's suite.
+// config is the settings of h's suite (the zero Config, the documented
+// defaults, when h's suites do not hold it).
 func config(h *check.Harness) Config {
 	return check.SuiteConfig[Config](h, Name)
 }

@@ -131,7 +131,7 @@ func dlWatchText(h *check.Harness) string {
 	return fmt.Sprintf("%s (%s)", d, why)
 }
 
-// dlTolerances are the deadline suite's thresholds.
+// tolerances are the deadline suite's thresholds.
 func tolerances(h *check.Harness) []reports.Tolerance {
 	out := []reports.Tolerance{
 		{Name: "DL-06 watch after the deadline", Value: dlWatchText(h),
@@ -146,7 +146,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	return out
 }
 
-// dlSlack is the least time slack the deadline checks judge with.
+// slack is the least time slack the deadline checks judge with.
 func slack(h *check.Harness) time.Duration { return config(h).tolerance() }
 
 // Suite is the deadline suite with cfg as its settings; the zero Config means the
@@ -155,5 +155,6 @@ func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg}
 }
 
-// dlConfig is the settings of h's suite.
+// config is the settings of h's suite (the zero Config, the documented
+// defaults, when h's suites do not hold it).
 func config(h *check.Harness) Config { return check.SuiteConfig[Config](h, Name) }

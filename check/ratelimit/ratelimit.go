@@ -87,7 +87,7 @@ func checks() []check.Check {
 	}
 }
 
-// rlTolerances are the rate-limit suite's thresholds.
+// tolerances are the rate-limit suite's thresholds.
 func tolerances(h *check.Harness) []reports.Tolerance {
 	return []reports.Tolerance{{Name: "quota slack", Value: fmt.Sprintf("%.0f %% per window", config(h).quotaSlack()*100),
 		Why: "RL-01q: admissions at twice the advertised rate within q minus this"}}
@@ -99,7 +99,8 @@ func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg}
 }
 
-// rlConfig is the settings of h's suite.
+// config is the settings of h's suite (the zero Config, the documented
+// defaults, when h's suites do not hold it).
 func config(h *check.Harness) Config {
 	return check.SuiteConfig[Config](h, Name)
 }

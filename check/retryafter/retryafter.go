@@ -128,7 +128,7 @@ func checks() []check.Check {
 	}
 }
 
-// raTolerances are the Retry-After suite's thresholds.
+// tolerances are the Retry-After suite's thresholds.
 func tolerances(h *check.Harness) []reports.Tolerance {
 	out := []reports.Tolerance{{Name: "Retry-After slack", Value: config(h).tolerance(h).String(),
 		Why: "HS-08: no call earlier than Retry-After minus this"}}
@@ -139,7 +139,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	return out
 }
 
-// raSlack is the least time slack the Retry-After checks judge with.
+// slack is the least time slack the Retry-After checks judge with.
 func slack(h *check.Harness) time.Duration { return config(h).tolerance(h) }
 
 // Suite is the Retry-After suite with cfg as its settings; the zero Config means the
@@ -148,7 +148,8 @@ func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg}
 }
 
-// raConfig is the settings of h's suite.
+// config is the settings of h's suite (the zero Config, the documented
+// defaults, when h's suites do not hold it).
 func config(h *check.Harness) Config {
 	return check.SuiteConfig[Config](h, Name)
 }
