@@ -130,10 +130,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	for i := range lanes {
 		var copyOpts []faults.Option
+		copyLog, copyOut := log, cfg.TargetLog
 		if run != nil {
 			copyOpts = []faults.Option{faults.WithMirror(run), faults.WithIDPrefix(fmt.Sprintf("c%d-", i+1))}
+			copyLog = log.With("copy", i+1)
+			if copyOut != nil {
+				copyOut = newLinePrefixer(copyOut, fmt.Sprintf("[copy %d] ", i+1))
+			}
 		}
-		env, err := placeTarget(ctx, t, cfg.kinds(), seed, journals[i], log, cfg.TargetLog, copyOpts...)
+		env, err := placeTarget(ctx, t, cfg.kinds(), seed, journals[i], copyLog, copyOut, copyOpts...)
 		if err != nil {
 			if errors.Is(err, ErrConfig) {
 				return nil, err

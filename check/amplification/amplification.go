@@ -116,6 +116,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 			Why: "RB-05: policy.retry.budget_ratio (undeclared, the SRE book ch. 21's 10 %) plus the floor of RB-02"},
 		{Name: "lockstep retries", Value: fmt.Sprintf("≤ %.0f %% in one bucket of %s", a.maxBucketShare()*100, bucketText(h)),
 			Why: "BO-08: jitter spreads retries that failed together over the declared first wait's range; lockstep puts them in one bucket"},
+		{Name: "RB-01p Retry-After slack", Value: h.Slack().String(),
+			Why: "RB-01p: no call earlier than a Retry-After minus the time bound slack (HS-08's own slack is the Retry-After suite's)"},
 		{Name: "backoff sampling refill", Value: fmt.Sprintf("%d successes after each round", h.Policy.Retry.Refill(4)),
 			Why: "RB-15, BO-01..04, BO-08: ⌈a round's 4 failures / budget ratio⌉, so a retry throttle never starves the sample"},
 	}
