@@ -12,7 +12,6 @@ import (
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
-	"github.com/resilcheck/resilcheck/targets"
 )
 
 // A lane is one copy of the target behind proxies and a journal of its own,
@@ -24,45 +23,40 @@ import (
 // the checks that judge the whole run's traffic (Check.RunWide) run last,
 // alone, reading it.
 
-// lanes is how many copies of the target the run starts: Config.Lanes,
-// else the spec's concurrency, else one; never more than there are checks.
-func (cfg Config) lanes(checks int) int {
-	n := cfg.Lanes
-	if n <= 0 {
-		n = cfg.Target.Concurrency
+// copies is how many copies of the target the run asks for: Config.Lanes,
+// else the spec's concurrency (0 or 1 meaning one).
+func (cfg Config) copies() int {
+	if cfg.Lanes != 0 {
+		return cfg.Lanes
 	}
-	return max(1, min(n, checks))
+	return cfg.Target.Concurrency
 }
 
-// checkLanes refuses copies of a target resilcheck does not start, or whose
-// dependency proxy listens on a fixed address.
+// lanes is how many copies the run starts: the ones it asks for, at least
+// one and never more than there are checks.
+func (cfg Config) lanes(checks int) int { return max(1, min(cfg.copies(), checks)) }
+
+// checkLanes refuses copies the target cannot take (targets.CopyProblem).
 func (cfg Config) checkLanes() error {
-	t := cfg.Target
-	n := cfg.Lanes
-	if n == 0 {
-		n = t.Concurrency
-	}
-	switch {
-	case n < 0:
-		return fmt.Errorf("%w: %d copies of the target: want 0 (the spec's concurrency) or more", ErrConfig, n)
-	case n > targets.MaxConcurrency:
-		return fmt.Errorf("%w: %d copies of the target: at most %d", ErrConfig, n, targets.MaxConcurrency)
-	case n > 1:
-		if why := t.CopyProblem(n); why != "" {
-			return fmt.Errorf("%w: %s", ErrConfig, why)
-		}
+	if why := cfg.Target.CopyProblem(cfg.copies()); why != "" {
+		return fmt.Errorf("%w: %d copies of the target: %s", ErrConfig, cfg.copies(), why)
 	}
 	return nil
 }
 
-// laneJournals makes one journal per lane, all starting at start, so the
-// offsets in every lane's evidence share one origin.
-func laneJournals(lanes int, start time.Time) []*faults.Journal {
-	js := make([]*faults.Journal, lanes)
+// laneJournals makes one journal per lane and, with several, the run
+// journal every copy's proxies mirror into; all start at start, so the
+// offsets in every journal share one origin. run is nil for one lane.
+func laneJournals(lanes int, start time.Time) (js []*faults.Journal, run *faults.Journal) {
+	clock := faults.WithJournalClock(startClock{start})
+	js = make([]*faults.Journal, lanes)
 	for i := range js {
-		js[i] = faults.NewJournal(faults.WithCapacity(1<<16), faults.WithJournalClock(startClock{start}))
+		js[i] = faults.NewJournal(faults.WithCapacity(1<<16), clock)
 	}
-	return js
+	if lanes > 1 {
+		run = faults.NewJournal(faults.WithCapacity(lanes<<16), clock)
+	}
+	return js, run
 }
 
 // startClock stamps a journal's start; journals never sleep on it.

@@ -82,8 +82,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	started := time.Now()
 	lanes := cfg.lanes(len(checks))
-	journals := laneJournals(lanes, started)
-	journal := journals[0]
+	journals, run := laneJournals(lanes, started)
+	journal := cmp.Or(run, journals[0]) // what the report keeps
 
 	h := &check.Harness{
 		Journal:   journal,
@@ -123,11 +123,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			res.Teardown = cmp.Or(res.Teardown, env.teardown)
 		}
 	}()
-	var run *faults.Journal // every copy's exchanges, when there are several
-	if lanes > 1 {
-		run = faults.NewJournal(faults.WithCapacity(lanes<<16), faults.WithJournalClock(startClock{started}))
-		res.Journal = run
-	}
 	for i := range lanes {
 		var copyOpts []faults.Option
 		copyLog, copyOut := log, cfg.TargetLog

@@ -10,13 +10,11 @@ import (
 const MaxConcurrency = 8
 
 // CopyProblem says why n copies of t cannot run side by side, each behind
-// proxies of its own, or "" when they can. Copies must share nothing a check
-// could see: resilcheck must start each (kinds process and reference), on a
-// port of its own, with a store of its own, and place each one's proxies.
+// proxies of its own, or "" when they can (0 and 1 are one copy). Copies
+// must share nothing a check could see: resilcheck must start each (kinds
+// process and reference), on a port of its own, with a store of its own,
+// and place each one's proxies.
 func (t *Target) CopyProblem(n int) string {
-	if n <= 1 {
-		return ""
-	}
 	if ps := t.copyProblems(t.Kind, n); len(ps) > 0 {
 		return ps[0].Path + ": " + ps[0].Msg
 	}
@@ -25,6 +23,14 @@ func (t *Target) CopyProblem(n int) string {
 
 // copyProblems are CopyProblem's reasons, for a target of kind.
 func (t *Target) copyProblems(kind Kind, n int) []Problem {
+	switch {
+	case n < 0:
+		return []Problem{{Path: "concurrency", Msg: fmt.Sprintf("must be 0 or more, got %d", n)}}
+	case n > MaxConcurrency:
+		return []Problem{{Path: "concurrency", Msg: fmt.Sprintf("at most %d copies, got %d", MaxConcurrency, n)}}
+	case n <= 1:
+		return nil
+	}
 	var out []Problem
 	switch kind {
 	case KindProcess:

@@ -206,15 +206,7 @@ func (v *validator) positive(path string, d interface{ String() string }, neg bo
 
 // checkConcurrency refuses a concurrency the target cannot take.
 func (v *validator) checkConcurrency() {
-	n := v.t.Concurrency
-	switch {
-	case n < 0:
-		v.errf("concurrency", "must be 0 or more, got %d", n)
-	case n > MaxConcurrency:
-		v.errf("concurrency", "at most %d copies, got %d", MaxConcurrency, n)
-	case n > 1:
-		for _, p := range v.t.copyProblems(v.kind, n) {
-			v.errf(p.Path, "%s", p.Msg)
-		}
+	for _, p := range v.t.copyProblems(v.kind, v.t.Concurrency) {
+		v.errf(p.Path, "%s", p.Msg)
 	}
 }
