@@ -148,4 +148,26 @@ func TestBackoffJudges_FalseAlarms(t *testing.T) {
 		t.Errorf("false alarms in %d runs: RB-15 %d, BO-08 %d, BO-01 %d", runs, rb, fleet, bo)
 	}
 	t.Logf("false alarms in %d runs: RB-15 %d, BO-08 %d, BO-01 %d", runs, rb, fleet, bo)
+
+	// got's backoff (1 s, then 2 s, plus noise uniform in [0, 100 ms)),
+	// declared as exponential with ±10 % jitter as fastify-orders does:
+	// dispersed. A failure stands only when a second sample repeats it, so
+	// a per-sample rate p fails got in p² of runs: under 10⁻⁴ on the fewest
+	// waits judged, far less on the 14–16 a certification takes.
+	h = &check.Harness{Policy: check.Policy{Retry: check.RetryPolicy{Backoff: "exponential", Base: time.Second, Cap: 2 * time.Second, Jitter: 0.1}}}
+	for _, n := range []int{minWaits, 14} {
+		var additive int
+		for range runs {
+			s := &backoffSample{rounds: n}
+			s.waits[0] = waits(r, n, func() float64 { return 1000 + 100*r.Float64() })
+			s.waits[1] = waits(r, n, func() float64 { return 2000 + 100*r.Float64() })
+			if judgeRandomized(h, s).Status != reports.StatusPass {
+				additive++
+			}
+		}
+		t.Logf("RB-15 failed [0, 100 ms) additive noise on %d waits in %d of %d samples", n, additive, runs)
+		if 100*additive > runs {
+			t.Errorf("RB-15 failed [0, 100 ms) additive noise on %d waits in %d of %d samples, want under 1 %%", n, additive, runs)
+		}
+	}
 }
