@@ -65,7 +65,39 @@ const sqliteMaxConns = 1
 const recordColumns = `fingerprint, payment_id, state, owner, lease_until, status, body, created_at, expires_at`
 
 type sqliteStore struct {
-	db *sql.DB
+	db   *sql.DB
+	stmt sqliteStmts
+}
+
+// sqliteStmts are prepared once by openSQLiteConns: parsing dominated the
+// store's CPU when every call re-prepared its SQL. database/sql re-prepares a
+// statement lazily on any other pooled connection it runs on. Inside a
+// transaction, run them through tx.StmtContext: with one connection, using a
+// DB-level statement would wait forever for the connection the tx holds.
+type sqliteStmts struct {
+	claim, complete, release, lookup, put, insertPayment, payment *sql.Stmt
+}
+
+// sqliteQuery is one of sqliteStmts' fields and the SQL it is prepared from.
+type sqliteQuery struct {
+	stmt  **sql.Stmt
+	query string
+}
+
+// sqliteQueries lists every field of st with its SQL. Every query must be a
+// single statement with no trailing text (not even a space or ';'):
+// modernc.org/sqlite keeps the compiled statement only then, and otherwise
+// parses it again on every call.
+func sqliteQueries(st *sqliteStmts) []sqliteQuery {
+	return []sqliteQuery{
+		{&st.claim, sqliteClaim},
+		{&st.complete, sqliteComplete},
+		{&st.release, sqliteRelease},
+		{&st.lookup, sqliteLookup},
+		{&st.put, sqlitePut},
+		{&st.insertPayment, sqliteInsertPayment},
+		{&st.payment, sqlitePayment},
+	}
 }
 
 var _ Store = (*sqliteStore)(nil)
@@ -97,7 +129,16 @@ func openSQLiteConns(ctx context.Context, path string, maxConns int) (*sqliteSto
 		db.Close()
 		return nil, fmt.Errorf("store: sqlite open %q: create schema: %w", path, err)
 	}
-	return &sqliteStore{db: db}, nil
+	s := &sqliteStore{db: db}
+	for _, q := range sqliteQueries(&s.stmt) {
+		stmt, err := db.PrepareContext(ctx, q.query)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("store: sqlite open %q: prepare: %w", path, err)
+		}
+		*q.stmt = stmt
+	}
+	return s, nil
 }
 
 // Claim is one INSERT … ON CONFLICT DO UPDATE … WHERE … RETURNING statement:
@@ -105,25 +146,8 @@ func openSQLiteConns(ctx context.Context, path string, maxConns int) (*sqliteSto
 // are atomic across goroutines and processes. A returned row means the caller
 // inserted or took over the record; no row means someone else holds it.
 func (s *sqliteStore) Claim(ctx context.Context, rec Record, now time.Time) (Record, bool, error) {
-	const q = `
-INSERT INTO idempotency_records AS r
-	(tenant, key, fingerprint, payment_id, state, owner, lease_until, status, body, created_at, expires_at)
-VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6, 0, x'', ?7, ?8)
-ON CONFLICT (tenant, key) DO UPDATE SET
-	fingerprint = CASE WHEN r.expires_at <= ?9 THEN excluded.fingerprint ELSE r.fingerprint END,
-	payment_id  = CASE WHEN r.expires_at <= ?9 THEN excluded.payment_id ELSE r.payment_id END,
-	status      = CASE WHEN r.expires_at <= ?9 THEN 0 ELSE r.status END,
-	body        = CASE WHEN r.expires_at <= ?9 THEN x'' ELSE r.body END,
-	created_at  = CASE WHEN r.expires_at <= ?9 THEN excluded.created_at ELSE r.created_at END,
-	expires_at  = CASE WHEN r.expires_at <= ?9 THEN excluded.expires_at ELSE r.expires_at END,
-	state       = 'in_progress',
-	owner       = excluded.owner,
-	lease_until = excluded.lease_until
-WHERE r.expires_at <= ?9
-   OR (r.state = 'in_progress' AND r.lease_until <= ?9 AND r.fingerprint = excluded.fingerprint)
-RETURNING ` + recordColumns
 	stored := Record{Tenant: rec.Tenant, Key: rec.Key}
-	err := scanRecordSQLite(s.db.QueryRowContext(ctx, q,
+	err := scanRecordSQLite(s.stmt.claim.QueryRowContext(ctx,
 		rec.Tenant, rec.Key, rec.Fingerprint, rec.PaymentID, rec.Owner,
 		toMicros(rec.LeaseUntil), toMicros(rec.CreatedAt), toNullMicros(rec.ExpiresAt), toMicros(now),
 	), &stored)
@@ -140,6 +164,24 @@ RETURNING ` + recordColumns
 	return stored, false, nil
 }
 
+const sqliteClaim = `
+INSERT INTO idempotency_records AS r
+	(tenant, key, fingerprint, payment_id, state, owner, lease_until, status, body, created_at, expires_at)
+VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6, 0, x'', ?7, ?8)
+ON CONFLICT (tenant, key) DO UPDATE SET
+	fingerprint = CASE WHEN r.expires_at <= ?9 THEN excluded.fingerprint ELSE r.fingerprint END,
+	payment_id  = CASE WHEN r.expires_at <= ?9 THEN excluded.payment_id ELSE r.payment_id END,
+	status      = CASE WHEN r.expires_at <= ?9 THEN 0 ELSE r.status END,
+	body        = CASE WHEN r.expires_at <= ?9 THEN x'' ELSE r.body END,
+	created_at  = CASE WHEN r.expires_at <= ?9 THEN excluded.created_at ELSE r.created_at END,
+	expires_at  = CASE WHEN r.expires_at <= ?9 THEN excluded.expires_at ELSE r.expires_at END,
+	state       = 'in_progress',
+	owner       = excluded.owner,
+	lease_until = excluded.lease_until
+WHERE r.expires_at <= ?9
+   OR (r.state = 'in_progress' AND r.lease_until <= ?9 AND r.fingerprint = excluded.fingerprint)
+RETURNING ` + recordColumns
+
 // Complete updates the record and inserts the payment in one BEGIN IMMEDIATE
 // transaction, so a crash leaves either both or neither.
 func (s *sqliteStore) Complete(ctx context.Context, tenant, key, owner string, state State, status int, body []byte, p *Payment) error {
@@ -151,9 +193,7 @@ func (s *sqliteStore) Complete(ctx context.Context, tenant, key, owner string, s
 		return fmt.Errorf("store: sqlite complete: %w", err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `
-UPDATE idempotency_records SET state = ?1, status = ?2, body = ?3
-WHERE tenant = ?4 AND key = ?5 AND owner = ?6 AND state = 'in_progress'`,
+	res, err := tx.StmtContext(ctx, s.stmt.complete).ExecContext(ctx,
 		string(state), status, nonNil(body), tenant, key, owner)
 	if err != nil {
 		return fmt.Errorf("store: sqlite complete: %w", err)
@@ -164,7 +204,7 @@ WHERE tenant = ?4 AND key = ?5 AND owner = ?6 AND state = 'in_progress'`,
 		return ErrNotOwner
 	}
 	if p != nil {
-		if err := insertPaymentSQLite(ctx, tx, p); err != nil {
+		if err := s.insertPayment(ctx, tx, p); err != nil {
 			return fmt.Errorf("store: sqlite complete: %w", err)
 		}
 	}
@@ -174,12 +214,13 @@ WHERE tenant = ?4 AND key = ?5 AND owner = ?6 AND state = 'in_progress'`,
 	return nil
 }
 
+const sqliteComplete = `
+UPDATE idempotency_records SET state = ?1, status = ?2, body = ?3
+WHERE tenant = ?4 AND key = ?5 AND owner = ?6 AND state = 'in_progress'`
+
 // Release sets the lease to the zero time, which has passed at any now.
 func (s *sqliteStore) Release(ctx context.Context, tenant, key, owner string) error {
-	res, err := s.db.ExecContext(ctx, `
-UPDATE idempotency_records SET lease_until = ?1
-WHERE tenant = ?2 AND key = ?3 AND owner = ?4 AND state = 'in_progress'`,
-		toMicros(time.Time{}), tenant, key, owner)
+	res, err := s.stmt.release.ExecContext(ctx, toMicros(time.Time{}), tenant, key, owner)
 	if err != nil {
 		return fmt.Errorf("store: sqlite release: %w", err)
 	}
@@ -191,11 +232,13 @@ WHERE tenant = ?2 AND key = ?3 AND owner = ?4 AND state = 'in_progress'`,
 	return nil
 }
 
+const sqliteRelease = `
+UPDATE idempotency_records SET lease_until = ?1
+WHERE tenant = ?2 AND key = ?3 AND owner = ?4 AND state = 'in_progress'`
+
 func (s *sqliteStore) Lookup(ctx context.Context, tenant, key string) (Record, error) {
 	rec := Record{Tenant: tenant, Key: key}
-	err := scanRecordSQLite(s.db.QueryRowContext(ctx,
-		`SELECT `+recordColumns+` FROM idempotency_records WHERE tenant = ?1 AND key = ?2`,
-		tenant, key), &rec)
+	err := scanRecordSQLite(s.stmt.lookup.QueryRowContext(ctx, tenant, key), &rec)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, ErrNotFound
 	}
@@ -205,6 +248,8 @@ func (s *sqliteStore) Lookup(ctx context.Context, tenant, key string) (Record, e
 	return rec, nil
 }
 
+const sqliteLookup = `SELECT ` + recordColumns + ` FROM idempotency_records WHERE tenant = ?1 AND key = ?2`
+
 // Put is a plain upsert: no lease, owner or expiry check, by design.
 func (s *sqliteStore) Put(ctx context.Context, rec Record, p *Payment) error {
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -212,21 +257,14 @@ func (s *sqliteStore) Put(ctx context.Context, rec Record, p *Payment) error {
 		return fmt.Errorf("store: sqlite put: %w", err)
 	}
 	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, `
-INSERT INTO idempotency_records
-	(tenant, key, fingerprint, payment_id, state, owner, lease_until, status, body, created_at, expires_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-ON CONFLICT (tenant, key) DO UPDATE SET
-	fingerprint = excluded.fingerprint, payment_id = excluded.payment_id, state = excluded.state,
-	owner = excluded.owner, lease_until = excluded.lease_until, status = excluded.status,
-	body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+	_, err = tx.StmtContext(ctx, s.stmt.put).ExecContext(ctx,
 		rec.Tenant, rec.Key, rec.Fingerprint, rec.PaymentID, string(rec.State), rec.Owner,
 		toMicros(rec.LeaseUntil), rec.Status, nonNil(rec.Body), toMicros(rec.CreatedAt), toNullMicros(rec.ExpiresAt))
 	if err != nil {
 		return fmt.Errorf("store: sqlite put: %w", err)
 	}
 	if p != nil {
-		if err := insertPaymentSQLite(ctx, tx, p); err != nil {
+		if err := s.insertPayment(ctx, tx, p); err != nil {
 			return fmt.Errorf("store: sqlite put: %w", err)
 		}
 	}
@@ -236,14 +274,21 @@ ON CONFLICT (tenant, key) DO UPDATE SET
 	return nil
 }
 
+const sqlitePut = `
+INSERT INTO idempotency_records
+	(tenant, key, fingerprint, payment_id, state, owner, lease_until, status, body, created_at, expires_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+ON CONFLICT (tenant, key) DO UPDATE SET
+	fingerprint = excluded.fingerprint, payment_id = excluded.payment_id, state = excluded.state,
+	owner = excluded.owner, lease_until = excluded.lease_until, status = excluded.status,
+	body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at`
+
 func (s *sqliteStore) Payment(ctx context.Context, tenant, id string) (Payment, error) {
 	var (
 		p       Payment
 		created int64
 	)
-	err := s.db.QueryRowContext(ctx, `
-SELECT id, tenant, key, amount, currency, charge_id, status, created_at
-FROM payments WHERE id = ?1 AND tenant = ?2`, id, tenant).
+	err := s.stmt.payment.QueryRowContext(ctx, id, tenant).
 		Scan(&p.ID, &p.Tenant, &p.Key, &p.Amount, &p.Currency, &p.ChargeID, &p.Status, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Payment{}, ErrNotFound
@@ -255,20 +300,35 @@ FROM payments WHERE id = ?1 AND tenant = ?2`, id, tenant).
 	return p, nil
 }
 
-func (s *sqliteStore) Close() error { return s.db.Close() }
+const sqlitePayment = `
+SELECT id, tenant, key, amount, currency, charge_id, status, created_at
+FROM payments WHERE id = ?1 AND tenant = ?2`
 
-// insertPaymentSQLite upserts p: a payment id is assigned once per record, so
-// a conflict can only be the same payment written again.
-func insertPaymentSQLite(ctx context.Context, tx *sql.Tx, p *Payment) error {
-	_, err := tx.ExecContext(ctx, `
+// Close closes the prepared statements, then the database.
+func (s *sqliteStore) Close() error {
+	var errs []error
+	for _, q := range sqliteQueries(&s.stmt) {
+		if *q.stmt != nil {
+			errs = append(errs, (*q.stmt).Close())
+		}
+	}
+	return errors.Join(append(errs, s.db.Close())...)
+}
+
+// insertPayment upserts p within tx: a payment id is assigned once per
+// record, so a conflict can only be the same payment written again.
+func (s *sqliteStore) insertPayment(ctx context.Context, tx *sql.Tx, p *Payment) error {
+	_, err := tx.StmtContext(ctx, s.stmt.insertPayment).ExecContext(ctx,
+		p.ID, p.Tenant, p.Key, p.Amount, p.Currency, p.ChargeID, p.Status, toMicros(p.CreatedAt))
+	return err
+}
+
+const sqliteInsertPayment = `
 INSERT INTO payments (id, tenant, key, amount, currency, charge_id, status, created_at)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
 ON CONFLICT (id) DO UPDATE SET
 	tenant = excluded.tenant, key = excluded.key, amount = excluded.amount, currency = excluded.currency,
-	charge_id = excluded.charge_id, status = excluded.status, created_at = excluded.created_at`,
-		p.ID, p.Tenant, p.Key, p.Amount, p.Currency, p.ChargeID, p.Status, toMicros(p.CreatedAt))
-	return err
-}
+	charge_id = excluded.charge_id, status = excluded.status, created_at = excluded.created_at`
 
 func scanRecordSQLite(row *sql.Row, rec *Record) error {
 	var (
