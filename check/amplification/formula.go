@@ -3,9 +3,10 @@ package amplification
 import (
 	"context"
 	"fmt"
-	"github.com/resilcheck/resilcheck/check"
 	"strings"
 	"time"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 // minRangeWaits is the fewest waits of one retry index a range-only judge

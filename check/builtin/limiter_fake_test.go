@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"github.com/resilcheck/resilcheck/check"
-	"github.com/resilcheck/resilcheck/check/checktest"
 	"math"
 	"net/http"
 	"strconv"
@@ -13,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/checktest"
 )
 
 // limiterFake is a keyed payments service behind a per-tenant limiter that

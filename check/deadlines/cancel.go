@@ -3,9 +3,10 @@ package deadlines
 import (
 	"context"
 	"fmt"
-	"github.com/resilcheck/resilcheck/check"
 	"strings"
 	"time"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 // dlCancelsAtDeadline (DL-03): the dependency hangs; when the caller's

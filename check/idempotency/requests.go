@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/resilcheck/resilcheck/check"
 	"mime"
 	"strings"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 func payloadMismatch(ctx context.Context, c *check.Case) check.Result {

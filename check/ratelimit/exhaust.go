@@ -2,11 +2,12 @@ package ratelimit
 
 import (
 	"context"
-	"github.com/resilcheck/resilcheck/check"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 // exhaustWorkers is how many probes exhaust keeps in flight: enough to

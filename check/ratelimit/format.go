@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"fmt"
+
 	"github.com/resilcheck/resilcheck/check"
 )
 

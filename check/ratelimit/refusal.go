@@ -5,11 +5,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/resilcheck/resilcheck/check"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 func admittedAfterReset(ctx context.Context, c *check.Case) check.Result {

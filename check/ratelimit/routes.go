@@ -2,9 +2,10 @@ package ratelimit
 
 import (
 	"cmp"
-	"github.com/resilcheck/resilcheck/check"
 	"net/http"
 	"strings"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 // route matches the requests of one declared rate-limited route: a method

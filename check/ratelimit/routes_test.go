@@ -1,9 +1,10 @@
 package ratelimit
 
 import (
-	"github.com/resilcheck/resilcheck/check"
 	"net/http"
 	"testing"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 func TestLimitedRoutes(t *testing.T) {

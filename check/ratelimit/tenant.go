@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+
 	"github.com/resilcheck/resilcheck/check"
 )
 

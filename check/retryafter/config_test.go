@@ -1,9 +1,10 @@
 package retryafter
 
 import (
-	"github.com/resilcheck/resilcheck/check"
 	"testing"
 	"time"
+
+	"github.com/resilcheck/resilcheck/check"
 )
 
 func TestRetryAfterConfig_flushWithin(t *testing.T) {
