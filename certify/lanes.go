@@ -32,9 +32,29 @@ func (cfg Config) copies() int {
 	return cfg.Target.Concurrency
 }
 
+// exploreCopies is how many copies an exploring check drives at once, a
+// worker on each: four draw four times the cases of one in the same time.
+const exploreCopies = 4
+
 // lanes is how many copies the run starts: the ones it asks for, at least
-// one and never more than there are checks.
-func (cfg Config) lanes(checks int) int { return max(1, min(cfg.copies(), checks)) }
+// one and never more than the checks can use at once (an exploring check
+// up to exploreCopies, any other one).
+func (cfg Config) lanes(checks []check.Check) int {
+	use := 0
+	for _, c := range checks {
+		use += gang(c, cfg.copies())
+	}
+	return max(1, min(cfg.copies(), use))
+}
+
+// gang is how many of lanes copies check c runs on: up to exploreCopies
+// for an exploring check, its workers side by side, else one.
+func gang(c check.Check, lanes int) int {
+	if c.Explores && !c.RunWide {
+		return max(1, min(exploreCopies, lanes))
+	}
+	return 1
+}
 
 // checkLanes refuses copies the target cannot take (targets.CopyProblem).
 func (cfg Config) checkLanes() error {
@@ -105,24 +125,43 @@ func runLanes(ctx context.Context, lanes []*check.Harness, run *faults.Journal, 
 			laned = append(laned, i)
 		}
 	}
-	var mu sync.Mutex
-	next := 0
-	take := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		if ctx.Err() != nil || next == len(laned) {
-			return -1
-		}
-		next++
-		return laned[next-1]
+	// Checks start in order, each once the lanes it needs are free; the
+	// longest, which come first, keep the others' lanes busy meanwhile.
+	free := make(chan int, len(lanes))
+	for l := range lanes {
+		free <- l
 	}
 	var wg sync.WaitGroup
-	for l, h := range lanes {
-		wg.Go(func() {
-			for i := take(); i >= 0; i = take() {
-				if rcs := check.Run(ctx, h, checks[i:i+1], progress); len(rcs) == 1 {
-					out[i] = laneResult{check: rcs[0], lane: l, ran: true}
+dispatch:
+	for _, i := range laned {
+		got := make([]int, 0, gang(checks[i], len(lanes)))
+		for len(got) < cap(got) {
+			select {
+			case l := <-free:
+				got = append(got, l)
+			case <-ctx.Done():
+				for _, l := range got {
+					free <- l
 				}
+				break dispatch
+			}
+		}
+		h := lanes[got[0]]
+		if len(got) > 1 {
+			lent := *h
+			for _, l := range got[1:] {
+				lent.Beside = append(lent.Beside, lanes[l])
+			}
+			h = &lent
+		}
+		wg.Go(func() {
+			defer func() {
+				for _, l := range got {
+					free <- l
+				}
+			}()
+			if rcs := check.Run(ctx, h, checks[i:i+1], progress); len(rcs) == 1 {
+				out[i] = laneResult{check: rcs[0], lane: got[0], ran: true}
 			}
 		})
 	}
@@ -141,10 +180,12 @@ func runLanes(ctx context.Context, lanes []*check.Harness, run *faults.Journal, 
 }
 
 // longestFirst orders the checks' indices for the lanes to take: the
-// properties, which explore for a time budget, then the timed checks, which
-// wait out windows and deadlines, then the rest, each group in the run's
-// order. The longest checks starting first keep the last lane from
-// finishing long after the others.
+// properties, which take several lanes each, then the others; within each
+// group the longest declared first (Check.Takes), then the timed checks,
+// then the run's order. The longest checks starting first keep the last
+// lane from finishing long after the others, and the properties starting
+// before the rest keep a property from waiting for lanes that brief checks
+// hold one at a time.
 func longestFirst(checks []check.Check) []int {
 	rank := func(c check.Check) int {
 		switch {
@@ -159,12 +200,19 @@ func longestFirst(checks []check.Check) []int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank(checks[a]), rank(checks[b])) })
+	slices.SortStableFunc(order, func(a, b int) int {
+		x, y := checks[a], checks[b]
+		return cmp.Or(
+			cmp.Compare(min(rank(x), 1), min(rank(y), 1)),
+			cmp.Compare(y.Takes, x.Takes),
+			cmp.Compare(rank(x), rank(y)))
+	})
 	return order
 }
 
 // renumberEvidence points the evidence of the checks that ran on a lane
-// (lanes[i] for rep.Checks[i], -1 for the run journal itself) at the same
+// (lanes[i] for rep.Checks[i], -1 for the run journal itself; the lane's
+// sequence numbers name an exchange whose Entry is unset) at the same
 // exchanges in the run journal, which the report keeps; an exchange the
 // run journal no longer holds (its ring dropped it) is left out.
 func renumberEvidence(journals []*faults.Journal, run *faults.Journal, rep *reports.Report, lanes []int) {
@@ -187,7 +235,9 @@ func renumberEvidence(journals []*faults.Journal, run *faults.Journal, rep *repo
 		c := &rep.Checks[i]
 		kept := c.Evidence[:0]
 		for _, x := range c.Evidence {
-			if seq, ok := inRun[ids[l][x.ID]]; ok {
+			// An exploring check's evidence may come from a copy it was
+			// lent: the entry's own ID names it.
+			if seq, ok := inRun[cmp.Or(x.Entry, ids[l][x.ID])]; ok {
 				x.ID = seq
 				kept = append(kept, x)
 			}

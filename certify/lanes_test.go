@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
@@ -136,13 +137,61 @@ func TestConfig_checkLanes(t *testing.T) {
 
 func TestLongestFirst(t *testing.T) {
 	t.Parallel()
-	checks := []check.Check{{ID: "A"}, {ID: "B", Timed: true}, {ID: "C", Explores: true}, {ID: "D"}, {ID: "E", Explores: true, Timed: true}, {ID: "F", Timed: true}}
+	checks := []check.Check{{ID: "A"}, {ID: "B", Timed: true}, {ID: "C", Explores: true}, {ID: "D"}, {ID: "E", Explores: true, Timed: true}, {ID: "F", Timed: true},
+		{ID: "G", Takes: time.Second}, {ID: "H", Explores: true, Takes: 6 * time.Second}, {ID: "I", Timed: true, Takes: 5 * time.Second}}
 	var got []string
 	for _, i := range longestFirst(checks) {
 		got = append(got, checks[i].ID)
 	}
-	if want := []string{"C", "E", "B", "F", "A", "D"}; !slices.Equal(got, want) {
+	if want := []string{"H", "C", "E", "I", "G", "B", "F", "A", "D"}; !slices.Equal(got, want) {
 		t.Errorf("longestFirst = %v; want %v", got, want)
+	}
+}
+
+// TestRunLanes_gang: an exploring check runs with up to exploreCopies
+// lanes, its own and the others lent (Harness.Beside), none shared with a
+// check running meanwhile; a check that takes one lane gets none lent.
+func TestRunLanes_gang(t *testing.T) {
+	t.Parallel()
+	lanes := make([]*check.Harness, 6)
+	for i := range lanes {
+		lanes[i] = &check.Harness{Journal: faults.NewJournal(), Seed: 1}
+	}
+	var mu sync.Mutex
+	busy := map[*check.Harness]string{}
+	copies := map[string]int{}
+	var clash []string
+	judge := func(ctx context.Context, c *check.Case) check.Result {
+		hs := c.Harness.Copies()
+		mu.Lock()
+		copies[c.ID] = len(hs)
+		for _, h := range hs {
+			if other, ok := busy[h]; ok {
+				clash = append(clash, c.ID+" and "+other)
+			}
+			busy[h] = c.ID
+		}
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		for _, h := range hs {
+			delete(busy, h)
+		}
+		mu.Unlock()
+		return check.Pass("", "")
+	}
+	checks := []check.Check{{ID: "P", Explores: true, Run: judge}, {ID: "Q", Explores: true, Run: judge}, {ID: "A", Run: judge}, {ID: "B", Run: judge}, {ID: "C", Run: judge}}
+	res := runLanes(t.Context(), lanes, faults.NewJournal(), checks, nil)
+	for i, r := range res {
+		if !r.ran {
+			t.Errorf("%s did not run", checks[i].ID)
+		}
+	}
+	if copies["P"] != exploreCopies || copies["Q"] != exploreCopies || copies["A"] != 1 {
+		t.Errorf("copies each check drove: %v; want %d for the properties, 1 for the others", copies, exploreCopies)
+	}
+	if len(clash) > 0 {
+		t.Errorf("checks shared a copy: %v", clash)
 	}
 }
 

@@ -81,7 +81,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	started := time.Now()
-	lanes := cfg.lanes(len(checks))
+	lanes := cfg.lanes(checks)
 	journals, run := laneJournals(lanes, started)
 	journal := cmp.Or(run, journals[0]) // what the report keeps
 

@@ -26,9 +26,15 @@ type Check struct {
 	// guessed, and a failure during a stall of the runner is judged again.
 	Timed bool
 	// Explores says the check is a property that draws cases for a time
-	// budget (--explore): among the longest checks, so a scheduler with
-	// several copies of the target starts it first.
+	// budget (--explore): a runner with several copies of the target lends
+	// it up to four, a worker drawing cases on each (Harness.Beside), and
+	// starts it before the checks that take one.
 	Explores bool
+	// Takes is about how long the check runs against a prompt target (a
+	// property's default exploring time, a window or a backoff it waits
+	// out): a runner with several copies starts the longest first, so the
+	// last copy does not finish long after the others. 0 means brief.
+	Takes time.Duration
 	// RunWide says the check judges every exchange of the run so far (all
 	// the 429s the target sent, every response on a rate-limited route), not
 	// only its case's: a runner with several copies of the target runs it

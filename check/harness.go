@@ -68,6 +68,11 @@ type Harness struct {
 	// selected: their tolerances are reported and their slack bounds how
 	// long a stall of the runner a timing verdict can bear.
 	Suites []Suite
+	// Beside are other copies of the target, each behind proxies of its
+	// own, that the running check has to itself alongside this one: the
+	// runner lends them to exploring checks (Check.Explores), whose workers
+	// explore side by side, one per copy. Empty otherwise.
+	Beside []*Harness
 
 	values *sharedValues // see shared; a copy of the harness shares them
 	// stallWatch replaces watchStalls in tests.
@@ -281,6 +286,12 @@ func (h *Harness) Shared(key any, init func() any) any {
 // canonical form), X-Request-Timeout-Ms by default.
 func (c Conventions) DeadlineHeaderName() string {
 	return http.CanonicalHeaderKey(cmp.Or(c.DeadlineHeader, headers.RequestTimeoutMs))
+}
+
+// Copies are the copies of the target the running check may drive: h
+// first, then Beside.
+func (h *Harness) Copies() []*Harness {
+	return append([]*Harness{h}, h.Beside...)
 }
 
 // Copy returns a copy of h with shared values of its own (Shared starts

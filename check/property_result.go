@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"pgregory.net/rapid"
@@ -19,21 +20,55 @@ type Exploration struct {
 	Trouble    *Trouble // resilcheck's own failures while exploring; may be nil
 }
 
-// harnessTrouble keeps the first failure of resilcheck's own making met
+// Trouble keeps the first failure of resilcheck's own making met
 // while exploring (a fault rule its proxy would not take): the case is
 // skipped, not failed, so the target is not blamed for it, and a run that
 // found no failure ends inconclusive.
-type Trouble struct{ err error }
+// Workers exploring side by side may share one.
+type Trouble struct {
+	mu  sync.Mutex
+	err error
+}
 
 // Err is the first failure Skip recorded, or nil.
-func (h *Trouble) Err() error { return h.err }
+func (h *Trouble) Err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
 
 // Skip records err and skips t's case.
 func (h *Trouble) Skip(t *rapid.T, what string, err error) {
+	h.mu.Lock()
 	if h.err == nil {
 		h.err = fmt.Errorf("%s: %w", what, err)
 	}
+	h.mu.Unlock()
 	t.Skipf("%s: %v (resilcheck's own failure, not the target's)", what, err)
+}
+
+// ExploreEach runs the property id on every copy of the target the check may
+// drive (Copies), one worker per copy, side by side (properties.ExploreEach):
+// newRun makes worker w's case function on its copy hw, and is called for
+// each worker in order before any runs. Result.Worker names the worker
+// whose case a failure tells.
+func (h *Harness) ExploreEach(id string, cfg properties.Config, newRun func(w int, hw *Harness) func(*rapid.T) bool) properties.Result {
+	hs := h.Copies()
+	runs := make([]func(*rapid.T) bool, len(hs))
+	for w, hw := range hs {
+		runs[w] = newRun(w, hw)
+	}
+	return properties.ExploreEach(id, cfg, runs)
+}
+
+// WorkerID names worker w's cases of the property id: id itself for the
+// first worker, so one copy names its cases as before, and "id.N" for the
+// N-th copy.
+func WorkerID(id string, w int) string {
+	if w == 0 {
+		return id
+	}
+	return fmt.Sprintf("%s.%d", id, w+1)
 }
 
 // Result turns a property run under cfg into the check's result:
@@ -44,15 +79,22 @@ func (e Exploration) Result(r properties.Result, cfg properties.Config, evidence
 	if cfg.Budget == 0 {
 		observed = fmt.Sprintf("%d cases (%d %s), seed %d", r.Cases, r.Meaningful, e.Meaningful, cfg.Seed)
 	}
+	if r.Workers > 1 {
+		observed += fmt.Sprintf(", on %d copies side by side", r.Workers)
+	}
 	switch {
-	case !r.Failed && e.Trouble != nil && e.Trouble.err != nil:
-		return Inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", e.Trouble.err, observed)
+	case !r.Failed && e.Trouble != nil && e.Trouble.Err() != nil:
+		return Inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", e.Trouble.Err(), observed)
 	case r.Inconclusive:
 		return Inconclusive("only %d of %d cases %s (%s); %d needed", r.Meaningful, r.Cases, e.Meaningful, observed, max(cfg.MinCases, 1))
 	case !r.Failed:
 		return Pass(e.Want, "held over "+observed+e.Held)
 	}
-	out := Fail(e.Want, fmt.Sprintf("%s (seed %d, shrunk to the story below)", r.Message, cfg.Seed), evidence...)
+	where := fmt.Sprintf("seed %d", cfg.Seed)
+	if r.Workers > 1 {
+		where = fmt.Sprintf("copy %d of %d, seed %d, its own seed %d", r.Worker+1, r.Workers, cfg.Seed, r.Seed)
+	}
+	out := Fail(e.Want, fmt.Sprintf("%s (%s, shrunk to the story below)", r.Message, where), evidence...)
 	out.Counterexample, out.FailedCase = r.Story, r.FailedCase
 	return out
 }

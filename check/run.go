@@ -179,7 +179,7 @@ func (h *Harness) suite(name string) *Suite {
 // exchange converts a journal entry into report evidence.
 func exchange(e faults.Entry) reports.Exchange {
 	x := reports.Exchange{
-		ID: e.Seq, Side: e.Side, Method: e.Method, Path: e.Path,
+		ID: e.Seq, Entry: e.ID, Side: e.Side, Method: e.Method, Path: e.Path,
 		Headers: e.Headers, Status: e.Status, Fault: e.Fault,
 		At: reports.Duration(max(e.Offset(e.Received), 0)),
 	}

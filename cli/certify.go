@@ -209,6 +209,14 @@ func (o *certifyOpts) reproduce() string {
 	if o.cases > 0 {
 		parts = append(parts, "--explore-cases", fmt.Sprint(o.cases))
 	}
+	// A property explores on as many copies as the run has, a worker with a
+	// seed of its own on each: a replay needs as many to draw its cases.
+	switch {
+	case o.serial:
+		parts = append(parts, "--serial")
+	case o.copies > 0:
+		parts = append(parts, "--concurrency", fmt.Sprint(o.copies))
+	}
 	return strings.Join(parts, " ")
 }
 

@@ -22,6 +22,8 @@ func TestCertifyOpts_reproduce(t *testing.T) {
 			"resilcheck certify -f 'my specs/target.yaml' --suite deadlines"},
 		{"explore", certifyOpts{reference: true, explore: 2 * time.Minute}, "resilcheck certify --reference --explore 2m0s"},
 		{"explore cases", certifyOpts{reference: true, cases: 7}, "resilcheck certify --reference --explore-cases 7"},
+		{"serial", certifyOpts{reference: true, serial: true}, "resilcheck certify --reference --serial"},
+		{"copies", certifyOpts{file: "t.yaml", copies: 3}, "resilcheck certify -f t.yaml --concurrency 3"},
 	}
 	for _, tt := range tests {
 		if got := tt.o.reproduce(); got != tt.want {

@@ -14,6 +14,10 @@ import (
 	"pgregory.net/rapid"
 )
 
+// DefaultSteps is the average actions per state-machine case when
+// Config.Steps is 0.
+const DefaultSteps = 12
+
 // Config bounds one property run. Zero values mean the documented defaults.
 type Config struct {
 	Seed   uint64 // rapid's PRNG seed; 0 means 1, so a run is always reproducible
@@ -24,13 +28,17 @@ type Config struct {
 	// process-wide setting.
 	Steps      int
 	ShrinkTime time.Duration // time budget to minimise a failure; 0 means 10s
-	// Budget, when > 0, bounds the time spent generating cases: once spent,
-	// the remaining cases pass without running, and Checks is only a
-	// ceiling (0 means 1000). A failure is shrunk and replayed in full.
+	// Budget, when > 0, bounds the time spent generating cases: no case
+	// begins that the mean case so far says would end past it, the
+	// remaining cases pass without running, and Checks is only a ceiling (0
+	// means 1000). A failure is shrunk and replayed in full.
 	Budget time.Duration
 	// MinCases is how many meaningful cases a pass needs; fewer make the
 	// result Inconclusive. 0 means 1.
 	MinCases int
+	// Floor is how many cases a budgeted run draws however long they take,
+	// so a slow runner explores no less than it; 0 means none.
+	Floor int
 }
 
 // Result is the outcome of one property run.
@@ -55,6 +63,10 @@ type Result struct {
 	FailedCase int
 	// Inconclusive says the run passed on fewer than MinCases meaningful cases.
 	Inconclusive bool
+	// Workers is how many workers explored side by side (ExploreEach; 0
+	// for Explore), and Worker the failing one whose case, seed and story
+	// the result tells.
+	Workers, Worker int
 }
 
 // rapid reads its settings from process-wide flags: the seed and the
@@ -74,7 +86,7 @@ var (
 // shares (Config.Steps 0); rapidShrinkTime is rapid's own bound on
 // shrinking, longer than any ShrinkTime, which budget.wrap enforces per run.
 const (
-	processSteps    = 12
+	processSteps    = DefaultSteps
 	rapidShrinkTime = time.Hour
 )
 
@@ -200,7 +212,7 @@ type budget struct {
 func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
 	return func(t *rapid.T) {
 		b.beginOnce.Do(func() { close(b.begun) })
-		if !b.failing && b.cfg.Budget > 0 && time.Since(b.start) > b.cfg.Budget {
+		if !b.failing && b.cfg.Budget > 0 && b.spent() {
 			return
 		}
 		cut := b.failing && time.Since(b.failedAt) > b.cfg.ShrinkTime
@@ -226,6 +238,21 @@ func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
 	}
 }
 
+// spent says the budget allows no further case: it is over, or a case as
+// long as the mean so far would end past it. Beginning such a case would
+// stretch the run by a case's length, which workers side by side would
+// each do, and the slowest one's set the run's end.
+func (b *budget) spent() bool {
+	if b.cases < b.cfg.Floor {
+		return false
+	}
+	took := time.Since(b.start)
+	if took > b.cfg.Budget {
+		return true
+	}
+	return b.cases > 0 && took+took/time.Duration(b.cases) > b.cfg.Budget
+}
+
 func (c Config) withDefaults() Config {
 	if c.Seed == 0 {
 		c.Seed = 1
@@ -234,7 +261,7 @@ func (c Config) withDefaults() Config {
 		c.Checks = 20
 	}
 	if c.Steps <= 0 {
-		c.Steps = 12
+		c.Steps = DefaultSteps
 	}
 	if c.ShrinkTime <= 0 {
 		c.ShrinkTime = 10 * time.Second

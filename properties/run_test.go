@@ -123,7 +123,7 @@ func TestExplore_storyAfterBudget(t *testing.T) {
 // shrinker would go on replaying it, and still tells its story.
 func TestExplore_shrinkTime(t *testing.T) {
 	start := time.Now()
-	res := Explore("slow shrink", Config{Seed: 3, Budget: 100 * time.Millisecond, ShrinkTime: 100 * time.Millisecond}, func(t *rapid.T) bool {
+	res := Explore("slow shrink", Config{Seed: 3, Budget: 200 * time.Millisecond, ShrinkTime: 100 * time.Millisecond}, func(t *rapid.T) bool {
 		n := rapid.IntRange(0, 1_000_000).Draw(t, "n")
 		time.Sleep(50 * time.Millisecond)
 		if n >= 10 {

@@ -141,4 +141,8 @@ type Exchange struct {
 	At      Duration          `json:"at"`
 	Took    Duration          `json:"took"`
 	Note    string            `json:"note,omitempty"`
+	// Entry is the journal entry's own ID, which names the copy of the
+	// target it came from when several ran: the runner renumbers evidence
+	// by it, and reports leave it out.
+	Entry string `json:"-"`
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"pgregory.net/rapid"
@@ -71,15 +72,36 @@ func retryProperty(ctx context.Context, pc *check.Case) check.Result {
 		h.Policy.Retry.AttemptsText(), check.Ms(h.Slack()), h.Policy.Retry.RatioText(), config(h).retryFloor())
 	cfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
 	cfg = h.Exploring(cfg, rbExplore)
-	m := &rbMachine{h: h, ctx: ctx, id: pc.ID, limit: limit, dirty: true}
-	res := properties.Explore(pc.ID, cfg, m.run)
-	held := fmt.Sprintf(": %d requests, %d dependency calls", m.requests, m.calls)
-	return check.Exploration{Want: want, Meaningful: "met a failing dependency call", Held: held, Trouble: &m.trouble}.Result(res, cfg, m.last)
+	trouble := &check.Trouble{}
+	var ms []*rbMachine
+	res := h.ExploreEach(pc.ID, cfg, func(w int, hw *check.Harness) func(*rapid.T) bool {
+		m := &rbMachine{h: hw, ctx: ctx, id: check.WorkerID(pc.ID, w), limit: limit, dirty: true, trouble: trouble}
+		ms = append(ms, m)
+		return m.run
+	})
+	var requests, calls int
+	var wg sync.WaitGroup
+	for _, m := range ms {
+		requests += m.requests
+		calls += m.calls
+		if m.dirty {
+			// Leave the copy healthy: the check that runs on it next,
+			// whichever the scheduler picks, would meet an open breaker.
+			wg.Go(func() {
+				c := m.h.NewCase(ctx, m.id+"~heal")
+				defer c.Done(ctx)
+				_ = c.Heal(ctx, m.h.Policy.Retry.HealStreak(), m.h.HealWithin())
+			})
+		}
+	}
+	wg.Wait()
+	held := fmt.Sprintf(": %d requests, %d dependency calls", requests, calls)
+	return check.Exploration{Want: want, Meaningful: "met a failing dependency call", Held: held, Trouble: trouble}.Result(res, cfg, ms[res.Worker].last)
 }
 
 // rbMachine runs RB-01p's cases against the target.
 type rbMachine struct {
-	trouble check.Trouble
+	trouble *check.Trouble // shared by the workers
 	h       *check.Harness
 	ctx     context.Context
 	id      string

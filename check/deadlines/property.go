@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"pgregory.net/rapid"
@@ -58,14 +59,37 @@ func deadlineProperty(ctx context.Context, pc *check.Case) check.Result {
 	}
 	cfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
 	cfg = h.Exploring(cfg, dlExplore)
-	m := &dlMachine{h: h, ctx: ctx, id: pc.ID, tol: tol, formats: formats}
-	r := properties.Explore(pc.ID, cfg, m.run)
-	return check.Exploration{Want: want, Meaningful: "reached the dependency", Trouble: &m.trouble}.Result(r, cfg, m.last)
+	trouble := &check.Trouble{}
+	var ms []*dlMachine
+	r := h.ExploreEach(pc.ID, cfg, func(w int, hw *check.Harness) func(*rapid.T) bool {
+		m := &dlMachine{h: hw, ctx: ctx, id: check.WorkerID(pc.ID, w), tol: tol, formats: formats, trouble: trouble}
+		ms = append(ms, m)
+		if w == 0 {
+			return m.run // dlBegin warmed this copy up
+		}
+		var warm sync.Once
+		var cold error
+		return func(t *rapid.T) bool {
+			// A lent copy is warmed up as the check's own was, in its
+			// worker's first case: its last check may have left a breaker
+			// open that would answer without calling the dependency.
+			warm.Do(func() {
+				c := hw.NewCase(ctx, m.id)
+				defer c.Done(ctx)
+				cold = dlWarmup(ctx, c)
+			})
+			if cold != nil {
+				trouble.Skip(t, "warming a copy of the target up", cold)
+			}
+			return m.run(t)
+		}
+	})
+	return check.Exploration{Want: want, Meaningful: "reached the dependency", Trouble: trouble}.Result(r, cfg, ms[r.Worker].last)
 }
 
 // dlMachine runs DL-03p's cases.
 type dlMachine struct {
-	trouble check.Trouble
+	trouble *check.Trouble // shared by the workers
 	h       *check.Harness
 	ctx     context.Context
 	id      string

@@ -41,7 +41,7 @@ func checks() []check.Check {
 			Title: "malformed, oversized and hostile keys get 400 or ordinary handling, never a 5xx or a dropped connection", Run: keyed(malformedKeys)},
 		{ID: "IK-13", Suite: Name, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedTenancy, needKeyKept(2 * time.Second)}, Source: ikSource + " §5",
 			Title: "the same key from two tenants: two effects, neither sees the other's response", Run: keyed(crossTenant)},
-		{ID: "IK-17p", Suite: Name, Explores: true, Needs: []check.Need{needKeyKept(time.Minute)}, Level: reports.LevelShould, Source: ikSource + " §1, §2.6 (a property over random operations and faults)",
+		{ID: "IK-17p", Suite: Name, Takes: ikExplore, Explores: true, Needs: []check.Need{needKeyKept(time.Minute)}, Level: reports.LevelShould, Source: ikSource + " §1, §2.6 (a property over random operations and faults)",
 			Title: "property: under random retries, bursts, payload changes, tenants and faults, at most one effect per (tenant, key)", Run: idempotencyProperty},
 	}
 }

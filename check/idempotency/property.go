@@ -2,9 +2,11 @@ package idempotency
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,40 +18,72 @@ import (
 )
 
 // propertyConfig bounds the idempotency property so a certification stays
-// well under a minute; a failure is shrunk for at most ShrinkTime.
-var propertyConfig = properties.Config{Checks: 8, ShrinkTime: 4 * time.Second}
+// fast: ikExplore per worker but at least two cases each (the eight cases
+// it ran before workers explored side by side, on four copies); a failure
+// is shrunk for at most ShrinkTime.
+var propertyConfig = properties.Config{Floor: 2, ShrinkTime: 4 * time.Second}
+
+// ikExplore is IK-17p's default exploring time; --explore lengthens it.
+const ikExplore = 1500 * time.Millisecond
 
 func idempotencyProperty(ctx context.Context, pc *check.Case) check.Result {
 	h := pc.Harness
+	if h.Dependency != nil {
+		// Each copy starts healthy, as the first check on a fresh target
+		// would meet it: one the scheduler lent after a check that failed
+		// the dependency may hold an open breaker, and no operation would
+		// succeed on it.
+		var wg sync.WaitGroup
+		for w, hw := range h.Copies() {
+			wg.Go(func() {
+				c := hw.NewCase(ctx, check.WorkerID(pc.ID, w)+"~heal")
+				defer c.Done(ctx)
+				_ = c.Heal(ctx, hw.Policy.Retry.HealStreak(), hw.HealWithin())
+			})
+		}
+		wg.Wait()
+	}
 	probe := pc.Sub(ctx, pc.ID+"/probe")
 	first := h.Send(ctx, check.Call{Key: probe.Key(), Tenant: probe.Tenant(), Amount: probe.Amount()})
 	probe.Done(ctx)
 	if !h.Succeeded(first) {
 		return check.Inconclusive("the operation does not succeed even without faults (%s); the property needs successes to judge", check.Describe(first))
 	}
-	cfg := h.Exploring(propertyConfig, 0)
+	cfg := h.Exploring(propertyConfig, ikExplore)
 	cfg.Seed = h.Rand(pc.ID).Uint64()
 	var cases, successes atomic.Int64
 	trouble := &check.Trouble{}
 	prefix := fmt.Sprintf("p%04x", h.Rand(pc.ID+"/keys").IntN(1<<16))
-	res := properties.Run(pc.ID, cfg, func(t *rapid.T) {
-		n := cases.Add(1)
-		c := pc.Sub(ctx, pc.ID)
-		defer c.Done(ctx)
-		m := &idemMachine{trouble: trouble, h: h, c: c, ctx: ctx, name: fmt.Sprintf("%s-%d", prefix, n), successes: &successes}
-		m.tenants = []string{m.newTenant(0)}
-		t.Repeat(map[string]func(*rapid.T){
-			"newOperation":     m.newOperation,
-			"retry":            m.retry,
-			"concurrentBurst":  m.burst,
-			"changePayload":    m.changePayload,
-			"switchTenant":     m.switchTenant,
-			"sameKeyNewTenant": m.sameKeyNewTenant,
-			"":                 m.invariant,
-		})
+	res := h.ExploreEach(pc.ID, cfg, func(w int, hw *check.Harness) func(*rapid.T) bool {
+		return func(t *rapid.T) bool {
+			n := cases.Add(1)
+			c := hw.NewCase(ctx, check.WorkerID(pc.ID, w))
+			defer c.Done(ctx)
+			m := &idemMachine{trouble: trouble, h: hw, c: c, ctx: ctx, name: fmt.Sprintf("%s-%d", prefix, n), successes: &successes}
+			m.tenants = []string{m.newTenant(0)}
+			t.Repeat(map[string]func(*rapid.T){
+				"newOperation":     m.newOperation,
+				"retry":            m.retry,
+				"concurrentBurst":  m.burst,
+				"changePayload":    m.changePayload,
+				"switchTenant":     m.switchTenant,
+				"sameKeyNewTenant": m.sameKeyNewTenant,
+				"":                 m.invariant,
+			})
+			return true
+		}
 	})
 	want := "at most one effect per (tenant, key); every success for a key returns the same body; mismatched payloads rejected"
-	observed := fmt.Sprintf("%d generated cases of up to ~%d steps, seed %d", res.Cases, 2*cfg.Steps, cfg.Seed)
+	observed := fmt.Sprintf("%d generated cases of up to ~%d steps, seed %d", res.Cases, 2*cmp.Or(cfg.Steps, properties.DefaultSteps), cfg.Seed)
+	if cfg.Budget > 0 {
+		observed = fmt.Sprintf("%d generated cases of up to ~%d steps in %s, seed %d", res.Cases, 2*cmp.Or(cfg.Steps, properties.DefaultSteps), cfg.Budget, cfg.Seed)
+	}
+	if res.Workers > 1 {
+		observed += fmt.Sprintf(", on %d copies side by side", res.Workers)
+		if res.Failed {
+			observed += fmt.Sprintf(" (copy %d failed, its own seed %d)", res.Worker+1, res.Seed)
+		}
+	}
 	switch {
 	case !res.Failed && trouble.Err() != nil:
 		return check.Inconclusive("resilcheck could not run every case (%v), so %s is no verdict on the target", trouble.Err(), observed)

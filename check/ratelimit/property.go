@@ -19,8 +19,9 @@ import (
 
 // rlExplore is RL-07p's default exploring time; --explore lengthens it.
 // A case waits out a reset and paces requests through a window, about
-// two seconds with one-second windows, so the default runs two or three.
-const rlExplore = 6 * time.Second
+// two and a half seconds with one-second windows, and no case begins that
+// would end past the budget, so each worker runs three.
+const rlExplore = 7500 * time.Millisecond
 
 // Bounds on what one case sends and waits, so a large quota or a long
 // window costs no more than a small one.
@@ -71,8 +72,14 @@ func rateLimitProperty(ctx context.Context, pc *check.Case) check.Result {
 	}
 	pcfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 15 * time.Second, MinCases: 1}
 	pcfg = h.Exploring(pcfg, rlExplore)
-	r := properties.Explore(pc.ID, pcfg, m.run)
-	return check.Exploration{Want: want, Meaningful: "reached a 429 or interleaved two tenants"}.Result(r, pcfg, m.last)
+	var ms []*rlMachine
+	r := h.ExploreEach(pc.ID, pcfg, func(w int, hw *check.Harness) func(*rapid.T) bool {
+		mw := *m
+		mw.h, mw.id = hw, check.WorkerID(pc.ID, w)
+		ms = append(ms, &mw)
+		return mw.run
+	})
+	return check.Exploration{Want: want, Meaningful: "reached a 429 or interleaved two tenants"}.Result(r, pcfg, ms[r.Worker].last)
 }
 
 // rlMachine runs RL-07p's cases.

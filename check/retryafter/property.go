@@ -28,13 +28,18 @@ const raExplore = 4 * time.Second
 func retryAfterProperty(ctx context.Context, pc *check.Case) check.Result {
 	h := pc.Harness
 	cfg := config(h)
-	m := &raMachine{h: h, ctx: ctx, id: pc.ID, tol: cfg.tolerance(h), slack: cfg.answerSlack()}
+	tol, slack := cfg.tolerance(h), cfg.answerSlack()
 	want := fmt.Sprintf("for every Retry-After of 2–4 s on a 429 or 503, with or without RateLimit fields, and a budget that does or does not leave room for it: no dependency call before the Retry-After (−%s), an answer by the budget (+%s)",
-		check.Ms(m.tol), check.Ms(m.slack))
+		check.Ms(tol), check.Ms(slack))
 	pcfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 12 * time.Second, MinCases: 1}
 	pcfg = h.Exploring(pcfg, raExplore)
-	r := properties.Explore(pc.ID, pcfg, m.run)
-	return check.Exploration{Want: want, Meaningful: "reached the dependency"}.Result(r, pcfg, m.last)
+	var ms []*raMachine
+	r := h.ExploreEach(pc.ID, pcfg, func(w int, hw *check.Harness) func(*rapid.T) bool {
+		m := &raMachine{h: hw, ctx: ctx, id: check.WorkerID(pc.ID, w), tol: tol, slack: slack}
+		ms = append(ms, m)
+		return m.run
+	})
+	return check.Exploration{Want: want, Meaningful: "reached the dependency"}.Result(r, pcfg, ms[r.Worker].last)
 }
 
 // raMachine runs HS-08p's cases.
