@@ -37,7 +37,9 @@ type Target struct {
 	Gate         Gate         `yaml:"gate"`         // which failed checks fail the run, and waivers
 	// Concurrency is how many copies of the target resilcheck may start to
 	// run checks side by side, each behind proxies of its own (kinds process
-	// and reference); 0 or 1 = one copy, one check at a time.
+	// and reference); 0 or 1 = one copy, one check at a time, except that a
+	// kind's defaults may set it (kind reference starts 4 copies when each
+	// can have a store of its own).
 	Concurrency int `yaml:"concurrency"`
 
 	// Dir is the directory relative paths in the spec resolve against: the

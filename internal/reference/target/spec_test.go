@@ -79,6 +79,33 @@ func TestDefaults_declared(t *testing.T) {
 	}
 }
 
+// TestDefaults_concurrency: the stack starts Copies copies unless the spec
+// says otherwise or the copies would share a store.
+func TestDefaults_concurrency(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		spec string
+		want int
+	}{
+		{"kind: reference\n", Copies},
+		{"kind: reference\nconcurrency: 1\n", 1},
+		{"kind: reference\nconcurrency: 3\n", 3},
+		{"kind: reference\nreference: {store: sqlite}\n", Copies},
+		{"kind: reference\nreference: {store: 'postgres://127.0.0.1/x'}\n", 0},
+		{"kind: reference\nreference: {store: 'sqlite:/tmp/x.db'}\n", 0},
+	}
+	for _, tt := range tests {
+		tg, err := targets.Parse("", []byte(tt.spec), withKind)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.spec, err)
+			continue
+		}
+		if tg.Concurrency != tt.want {
+			t.Errorf("Parse(%q): concurrency %d, want %d", tt.spec, tg.Concurrency, tt.want)
+		}
+	}
+}
+
 func TestValidate(t *testing.T) {
 	t.Parallel()
 	_, err := targets.Load("testdata/unknown-defect.yaml", withKind)
