@@ -86,7 +86,7 @@ func checks() []check.Check {
 		{ID: "RB-01", Suite: Name, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",
 			Title: "attempts per logical request stay within the cap (503 without Retry-After, reset, hang)", Run: attemptCap},
 		{ID: "RB-01p", Suite: Name, Takes: rbExplore, Explores: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: sreCh21 + " \"Deciding to Retry\" (a property over random outage schedules); gRFC A6; RFC 9110 §10.2.3",
-			Title: "under random outage scripts (503, 429 with and without Retry-After, reset, hang, slow success, recovery): attempts within the cap, none after recovery, after a success the target read, or before a Retry-After, retries within the budget", Run: retryProperty},
+			Title: "under random outage scripts (503, 429 with and without Retry-After, reset, hang, slow success, recovery): attempts within the cap, none after recovery, after a success the target read, or before a Retry-After", Run: retryProperty},
 		{ID: "HS-13", Suite: Name, Level: reports.LevelShouldNot, Needs: []check.Need{check.NeedDependency}, Source: rfc9110R,
 			Title: "a retried POST to the dependency carries the same Idempotency-Key on every attempt", Run: keyedRetries},
 		{ID: "RB-03", Suite: Name, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: sreCh21 + " (Figure 21-2); " + sreCh22 + " (\"4^3 = 64 attempts\")",

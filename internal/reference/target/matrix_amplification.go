@@ -14,7 +14,7 @@ var amplificationMatrix = map[defect.Name]Expectation{
 	defect.RetryEveryTier:    {Must: []string{"RB-01", "RB-01b", "HS-14", "RB-03"}, May: []string{"RB-01p", "HS-08p"}},
 	defect.RetryNonRetryable: {Must: []string{"RB-01b"}},
 	defect.NoJitter:          {Must: []string{"RB-15", "BO-01", "BO-08"}},
-	defect.NoRetryBudget:     {Must: []string{"RB-02", "RB-05"}, May: []string{"RB-01p"}},
+	defect.NoRetryBudget:     {Must: []string{"RB-02", "RB-05"}},
 	// Fixed scenarios fail every call the same way; only the property
 	// mixes failure kinds within one request.
 	defect.RetryCapPerFailureKind: {Must: []string{"RB-01p"}},
