@@ -25,8 +25,8 @@
 //	lost := j.Snapshot(faults.BySide("front"), faults.ByRule("lose-half"))
 //
 // Faults are small types registered by name (see CREATING_FAULTS.md):
-// delay, abort, drop-response, reset, blackhole, duplicate, throttle,
-// truncate and respond. Rules come from Go, from a YAML rules file
+// delay, latency, abort, drop-response, reset, blackhole, duplicate,
+// throttle, truncate and respond. Rules come from Go, from a YAML rules file
 // (LoadRules) or from the admin API (NewAdmin), all decoded strictly.
 //
 // Two paths serve a connection. Plain HTTP/1.1 requests to an http://

@@ -28,6 +28,8 @@ func TestNewFault_Strict(t *testing.T) {
 		{"bad mode", "drop-response", map[string]any{"mode": "vanish"}, `mode "vanish"`},
 		{"copies", "duplicate", map[string]any{"copies": 1}, "copies 1"},
 		{"throttle rate", "throttle", map[string]any{}, "rate must be"},
+		{"latency share", "latency", map[string]any{"fast": "20ms", "slow": "1s", "slow_share": 5}, "slow_share 5 not in [0, 1]"},
+		{"latency typo", "latency", map[string]any{"p95": "1s"}, "p95: unknown attribute (known: fast, jitter, max, p50, p90, p99, phase, slow, slow_share)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,6 +51,8 @@ func TestRule_JSONRoundTrip(t *testing.T) {
 		{Name: "b", Fault: &Blackhole{Timeout: 2 * time.Second, Mode: "reset"}},
 		{Name: "dup", Fault: &Duplicate{Copies: 3, Concurrent: true, Answer: "first", Gap: time.Millisecond}},
 		{Name: "t", Fault: &Throttle{Rate: 100, Chunk: 10}},
+		{Name: "lb", Fault: &Latency{Fast: 20 * time.Millisecond, Slow: time.Second, SlowShare: 0.05, Jitter: time.Millisecond, Phase: "response"}},
+		{Name: "lq", Fault: &Latency{P50: 20 * time.Millisecond, P90: 50 * time.Millisecond, P99: 400 * time.Millisecond, Max: time.Second}},
 		{Name: "tr", Fault: &Truncate{Bytes: 5, Mode: "reset"}},
 		{Name: "resp", Fault: &Respond{Status: 201, Body: `{"key":"{{.Header "Idempotency-Key"}}"}`, Delay: time.Second}},
 	}
