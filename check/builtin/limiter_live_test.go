@@ -133,7 +133,11 @@ func TestLimiter_property(t *testing.T) {
 
 // TestLimiter_enforcedQuota: with no probe declared, RL-01q drives the
 // declared rate-limited POST (fresh keys) against the quota X-RateLimit-Limit
-// advertises: a limiter enforcing it passes, one admitting twice as many fails.
+// advertises: a limiter enforcing it passes, one admitting three times as
+// many fails. RL-01q offers twice the quota: a limiter admitting exactly
+// that refuses only when a busy runner bunches the load, at any time, and a
+// first refusal late in the load leaves too few windows to judge (CI saw
+// one at 4.7 s: inconclusive).
 func TestLimiter_enforcedQuota(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -142,7 +146,7 @@ func TestLimiter_enforcedQuota(t *testing.T) {
 		want reports.Status
 	}{
 		{"enforces the advertised quota", &limiterFake{quota: 10}, reports.StatusPass},
-		{"admits twice as many", &limiterFake{quota: 10, enforced: 20}, reports.StatusFail},
+		{"admits three times as many", &limiterFake{quota: 10, enforced: 30}, reports.StatusFail},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
