@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/resilcheck/resilcheck/check"
@@ -118,8 +119,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	phase(PhaseStarting)
 	var envs []*environment
 	defer func() {
+		// Copies stop side by side: each waits out its own connections
+		// (eight reference copies took 3.4 s one after another).
+		var wg sync.WaitGroup
 		for _, env := range envs {
-			env.close()
+			wg.Go(env.close)
+		}
+		wg.Wait()
+		for _, env := range envs {
 			res.Teardown = cmp.Or(res.Teardown, env.teardown)
 		}
 	}()

@@ -28,10 +28,11 @@ type Config struct {
 	// process-wide setting.
 	Steps      int
 	ShrinkTime time.Duration // time budget to minimise a failure; 0 means 10s
-	// Budget, when > 0, bounds the time spent generating cases: no case
-	// begins that the mean case so far says would end past it, the
-	// remaining cases pass without running, and Checks is only a ceiling (0
-	// means 1000). A failure is shrunk and replayed in full.
+	// Budget, when > 0, bounds the time spent generating cases: once spent
+	// (for ExploreEach's workers, once the mean case so far says the next
+	// would end past it), the remaining cases pass without running, and
+	// Checks is only a ceiling (0 means 1000). A failure is shrunk and
+	// replayed in full.
 	Budget time.Duration
 	// MinCases is how many meaningful cases a pass needs; fewer make the
 	// result Inconclusive. 0 means 1.
@@ -39,6 +40,10 @@ type Config struct {
 	// Floor is how many cases a budgeted run draws however long they take,
 	// so a slow runner explores no less than it; 0 means none.
 	Floor int
+
+	// sideBySide says the run is one of ExploreEach's workers: no case
+	// begins that would end past the budget (see budget.spent).
+	sideBySide bool
 }
 
 // Result is the outcome of one property run.
@@ -238,10 +243,11 @@ func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
 	}
 }
 
-// spent says the budget allows no further case: it is over, or a case as
-// long as the mean so far would end past it. Beginning such a case would
-// stretch the run by a case's length, which workers side by side would
-// each do, and the slowest one's set the run's end.
+// spent says the budget allows no further case: it is over, or, for a
+// worker side by side with others, a case as long as the mean so far
+// would end past it. Each worker beginning such a case would stretch its
+// run by a case's length, and the slowest worker's sets the end; a run
+// alone keeps going until the budget is over, as it always has.
 func (b *budget) spent() bool {
 	if b.cases < b.cfg.Floor {
 		return false
@@ -250,7 +256,7 @@ func (b *budget) spent() bool {
 	if took > b.cfg.Budget {
 		return true
 	}
-	return b.cases > 0 && took+took/time.Duration(b.cases) > b.cfg.Budget
+	return b.cfg.sideBySide && b.cases > 0 && took+took/time.Duration(b.cases) > b.cfg.Budget
 }
 
 func (c Config) withDefaults() Config {

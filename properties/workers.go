@@ -25,6 +25,7 @@ func ExploreEach(name string, cfg Config, props []func(*rapid.T) bool) Result {
 		wc := cfg
 		wc.Seed = WorkerSeed(cfg.Seed, w)
 		wc.MinCases = 1 // judged on the sum below
+		wc.sideBySide = true
 		wg.Go(func() { each[w] = Explore(name, wc, prop) })
 	}
 	wg.Wait()

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -102,5 +103,34 @@ func TestWorkerSeed(t *testing.T) {
 	t.Parallel()
 	if WorkerSeed(7, 0) != 7 || WorkerSeed(0, 0) != 1 || WorkerSeed(7, 1) == WorkerSeed(7, 2) {
 		t.Errorf("WorkerSeed: %d %d %d %d", WorkerSeed(7, 0), WorkerSeed(0, 0), WorkerSeed(7, 1), WorkerSeed(7, 2))
+	}
+}
+
+// TestBudget_spent: a run alone goes on until its budget is over; a worker
+// side by side stops before a case the mean so far says would end past
+// it; a floor of cases is drawn whatever the time.
+func TestBudget_spent(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		took       time.Duration // of a 1 s budget
+		cases      int
+		sideBySide bool
+		floor      int
+		want       bool
+	}{
+		{"alone, mean would overrun", 600 * time.Millisecond, 1, false, 0, false},
+		{"alone, over", 1100 * time.Millisecond, 5, false, 0, true},
+		{"side by side, mean would overrun", 600 * time.Millisecond, 1, true, 0, true},
+		{"side by side, mean fits", 600 * time.Millisecond, 3, true, 0, false},
+		{"side by side, first case", 0, 0, true, 0, false},
+		{"floor not reached", 1100 * time.Millisecond, 1, true, 2, false},
+		{"floor reached", 1100 * time.Millisecond, 2, true, 2, true},
+	}
+	for _, tt := range tests {
+		b := &budget{cfg: Config{Budget: time.Second, Floor: tt.floor, sideBySide: tt.sideBySide}, start: time.Now().Add(-tt.took), cases: tt.cases}
+		if got := b.spent(); got != tt.want {
+			t.Errorf("%s: spent = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

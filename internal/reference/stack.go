@@ -174,14 +174,23 @@ func (st *Stack) serve(addr string, h http.Handler) (string, error) {
 	return "http://" + l.Addr().String(), nil
 }
 
+// shutdownGrace bounds how long Close lets in-flight requests finish. A
+// connection a client opened but sent nothing on counts as busy for 5 s
+// to http.Server.Shutdown, and a proxy's spare connection is one: every
+// copy of a certification waited about 3 s on one.
+const shutdownGrace = 500 * time.Millisecond
+
 // Close stops the gateway, service and processor, newest first, letting
-// in-flight requests finish until ctx ends, then closes the store.
+// in-flight requests finish for shutdownGrace (or until ctx ends), then
+// closes the store.
 func (st *Stack) Close(ctx context.Context) error {
 	var errs []error
 	for i := len(st.servers) - 1; i >= 0; i-- {
-		if err := st.servers[i].Shutdown(ctx); err != nil {
+		c, cancel := context.WithTimeout(ctx, shutdownGrace)
+		if err := st.servers[i].Shutdown(c); err != nil {
 			_ = st.servers[i].Close()
 		}
+		cancel()
 	}
 	st.servers = nil
 	for i := len(st.closers) - 1; i >= 0; i-- {
