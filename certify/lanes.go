@@ -32,13 +32,12 @@ func (cfg Config) copies() int {
 	return cfg.Target.Concurrency
 }
 
-// exploreCopies is how many copies an exploring check drives at once, a
+// exploreCopies is the most copies an exploring check drives at once, a
 // worker on each: four draw four times the cases of one in the same time.
 const exploreCopies = 4
 
 // lanes is how many copies the run starts: the ones it asks for, at least
-// one and never more than the checks can use at once (an exploring check
-// up to exploreCopies, any other one).
+// one and never more than the checks can use at once (gang each).
 func (cfg Config) lanes(checks []check.Check) int {
 	use := 0
 	for _, c := range checks {
@@ -47,11 +46,14 @@ func (cfg Config) lanes(checks []check.Check) int {
 	return max(1, min(cfg.copies(), use))
 }
 
-// gang is how many of lanes copies check c runs on: up to exploreCopies
-// for an exploring check, its workers side by side, else one.
-func gang(c check.Check, lanes int) int {
+// gang is how many copies check c runs on in a run asking for copies: an
+// exploring check half of them, within [1, exploreCopies], its workers side
+// by side, so the other half go on with the checks that take one; any
+// other check one. It depends on the copies asked for, not those started,
+// so a replay narrowed to one property gives it as many workers.
+func gang(c check.Check, copies int) int {
 	if c.Explores && !c.RunWide {
-		return max(1, min(exploreCopies, lanes))
+		return max(1, min(exploreCopies, copies/2))
 	}
 	return 1
 }
@@ -94,13 +96,14 @@ type laneResult struct {
 	ran   bool
 }
 
-// runLanes runs checks on the lanes' harnesses, each lane taking the next
-// check as it frees up (longest first), then the run-wide checks one at a
-// time on the first lane's copy with the run journal as its journal. It
+// runLanes runs checks on the lanes' harnesses, each check (longest first)
+// once the lanes it needs in a run asking for copies are free (gang), then
+// the run-wide checks one at a time on the first lane's copy with the run
+// journal as its journal. It
 // returns the results in the checks' order; a check that did not run (the
 // run was interrupted) has ran false, a run-wide one lane -1. progress is
 // told as check.Run tells it, one event at a time.
-func runLanes(ctx context.Context, lanes []*check.Harness, run *faults.Journal, checks []check.Check, progress check.Progress) []laneResult {
+func runLanes(ctx context.Context, lanes []*check.Harness, copies int, run *faults.Journal, checks []check.Check, progress check.Progress) []laneResult {
 	out := make([]laneResult, len(checks))
 	if progress != nil {
 		var mu sync.Mutex
@@ -134,7 +137,7 @@ func runLanes(ctx context.Context, lanes []*check.Harness, run *faults.Journal, 
 	var wg sync.WaitGroup
 dispatch:
 	for _, i := range laned {
-		got := make([]int, 0, gang(checks[i], len(lanes)))
+		got := make([]int, 0, min(gang(checks[i], copies), len(lanes)))
 		for len(got) < cap(got) {
 			select {
 			case l := <-free:

@@ -148,6 +148,27 @@ func TestLongestFirst(t *testing.T) {
 	}
 }
 
+// TestGang: an exploring check takes half the copies asked for, within
+// [1, exploreCopies]; the lanes a run starts follow, so a replay narrowed
+// to one property gives it as many workers as the whole run did.
+func TestGang(t *testing.T) {
+	t.Parallel()
+	p, c := check.Check{Explores: true}, check.Check{}
+	for _, tt := range []struct{ copies, gang, lanes int }{
+		{0, 1, 1}, {1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {4, 2, 2}, {5, 2, 2}, {8, 4, 4}, {16, 4, 4},
+	} {
+		if got := gang(p, tt.copies); got != tt.gang {
+			t.Errorf("gang(property, %d) = %d, want %d", tt.copies, got, tt.gang)
+		}
+		if got := gang(c, tt.copies); got != 1 {
+			t.Errorf("gang(check, %d) = %d, want 1", tt.copies, got)
+		}
+		if got := (Config{Target: &targets.Target{Concurrency: tt.copies}}).lanes([]check.Check{p}); got != tt.lanes {
+			t.Errorf("lanes of one property, %d copies = %d, want %d", tt.copies, got, tt.lanes)
+		}
+	}
+}
+
 // TestRunLanes_gang: an exploring check runs with up to exploreCopies
 // lanes, its own and the others lent (Harness.Beside), none shared with a
 // check running meanwhile; a check that takes one lane gets none lent.
@@ -181,7 +202,7 @@ func TestRunLanes_gang(t *testing.T) {
 		return check.Pass("", "")
 	}
 	checks := []check.Check{{ID: "P", Explores: true, Run: judge}, {ID: "Q", Explores: true, Run: judge}, {ID: "A", Run: judge}, {ID: "B", Run: judge}, {ID: "C", Run: judge}}
-	res := runLanes(t.Context(), lanes, faults.NewJournal(), checks, nil)
+	res := runLanes(t.Context(), lanes, 2*exploreCopies, faults.NewJournal(), checks, nil)
 	for i, r := range res {
 		if !r.ran {
 			t.Errorf("%s did not run", checks[i].ID)
@@ -212,7 +233,7 @@ func TestRunLanes_runWideLast(t *testing.T) {
 		return check.Pass("", "")
 	}
 	checks := []check.Check{{ID: "A", Run: judge}, {ID: "W", RunWide: true, Run: judge}, {ID: "B", Run: judge}, {ID: "C", Run: judge}}
-	res := runLanes(t.Context(), lanes, run, checks, nil)
+	res := runLanes(t.Context(), lanes, len(lanes), run, checks, nil)
 	for i, r := range res {
 		if !r.ran || r.check.ID != checks[i].ID {
 			t.Fatalf("result %d = %+v; want %s, ran", i, r, checks[i].ID)

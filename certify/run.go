@@ -209,7 +209,7 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 		lh.Probe = probe
 		harnesses[i] = lh
 	}
-	results := runLanes(ctx, harnesses, run, checks, progressFunc(cfg.Progress, len(checks)))
+	results := runLanes(ctx, harnesses, cfg.copies(), run, checks, progressFunc(cfg.Progress, len(checks)))
 	rep.Checks = nil
 	var ranOn []int
 	for _, r := range results {

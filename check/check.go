@@ -27,8 +27,8 @@ type Check struct {
 	Timed bool
 	// Explores says the check is a property that draws cases for a time
 	// budget (--explore): a runner with several copies of the target lends
-	// it up to four, a worker drawing cases on each (Harness.Beside), and
-	// starts it before the checks that take one.
+	// it half of them, up to four, a worker drawing cases on each
+	// (Harness.Beside), and starts it before the checks that take one.
 	Explores bool
 	// Takes is about how long the check runs against a prompt target (a
 	// property's default exploring time, a window or a backoff it waits
