@@ -7,7 +7,8 @@ import (
 
 // Validate says what in suites a runner could not run as written: a suite
 // without a name or two with one name; a check without an ID, title,
-// source, valid level or Run, or listed by a suite it does not name; two
+// source, valid level or Run, or listed by a suite it does not name; one
+// with a negative Takes, or both Explores and RunWide; two
 // checks with one ID; a need without a name, doc or Unmet. A team's suites
 // are held to what the built-in ones keep.
 func Validate(suites []Suite) error {
@@ -33,6 +34,10 @@ func Validate(suites []Suite) error {
 				errs = append(errs, fmt.Errorf("check %s says suite %q but suite %s lists it", c.ID, c.Suite, s.Name))
 			case !c.Level.Valid():
 				errs = append(errs, fmt.Errorf("check %s has level %q, not one of MUST … CONVENTION", c.ID, c.Level))
+			case c.Takes < 0:
+				errs = append(errs, fmt.Errorf("check %s takes %s, a negative time", c.ID, c.Takes))
+			case c.Explores && c.RunWide:
+				errs = append(errs, fmt.Errorf("check %s both explores (on copies of its own) and runs wide (alone, over every copy's exchanges)", c.ID))
 			}
 			for _, n := range c.Needs {
 				if n.Name == "" || n.Doc == "" || n.Unmet == nil {

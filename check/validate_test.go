@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/resilcheck/resilcheck/reports"
 )
@@ -26,6 +27,8 @@ func TestValidate(t *testing.T) {
 		{"wrong suite", []Suite{{Name: "mine", Checks: []Check{with(func(c *Check) { c.Suite = "theirs" })}}}, `says suite "theirs"`},
 		{"bad level", []Suite{{Name: "mine", Checks: []Check{with(func(c *Check) { c.Level = "MAYBE" })}}}, "not one of"},
 		{"bad need", []Suite{{Name: "mine", Checks: []Check{with(func(c *Check) { c.Needs = []Need{{Name: "x"}} })}}}, "need without"},
+		{"negative takes", []Suite{{Name: "mine", Checks: []Check{with(func(c *Check) { c.Takes = -time.Second })}}}, "negative time"},
+		{"explores wide", []Suite{{Name: "mine", Checks: []Check{with(func(c *Check) { c.Explores, c.RunWide = true, true })}}}, "both explores"},
 	} {
 		err := Validate(c.suites)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
