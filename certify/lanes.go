@@ -48,9 +48,9 @@ func (cfg Config) lanes(checks []check.Check) int {
 
 // gang is how many copies check c runs on in a run asking for copies: an
 // exploring check half of them, within [1, exploreCopies], its workers side
-// by side, so the other half go on with the checks that take one; any
-// other check one. It depends on the copies asked for, not those started,
-// so a replay narrowed to one property gives it as many workers.
+// by side, so two properties explore at once; any other check one. It
+// depends on the copies asked for, not those started, so a replay narrowed
+// to one property gives it as many workers.
 func gang(c check.Check, copies int) int {
 	if c.Explores && !c.RunWide {
 		return max(1, min(exploreCopies, copies/2))
@@ -223,12 +223,17 @@ func renumberEvidence(journals []*faults.Journal, run *faults.Journal, rep *repo
 	for _, e := range run.Snapshot() {
 		inRun[e.ID] = e.Seq
 	}
+	// A lane's sequence numbers are read only for evidence a suite turned
+	// into exchanges itself (Suite.Evidence), without Entry.
 	ids := make([]map[uint64]string, len(journals))
-	for l, j := range journals {
-		ids[l] = map[uint64]string{}
-		for _, e := range j.Snapshot() {
-			ids[l][e.Seq] = e.ID
+	idsOf := func(l int) map[uint64]string {
+		if ids[l] == nil {
+			ids[l] = map[uint64]string{}
+			for _, e := range journals[l].Snapshot() {
+				ids[l][e.Seq] = e.ID
+			}
 		}
+		return ids[l]
 	}
 	for i := range rep.Checks {
 		l := lanes[i]
@@ -240,7 +245,11 @@ func renumberEvidence(journals []*faults.Journal, run *faults.Journal, rep *repo
 		for _, x := range c.Evidence {
 			// An exploring check's evidence may come from a copy it was
 			// lent: the entry's own ID names it.
-			if seq, ok := inRun[cmp.Or(x.Entry, ids[l][x.ID])]; ok {
+			id := x.Entry
+			if id == "" {
+				id = idsOf(l)[x.ID]
+			}
+			if seq, ok := inRun[id]; ok {
 				x.ID = seq
 				kept = append(kept, x)
 			}

@@ -15,8 +15,8 @@ import (
 )
 
 // matrixWorkers certifications run at once, each on the reference kind's
-// four copies: a certification spends about 16 s, mostly waiting, and about
-// 10 s of CPU, so two at a time keep 2 cores from saturating.
+// eight copies: a certification spends about 18 s, mostly waiting, and
+// about 14 s of CPU, so two at a time keep 2 cores from saturating.
 const matrixWorkers = 2
 
 // TestMatrix certifies the correct reference (every check passes: no false

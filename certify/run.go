@@ -202,6 +202,9 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 	harnesses := make([]*check.Harness, len(envs))
 	for i, env := range envs {
 		lh := h.Copy()
+		if len(envs) > 1 {
+			lh.CopyN = i + 1 // as its logs (copy-N-…) and entries (cN-…) are named
+		}
 		lh.Journal = env.journal
 		lh.TargetURL, lh.Front, lh.Dependency = env.front.URL(), env.front, env.dep
 		probe, closeProbe := specProbe(cfg.Target, env.target.URLs["service"])

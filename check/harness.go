@@ -68,6 +68,9 @@ type Harness struct {
 	// selected: their tolerances are reported and their slack bounds how
 	// long a stall of the runner a timing verdict can bear.
 	Suites []Suite
+	// CopyN numbers the copy of the target h drives, from 1, as its logs
+	// and journal entries do; 0 when the run has one.
+	CopyN int
 	// Beside are other copies of the target, each behind proxies of its
 	// own, that the running check has to itself alongside this one: the
 	// runner lends them to exploring checks (Check.Explores), whose workers
@@ -296,9 +299,10 @@ func (h *Harness) Copies() []*Harness {
 
 // Copy returns a copy of h with shared values of its own (Shared starts
 // empty): the harness of another copy of the target, whose quota book is
-// not h's.
+// not h's. The values exist from the start, so a struct copy of the copy
+// (a lane lent to a property, the run journal's view) shares them.
 func (h *Harness) Copy() *Harness {
 	c := *h
-	c.values = nil
+	c.values = &sharedValues{m: map[any]any{}}
 	return &c
 }

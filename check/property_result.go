@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 	"time"
@@ -58,7 +59,11 @@ func (h *Harness) ExploreEach(id string, cfg properties.Config, newRun func(w in
 	for w, hw := range hs {
 		runs[w] = newRun(w, hw)
 	}
-	return properties.ExploreEach(id, cfg, runs)
+	r := properties.ExploreEach(id, cfg, runs)
+	if r.Failed && r.Workers > 1 {
+		r.WorkerName = fmt.Sprintf("copy %d (worker %d of %d)", hs[r.Worker].CopyN, r.Worker+1, r.Workers)
+	}
+	return r
 }
 
 // WorkerID names worker w's cases of the property id: id itself for the
@@ -92,7 +97,7 @@ func (e Exploration) Result(r properties.Result, cfg properties.Config, evidence
 	}
 	where := fmt.Sprintf("seed %d", cfg.Seed)
 	if r.Workers > 1 {
-		where = fmt.Sprintf("copy %d of %d, seed %d, its own seed %d", r.Worker+1, r.Workers, cfg.Seed, r.Seed)
+		where = fmt.Sprintf("%s, seed %d, its own seed %d", cmp.Or(r.WorkerName, fmt.Sprintf("worker %d of %d", r.Worker+1, r.Workers)), cfg.Seed, r.Seed)
 	}
 	out := Fail(e.Want, fmt.Sprintf("%s (%s, shrunk to the story below)", r.Message, where), evidence...)
 	out.Counterexample, out.FailedCase = r.Story, r.FailedCase

@@ -98,3 +98,21 @@ func TestHarness_toReport_failedCase(t *testing.T) {
 		})
 	}
 }
+
+// TestHarness_Copy: a copy of the target keeps values of its own, and a
+// struct copy of it (a lane lent to a property, the run journal's view)
+// shares them, so a quota a lent lane's check spent stays in its book.
+func TestHarness_Copy(t *testing.T) {
+	t.Parallel()
+	run := &Harness{}
+	lane := run.Copy()
+	lent := *lane
+	type key struct{}
+	v := lent.Shared(key{}, func() any { return new(int) })
+	if lane.Shared(key{}, func() any { return new(int) }) != v {
+		t.Error("a struct copy of a lane's harness keeps values of its own; want the lane's")
+	}
+	if run.Shared(key{}, func() any { return new(int) }) == v || run.Copy().Shared(key{}, func() any { return new(int) }) == v {
+		t.Error("another copy of the target shares the lane's values")
+	}
+}

@@ -38,7 +38,8 @@ type Config struct {
 	// result Inconclusive. 0 means 1.
 	MinCases int
 	// Floor is how many cases a budgeted run draws however long they take,
-	// so a slow runner explores no less than it; 0 means none.
+	// so a slow runner explores no less than it (ExploreEach shares it among
+	// its workers); 0 means none.
 	Floor int
 
 	// sideBySide says the run is one of ExploreEach's workers: no case
@@ -70,8 +71,10 @@ type Result struct {
 	Inconclusive bool
 	// Workers is how many workers explored side by side (ExploreEach; 0
 	// for Explore), and Worker the failing one whose case, seed and story
-	// the result tells.
+	// the result tells; WorkerName is what the caller calls it (for
+	// check.Harness.ExploreEach, its copy of the target).
 	Workers, Worker int
+	WorkerName      string
 }
 
 // rapid reads its settings from process-wide flags: the seed and the

@@ -9,14 +9,18 @@ import (
 // ExploreEach explores one property with a worker per prop, side by side:
 // props[w] is worker w's case function (each drives a copy of the target of
 // its own), run by Explore with seed WorkerSeed(cfg.Seed, w) under cfg's
-// budget or case count. Workers draw different cases, so n of them draw
-// about n times the cases of one in the same time. The result counts every
-// worker's cases; it is the lowest-numbered failing worker's failure, so a
-// replay with the same seed and workers and Checks set to its FailedCase
-// fails that worker at the same case whatever the others do.
+// budget or case count (the Floor shared among them). Workers draw
+// different cases, so n of them draw about n times the cases of one in the
+// same time. The result counts every worker's cases and tells the
+// lowest-numbered failing worker's failure. A replay with the same seed and
+// workers and Checks set to its FailedCase fails that worker at that case
+// again; a lower-numbered worker the budget had stopped sooner may then
+// fail first, and its failure is the one told.
 func ExploreEach(name string, cfg Config, props []func(*rapid.T) bool) Result {
 	if len(props) == 1 {
-		return Explore(name, cfg, props[0])
+		r := Explore(name, cfg, props[0])
+		r.Workers = 1
+		return r
 	}
 	minCases := cfg.withDefaults().MinCases
 	each := make([]Result, len(props))
@@ -25,6 +29,7 @@ func ExploreEach(name string, cfg Config, props []func(*rapid.T) bool) Result {
 		wc := cfg
 		wc.Seed = WorkerSeed(cfg.Seed, w)
 		wc.MinCases = 1 // judged on the sum below
+		wc.Floor = (cfg.Floor + len(props) - 1) / len(props)
 		wc.sideBySide = true
 		wg.Go(func() { each[w] = Explore(name, wc, prop) })
 	}

@@ -80,8 +80,7 @@ func rbFakeHarness(t *testing.T, f *rbFake) *check.Harness {
 	return &check.Harness{
 		TargetURL: st.URL, Front: st.Front, Dependency: st.Dependency, Journal: st.Journal, Seed: 1,
 		Explore: time.Second,
-		// The fake has no budget or breaker: the floor lets its outages pass.
-		Suites: []check.Suite{Suite(Config{RetryFloor: 100})},
+		Suites:  []check.Suite{Suite(Config{})},
 		Operation: check.Operation{Method: http.MethodPost, Path: "/v1/payments", EffectPath: "/charges",
 			Render: func(v check.Values, _ bool) ([]byte, error) { return fmt.Appendf(nil, `{"amount":%d}`, v.Amount), nil }},
 	}

@@ -18,10 +18,10 @@ import (
 )
 
 // propertyConfig bounds the idempotency property so a certification stays
-// fast: ikExplore per worker but at least two cases each (the eight cases
-// it ran before workers explored side by side, on four copies); a failure
-// is shrunk for at most ShrinkTime.
-var propertyConfig = properties.Config{Floor: 2, ShrinkTime: 4 * time.Second}
+// fast: ikExplore, but at least the eight cases it ran before it had a
+// time budget, over all its workers; a failure is shrunk for at most
+// ShrinkTime.
+var propertyConfig = properties.Config{Floor: 8, ShrinkTime: 4 * time.Second}
 
 // ikExplore is IK-17p's default exploring time; --explore lengthens it.
 const ikExplore = 1500 * time.Millisecond
@@ -81,7 +81,7 @@ func idempotencyProperty(ctx context.Context, pc *check.Case) check.Result {
 	if res.Workers > 1 {
 		observed += fmt.Sprintf(", on %d copies side by side", res.Workers)
 		if res.Failed {
-			observed += fmt.Sprintf(" (copy %d failed, its own seed %d)", res.Worker+1, res.Seed)
+			observed += fmt.Sprintf(" (%s failed, its own seed %d)", cmp.Or(res.WorkerName, fmt.Sprintf("worker %d", res.Worker+1)), res.Seed)
 		}
 	}
 	switch {

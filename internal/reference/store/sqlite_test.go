@@ -16,7 +16,7 @@ func TestSQLiteQueries_NoTrailingText(t *testing.T) {
 	}
 }
 
-func TestSQLite_CloseClosesStatements(t *testing.T) {
+func TestSQLiteStore_Close(t *testing.T) {
 	ctx := context.Background()
 	st, err := openSQLite(ctx, ":memory:")
 	if err != nil {
