@@ -224,7 +224,9 @@ func raHugeIsCapped(ctx context.Context, c *check.Case) check.Result {
 	}
 	how := "gave up without calling again"
 	if o.next != nil {
-		how = fmt.Sprintf("capped the wait and called again %s later", check.Ms(o.gap()))
+		// A wait the service capped and a tier above it re-sending the
+		// request look alike at the dependency: say what was seen.
+		how = fmt.Sprintf("called the dependency again %s later, long before the Retry-After (a wait the target capped, or a tier in front of it re-sending the request)", check.Ms(o.gap()))
 	}
 	if v := r.Header.Get("Retry-After"); v != "" {
 		how += fmt.Sprintf(", and passed Retry-After %q on", v)
