@@ -77,6 +77,10 @@ type Result struct {
 	Evidence       []faults.Entry
 	Counterexample []string
 	Reproduce      string // overrides the default reproduce command
+	// Margin is how far past its time bound (tolerance included) a failure
+	// went, when one measured time decided it; 0 when unknown. A failure
+	// later than every stall of the runner together stands as judged.
+	Margin time.Duration
 	// FailedCase is the property case that failed (1-based), 0 for a
 	// check that does not explore; the reproduce line replays that many.
 	FailedCase int

@@ -79,7 +79,7 @@ type Harness struct {
 
 	values *sharedValues // see shared; a copy of the harness shares them
 	// stallWatch replaces watchStalls in tests.
-	stallWatch func() (stop func() time.Duration)
+	stallWatch func() (stop func() stalls)
 }
 
 // Operation describes the effectful request. Render returns the request

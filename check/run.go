@@ -103,9 +103,13 @@ func Judge(parent context.Context, h *Harness, c Check) (res Result) {
 	if why := h.tooNoisy(c); why != "" {
 		return Inconclusive("%s", why)
 	}
-	res, stall := h.watched(parent, c, c.ID)
-	if res.Status == reports.StatusFail && stall > h.stallLimit() && parent.Err() == nil {
-		return h.rejudged(parent, c, res, stall)
+	res, seen := h.watched(parent, c, c.ID)
+	if stalledFailure(res, seen, h.stallLimit()) && parent.Err() == nil {
+		return h.rejudged(parent, c, res, seen)
+	}
+	if res.Status == reports.StatusFail && seen.worst > h.stallLimit() {
+		res.Observed += fmt.Sprintf(" (the runner stalled up to %s during this run, %s in all, less than the %s the failure was late by)",
+			Ms(seen.worst), Ms(seen.total), Ms(res.Margin))
 	}
 	return res
 }

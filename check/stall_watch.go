@@ -13,32 +13,39 @@ import (
 // a negligible load.
 const stallEvery = 10 * time.Millisecond
 
+// stalls is what a stall watch saw: its latest wake-up's lateness, and
+// all its wake-ups' lateness summed, which bounds how much the runner can
+// have delayed anything timed meanwhile.
+type stalls struct{ worst, total time.Duration }
+
 // watchStalls measures how late each of its wake-ups comes until the
-// returned function is called, which returns the latest. The noise
-// measured before the checks misses a runner that gets busy later (a
+// returned function is called, which returns the latest and their sum. The
+// noise measured before the checks misses a runner that gets busy later (a
 // neighbour's load, CPU throttling, a parallel job), and one stall during
 // a timed check can push a gap past its bound by itself. Every wait is
 // timed, so a stall is seen whenever it falls, as at least its length
 // less stallEvery.
-func watchStalls() (stop func() time.Duration) {
-	quit, done := make(chan struct{}), make(chan time.Duration, 1)
+func watchStalls() (stop func() stalls) {
+	quit, done := make(chan struct{}), make(chan stalls, 1)
 	go func() {
-		var worst time.Duration
+		var seen stalls
 		t := time.NewTimer(stallEvery)
 		defer t.Stop()
 		for {
 			start := time.Now()
 			select {
 			case <-quit:
-				done <- worst
+				done <- seen
 				return
 			case <-t.C:
 			}
-			worst = max(worst, time.Since(start)-stallEvery)
+			late := max(time.Since(start)-stallEvery, 0)
+			seen.worst = max(seen.worst, late)
+			seen.total += late
 			t.Reset(stallEvery)
 		}
 	}()
-	return func() time.Duration {
+	return func() stalls {
 		close(quit)
 		return <-done
 	}
@@ -58,18 +65,26 @@ func (h *Harness) stallLimit() time.Duration {
 }
 
 // watched runs c once (see once); for a timed check it also returns the
-// longest stall of the runner while it ran.
-func (h *Harness) watched(parent context.Context, c Check, id string) (res Result, stall time.Duration) {
+// runner's stalls while it ran.
+func (h *Harness) watched(parent context.Context, c Check, id string) (res Result, seen stalls) {
 	if !c.Timed {
-		return h.once(parent, c, id), 0
+		return h.once(parent, c, id), stalls{}
 	}
 	watch := h.stallWatch
 	if watch == nil {
 		watch = watchStalls
 	}
 	stop := watch()
-	defer func() { stall = stop() }() // also when the check panics
-	return h.once(parent, c, id), 0
+	defer func() { seen = stop() }() // also when the check panics
+	return h.once(parent, c, id), stalls{}
+}
+
+// stalledFailure says res failed while the runner stalled beyond limit by
+// more than the failure could bear: a failure later than its bound by more
+// than every stall together was late by the target's doing, whatever the
+// runner did meanwhile (Result.Margin).
+func stalledFailure(res Result, seen stalls, limit time.Duration) bool {
+	return res.Status == reports.StatusFail && seen.worst > limit && res.Margin <= seen.total
 }
 
 // rejudged is the verdict on a timed check that failed while the runner
@@ -79,12 +94,13 @@ func (h *Harness) watched(parent context.Context, c Check, id string) (res Resul
 // kept within the limit: a failure confirms the first run's, which is
 // kept since the seed replays it, and a pass says what the first run saw;
 // otherwise the check is inconclusive.
-func (h *Harness) rejudged(parent context.Context, c Check, first Result, stall time.Duration) Result {
-	res, again := h.watched(parent, c, c.ID+"/again")
+func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalled stalls) Result {
+	res, seen := h.watched(parent, c, c.ID+"/again")
+	stall, again := stalled.worst, seen.worst
 	limit := h.stallLimit()
 	firstSaw := withoutStory(first.Observed)
 	switch {
-	case again > limit && (res.Status == reports.StatusFail || res.Status == reports.StatusPass):
+	case stalledFailure(res, seen, limit) || again > limit && res.Status == reports.StatusPass:
 		out := Inconclusive("noisy runner: the runner stalled %s and then %s during two runs of this check, beyond the %s a timing verdict can bear; the first run failed: %s; the second %s: %s",
 			Ms(stall), Ms(again), Ms(limit), first.Observed, map[bool]string{true: "failed", false: "passed"}[res.Status == reports.StatusFail], withoutStory(res.Observed))
 		out.Evidence, out.Counterexample = first.Evidence, first.Counterexample

@@ -84,7 +84,11 @@ func deadlineProperty(ctx context.Context, pc *check.Case) check.Result {
 			return m.run(t)
 		}
 	})
-	return check.Exploration{Want: want, Meaningful: "reached the dependency", Trouble: trouble}.Result(r, cfg, ms[r.Worker].last)
+	out := check.Exploration{Want: want, Meaningful: "reached the dependency", Trouble: trouble}.Result(r, cfg, ms[r.Worker].last)
+	if r.Failed {
+		out.Margin = ms[r.Worker].margin
+	}
+	return out
 }
 
 // dlMachine runs DL-03p's cases.
@@ -97,6 +101,10 @@ type dlMachine struct {
 	formats []string
 	cases   int
 	last    []faults.Entry
+	// margin is how far past the budget (tolerance included) the latest
+	// failing case went, for the failures a measured time decides: a stall
+	// of the runner shorter than it cannot have caused one.
+	margin time.Duration
 }
 
 // run is one case: one request with a drawn budget and header against a
@@ -133,14 +141,18 @@ func (m *dlMachine) run(t *rapid.T) bool {
 	}
 	start := front.Received
 	deadline := start.Add(budget + m.tol)
+	m.margin = 0
 	if took := dlTook(front, found, r); took > budget+m.tol {
+		m.margin = took - budget - m.tol
 		t.Fatalf("answered after %s, past the budget of %s", dlMs(took), dlMs(budget))
 	}
 	for i, e := range calls {
 		if e.Received.After(deadline) {
+			m.margin = e.Received.Sub(deadline)
 			t.Fatalf("dependency call %d started %s after the request, past the budget of %s", i+1, dlMs(e.Received.Sub(start)), dlMs(budget))
 		}
 		if end := dlCallEnd(e); end.After(deadline) {
+			m.margin = end.Sub(deadline)
 			t.Fatalf("dependency call %d was held open %s after the request, past the budget of %s", i+1, dlMs(end.Sub(start)), dlMs(budget))
 		}
 		if fwd, ok, err := dlDownstreamBudget(e); err == nil && ok {
