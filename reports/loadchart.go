@@ -69,7 +69,7 @@ func newLoadChart(l *Load) *loadChart {
 		lat := lcPanel{Title: s.Side + ": latency (median; tick: slowest)", Top: rate.Base + lcGapH*10}
 		lat.TitleY, lat.Base = rate.Base+150, lat.Top+lcLatH*10
 		y = lat.Base
-		peak, slowest := uint64(1), Duration(0)
+		peak, slowest := 1.0, Duration(0)
 		for _, p := range s.Points {
 			peak, slowest = max(peak, barTotal(p)), max(slowest, p.Max)
 		}
@@ -85,7 +85,8 @@ func newLoadChart(l *Load) *loadChart {
 				n     int
 				class string
 			}{{p.OK, "st-2xx"}, {p.Refused, "st-429"}, {p.Failed, "st-5xx"}} {
-				h := tenths(lcRateH*10).scale(uint64(max(part.n, 0)), peak)
+				// Floored, a bar's parts never stack above its total's share.
+				h := tenths(math.Floor(lcRateH * 10 * float64(max(part.n, 0)) / peak))
 				if h > 0 {
 					base -= h
 					rb.Bars = append(rb.Bars, lcBar{X: x, Y: base, W: w, H: h, Class: part.class})
@@ -119,12 +120,14 @@ func newLoadChart(l *Load) *loadChart {
 }
 
 // barTotal is the height of a point's stacked bar: its counts, a negative
-// one (from a hand-edited report) taken as zero; three ints fit a uint64.
-func barTotal(p LoadPoint) uint64 {
-	return uint64(max(p.OK, 0)) + uint64(max(p.Refused, 0)) + uint64(max(p.Failed, 0))
+// one (from a hand-edited report) taken as zero. In float64, as the bars
+// are scaled: three ints can exceed a uint64, and a sum that wrapped would
+// put a bar's parts above the chart's peak.
+func barTotal(p LoadPoint) float64 {
+	return float64(max(p.OK, 0)) + float64(max(p.Refused, 0)) + float64(max(p.Failed, 0))
 }
 
 // perSecond is count per bucket as a rate, e.g. "120/s".
-func perSecond(count uint64, bucket Duration) string {
-	return fmt.Sprintf("%.0f/s", float64(count)/time.Duration(bucket).Seconds())
+func perSecond(count float64, bucket Duration) string {
+	return fmt.Sprintf("%.0f/s", count/time.Duration(bucket).Seconds())
 }

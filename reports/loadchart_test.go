@@ -1,6 +1,10 @@
 package reports
 
-import "testing"
+import (
+	"math"
+	"testing"
+	"time"
+)
 
 // TestNewLoadChart: the busiest bucket's stacked bar fills the rate panel,
 // parts stack without gaps, and the slowest bucket's tick tops the latency
@@ -32,5 +36,31 @@ func TestNewLoadChart(t *testing.T) {
 	}
 	if newLoadChart(&Load{Bucket: 0, Sides: l.Sides}) != nil || newLoadChart(nil) != nil {
 		t.Errorf("a load with no bucket width or none at all is drawn")
+	}
+}
+
+// TestNewLoadChart_hugeCounts: three counts whose sum exceeds a uint64 (a
+// hand-edited report) draw without panicking, each bar within the panel.
+func TestNewLoadChart_hugeCounts(t *testing.T) {
+	t.Parallel()
+	l := &Load{Bucket: Duration(time.Second), Sides: []LoadSide{{Side: "front", Points: []LoadPoint{
+		{OK: math.MaxInt, Refused: math.MaxInt, Failed: math.MaxInt},
+		{OK: 1, Refused: -1, Failed: math.MaxInt},
+	}}}}
+	lc := newLoadChart(l)
+	if lc == nil {
+		t.Fatal("no chart")
+	}
+	for _, p := range lc.Panels {
+		for _, b := range p.Buckets {
+			for _, bar := range b.Bars {
+				if bar.H < 0 || bar.Y < p.Top || bar.Y+bar.H > p.Base {
+					t.Errorf("%s bar at y %d, height %d, outside the panel [%d, %d]", bar.Class, bar.Y, bar.H, p.Top, p.Base)
+				}
+			}
+		}
+	}
+	if got := barTotal(LoadPoint{OK: math.MaxInt, Refused: -1, Failed: math.MaxInt}); got != 2*float64(math.MaxInt) {
+		t.Errorf("barTotal = %g, want 2·MaxInt", got)
 	}
 }
