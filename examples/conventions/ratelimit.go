@@ -78,6 +78,12 @@ func (l *limiter) take(account string, now time.Time) admission {
 	}
 	a.full = now.Add(time.Duration((per - tokens) / per * float64(time.Second)))
 	a.next = now.Add(time.Duration(max(0, 1-tokens) / per * float64(time.Second)))
+	if banned {
+		// The ban withholds the tokens the bucket refilled: its refusals
+		// say remaining 0 and wait for the reset (never "Retry-After: 0"
+		// beside t=1), and keep quiet about the rest of the penalty.
+		a.next = a.full
+	}
 	return a
 }
 
