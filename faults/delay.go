@@ -3,6 +3,7 @@ package faults
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 )
 
@@ -35,10 +36,13 @@ func (f Delay) Validate() error {
 }
 
 // Wait returns the delay for ex, drawn from ex.Rand.
-func (f Delay) Wait(ex *Exchange) time.Duration {
-	d := f.Duration
-	if f.Jitter > 0 {
-		d += time.Duration(ex.Rand().Int64N(2*int64(f.Jitter)+1)) - f.Jitter
+func (f Delay) Wait(ex *Exchange) time.Duration { return jittered(ex.Rand(), f.Duration, f.Jitter) }
+
+// jittered is d spread uniformly over [d-j, d+j], never below zero; it
+// draws from r only when j > 0, so a fault without jitter draws nothing.
+func jittered(r *rand.Rand, d, j time.Duration) time.Duration {
+	if j > 0 {
+		d += time.Duration(r.Int64N(2*int64(j)+1)) - j
 	}
 	return max(d, 0)
 }

@@ -113,10 +113,7 @@ func (f Latency) draw(r *rand.Rand) time.Duration {
 		if r.Float64() < f.SlowShare {
 			d = f.Slow
 		}
-		if f.Jitter > 0 {
-			d += time.Duration(r.Int64N(2*int64(f.Jitter)+1)) - f.Jitter
-		}
-		return max(d, 0)
+		return jittered(r, d, f.Jitter)
 	}
 	return f.quantile(r.Float64())
 }
