@@ -102,6 +102,12 @@ func specPolicy(t *targets.Target) check.Policy {
 		RateLimitHeaders: string(t.Policy.RateLimits.Headers),
 		KeyOptional:      !t.Policy.Idempotency.KeyIsRequired(),
 		Direct:           t.Service.Front == targets.FrontDirect,
+		Hedging: check.HedgingPolicy{
+			Delay: t.Policy.Hedging.Delay, MaxCopies: t.Policy.Hedging.MaxCopies, Budget: t.Policy.Hedging.Budget,
+		},
+		Throttling: check.ThrottlingPolicy{
+			K: t.Policy.Throttling.K, MaxRejection: t.Policy.Throttling.MaxRejection, Recovery: t.Policy.Throttling.Recovery,
+		},
 	}
 	for _, name := range t.Policy.RateLimits.Operations {
 		if i := slices.IndexFunc(t.Operations, func(o targets.Operation) bool { return o.Name == name }); i >= 0 {

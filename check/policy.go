@@ -31,7 +31,54 @@ type Policy struct {
 	// Direct declares that the target URL reaches the service's own code,
 	// with no gateway or proxy tier in front (HS-14 is then not applicable).
 	Direct bool
+	// Hedging is how the target hedges its dependency calls; the zero value
+	// declares none.
+	Hedging HedgingPolicy
+	// Throttling is how the target throttles calls its dependency refuses;
+	// the zero value declares none.
+	Throttling ThrottlingPolicy
 }
+
+// HedgingPolicy is the target's declared hedging of its dependency calls
+// ("The Tail at Scale", Dean & Barroso, CACM 2013; gRFC A6 hedgingPolicy).
+type HedgingPolicy struct {
+	// Delay is how long a copy is outstanding before the next is sent;
+	// 0 = no hedging declared.
+	Delay time.Duration
+	// MaxCopies caps the copies of one call, the first included; 0 = 2.
+	MaxCopies int
+	// Budget bounds hedged copies as a share of the calls in flight; 0 = 0.1.
+	Budget float64
+}
+
+// Declared reports whether the target declares hedging.
+func (p HedgingPolicy) Declared() bool { return p.Delay > 0 }
+
+// Copies is the declared cap on copies per call, or 2 (one hedge: the
+// default of failsafe-go's hedgepolicy and the least a hedge can be).
+func (p HedgingPolicy) Copies() int { return cmp.Or(p.MaxCopies, 2) }
+
+// Share is the declared hedging budget, or 0.1 (SRE book ch. 21's 10 %
+// retry budget, which gRFC A6's retry throttling applies to hedges).
+func (p HedgingPolicy) Share() float64 { return OrFloat(p.Budget, 0.1) }
+
+// ThrottlingPolicy is the target's declared client-side throttling of a
+// dependency that refuses work (SRE book ch. 21, Eq. 21-1).
+type ThrottlingPolicy struct {
+	// K is Eq. 21-1's multiplier; 0 = no throttling declared.
+	K float64
+	// MaxRejection caps the local rejection rate; 0 = 1 (uncapped).
+	MaxRejection float64
+	// Recovery is how soon after the dependency heals calls reach it at the
+	// offered rate again; 0 = not declared.
+	Recovery time.Duration
+}
+
+// Declared reports whether the target declares throttling.
+func (p ThrottlingPolicy) Declared() bool { return p.K > 0 }
+
+// Rejection is the declared cap on local rejections, or 1.
+func (p ThrottlingPolicy) Rejection() float64 { return OrFloat(p.MaxRejection, 1) }
 
 // RetryPolicy is the target's declared retry policy towards its dependency.
 type RetryPolicy struct {

@@ -12,6 +12,8 @@ type Policy struct {
 	Deadlines   DeadlinePolicy    `yaml:"deadlines"`   // which deadline headers it reads and forwards
 	RateLimits  RateLimitPolicy   `yaml:"rate_limits"` // which routes it rate limits
 	Idempotency IdempotencyPolicy `yaml:"idempotency"` // which operations are protected by a key
+	Hedging     HedgingPolicy     `yaml:"hedging"`     // how it hedges its dependency calls
+	Throttling  ThrottlingPolicy  `yaml:"throttling"`  // how it throttles calls a dependency refuses
 }
 
 // BackoffKind names a retry backoff formula.
@@ -102,3 +104,46 @@ type IdempotencyPolicy struct {
 
 // KeyIsRequired reports whether a keyless request must be refused.
 func (p IdempotencyPolicy) KeyIsRequired() bool { return p.KeyRequired == nil || *p.KeyRequired }
+
+// HedgingPolicy says how the service hedges its dependency calls: while a
+// call is still outstanding after Delay it sends another copy, up to
+// MaxCopies in all, within Budget ("The Tail at Scale", Dean & Barroso,
+// CACM 2013; gRFC A6 hedgingPolicy). The zero value declares no hedging.
+type HedgingPolicy struct {
+	// Delay is how long a copy is outstanding before the next is sent;
+	// required when hedging is declared (gRFC A6 hedgingDelay).
+	Delay time.Duration `yaml:"delay"`
+	// MaxCopies caps the copies of one call, the first included; 0 = 2
+	// (failsafe-go hedgepolicy's default of one hedge; gRFC A6 maxAttempts
+	// counts the same way).
+	MaxCopies int `yaml:"max_copies"`
+	// Budget bounds hedged copies as a share of the calls in flight, so a
+	// dependency slow for everyone is not sent twice the load; 0 = 0.1
+	// (SRE book ch. 21's 10 % retry budget, which gRFC A6 applies to hedges).
+	Budget float64 `yaml:"budget"`
+}
+
+// Declared reports whether the spec declares hedging at all.
+func (p HedgingPolicy) Declared() bool { return p != HedgingPolicy{} }
+
+// ThrottlingPolicy says how the service throttles its own calls to a
+// dependency that refuses work (429, 503): adaptive, client-side
+// throttling as in the SRE book ch. 21 "Client-Side Throttling". The zero
+// value declares none.
+type ThrottlingPolicy struct {
+	// K is the multiplier of Eq. 21-1: calls are rejected locally with
+	// probability max(0, (requests − K·accepts) / (requests + 1)), so about
+	// K·accepts reach the dependency; 0 = not declared. failsafe-go's
+	// adaptivethrottler WithFailureRateThreshold(t) is K = 1/(1−t).
+	K float64 `yaml:"k"`
+	// MaxRejection caps the local rejection rate, so some calls always
+	// probe the dependency (failsafe-go's WithMaxRejectionRate, default
+	// 0.9); 0 = 1, the book's formula uncapped.
+	MaxRejection float64 `yaml:"max_rejection"`
+	// Recovery is how soon after the dependency heals calls reach it at
+	// the offered rate again; 0 = not judged.
+	Recovery time.Duration `yaml:"recovery"`
+}
+
+// Declared reports whether the spec declares throttling at all.
+func (p ThrottlingPolicy) Declared() bool { return p != ThrottlingPolicy{} }

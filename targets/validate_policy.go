@@ -14,6 +14,8 @@ func (v *validator) checkPolicy() {
 	p := v.t.Policy
 	v.checkRetry(p.Retry)
 	v.checkDeadlinePolicy(p.Deadlines)
+	v.checkHedging(p.Hedging)
+	v.checkThrottling(p.Throttling)
 	v.operationNames("policy.rate_limits.operations", p.RateLimits.Operations)
 	v.operationNames("policy.idempotency.operations", p.Idempotency.Operations)
 	if pr := p.RateLimits.Probe; pr != "" && v.plain("policy.rate_limits.probe", pr, "the probe is a fixed GET path") && !strings.HasPrefix(pr, "/") {
@@ -105,4 +107,34 @@ func (v *validator) written(path string) bool {
 	}
 	_, ok := v.t.src.at[path]
 	return ok
+}
+
+func (v *validator) checkHedging(h HedgingPolicy) {
+	const at = "policy.hedging."
+	if !h.Declared() {
+		return
+	}
+	if h.Delay <= 0 {
+		v.keyErrf(at+"delay", "hedging needs delay > 0, how long a call is outstanding before the next copy (a copy sent at once doubles every call), e.g. delay: 200ms")
+	}
+	if h.MaxCopies == 1 || h.MaxCopies < 0 {
+		v.errf(at+"max_copies", "expected at least 2 (the first copy counts; 1 is no hedging), got %d", h.MaxCopies)
+	}
+	if h.Budget < 0 || h.Budget > 1 {
+		v.errf(at+"budget", "expected a share of calls in flight in (0, 1] (0.1 = 10 %%), got %g", h.Budget)
+	}
+}
+
+func (v *validator) checkThrottling(t ThrottlingPolicy) {
+	const at = "policy.throttling."
+	if !t.Declared() {
+		return
+	}
+	if t.K < 1 {
+		v.keyErrf(at+"k", "throttling needs k ≥ 1, the multiplier of the SRE book's Eq. 21-1 (2 is its usual choice; failsafe-go's failure-rate threshold t is k = 1/(1−t)), got %g", t.K)
+	}
+	if t.MaxRejection < 0 || t.MaxRejection > 1 {
+		v.errf(at+"max_rejection", "expected a share in (0, 1] (failsafe-go's default is 0.9), got %g", t.MaxRejection)
+	}
+	v.positive(at+"recovery", t.Recovery, t.Recovery < 0)
 }

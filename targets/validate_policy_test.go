@@ -44,6 +44,8 @@ func TestParse_policy(t *testing.T) {
 		Deadlines:   DeadlinePolicy{Headers: []string{"GRPC-Timeout", "x-envoy-expected-rq-timeout-ms"}},
 		RateLimits:  RateLimitPolicy{Operations: []string{"create"}, Probe: "/v1/limits", Headers: RateLimitLegacy},
 		Idempotency: IdempotencyPolicy{Operations: []string{"create", "capture"}, KeyRequired: new(false)},
+		Hedging:     HedgingPolicy{Delay: 150 * time.Millisecond, MaxCopies: 3, Budget: 0.05},
+		Throttling:  ThrottlingPolicy{K: 2, MaxRejection: 0.9, Recovery: 5 * time.Second},
 	}
 	if !reflect.DeepEqual(tg.Policy, want) {
 		t.Errorf("Policy = %+v\nwant %+v", tg.Policy, want)
