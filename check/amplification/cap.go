@@ -138,10 +138,11 @@ func attemptCap(ctx context.Context, c *check.Case) check.Result {
 		}
 		r, calls := logicalRequests(ctx, c, cl)
 		remove()
-		if len(calls) > limit {
-			return check.Fail(want, fmt.Sprintf("%s: %d calls for one logical request (keys %s), client got %s", label, len(calls), keyList(h, calls), check.Describe(r)), c.Evidence()...)
+		attempts := check.Attempts(calls)
+		if len(attempts) > limit {
+			return check.Fail(want, fmt.Sprintf("%s: %s for one logical request (keys %s), client got %s", label, callCount(calls, attempts), keyList(h, calls), check.Describe(r)), c.Evidence()...)
 		}
-		seen = append(seen, fmt.Sprintf("%s: %d calls, client got %s", label, len(calls), check.Describe(r)))
+		seen = append(seen, fmt.Sprintf("%s: %s, client got %s", label, callCount(calls, attempts), check.Describe(r)))
 	}
 	return check.Pass(want, strings.Join(seen, "; "), c.Evidence()...)
 }
@@ -181,4 +182,13 @@ func keyList(h *check.Harness, calls []faults.Entry) string {
 		ks = append(ks, cmp.Or(e.Header(h.Conventions.DependencyKeyName()), "(none)"))
 	}
 	return "[" + strings.Join(ks, " ") + "]"
+}
+
+// callCount renders how many calls a request made and, where hedged copies
+// joined some into one attempt, how many attempts they were.
+func callCount(calls []faults.Entry, attempts [][]faults.Entry) string {
+	if len(attempts) == len(calls) {
+		return fmt.Sprintf("%d calls", len(calls))
+	}
+	return fmt.Sprintf("%d calls in %d attempts (the others hedged copies, overlapping the attempt they copy)", len(calls), len(attempts))
 }

@@ -167,8 +167,8 @@ func (m *rbMachine) request(t *rapid.T, c *check.Case, script []rbStep) ([]fault
 
 // judge holds one request's calls to the per-request invariants.
 func (m *rbMachine) judge(t *rapid.T, n int, script []rbStep, calls []faults.Entry) {
-	if len(calls) > m.limit {
-		t.Fatalf("request %d: %d dependency calls for one logical request, above the cap of %s", n, len(calls), m.h.Policy.Retry.AttemptsText())
+	if attempts := check.Attempts(calls); len(attempts) > m.limit {
+		t.Fatalf("request %d: %s for one logical request, above the attempt cap of %s", n, callCount(calls, attempts), m.h.Policy.Retry.AttemptsText())
 	}
 	tol := m.h.Slack()
 	for i := 1; i < len(calls); i++ {

@@ -96,7 +96,7 @@ func TestRetryProperty_catchesCapPerKind(t *testing.T) {
 		t.Fatalf("correct fake: %s %s%s; want a pass", good.Status, good.Observed, good.Reason)
 	}
 	bad := check.Judge(context.Background(), rbFakeHarness(t, &rbFake{perKind: true}), chk)
-	if bad.Status != reports.StatusFail || !strings.Contains(bad.Observed, "above the cap") || len(bad.Counterexample) == 0 {
+	if bad.Status != reports.StatusFail || !strings.Contains(bad.Observed, "above the attempt cap") || len(bad.Counterexample) == 0 {
 		t.Fatalf("per-kind fake: %s %s%s; want a failure above the cap", bad.Status, bad.Observed, bad.Reason)
 	}
 	again := check.Judge(context.Background(), rbFakeHarness(t, &rbFake{perKind: true}), chk)

@@ -8,6 +8,7 @@ import (
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/amplification"
 	"github.com/resilcheck/resilcheck/check/deadlines"
+	"github.com/resilcheck/resilcheck/check/hedging"
 	"github.com/resilcheck/resilcheck/check/idempotency"
 	"github.com/resilcheck/resilcheck/check/ratelimit"
 	"github.com/resilcheck/resilcheck/check/retryafter"
@@ -21,5 +22,6 @@ func Suites() []check.Suite {
 		retryafter.Suite(retryafter.Config{}),
 		deadlines.Suite(deadlines.Config{}),
 		ratelimit.Suite(ratelimit.Config{}),
+		hedging.Suite(hedging.Config{}),
 	}
 }

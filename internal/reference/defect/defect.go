@@ -34,6 +34,11 @@ const (
 	NoRateLimitHeaders       Name = "no-ratelimit-headers"       // gateway: omits RateLimit and X-RateLimit-* fields
 	LyingRateLimitRemaining  Name = "lying-ratelimit-remaining"  // gateway: remaining says more than is left
 	SharedRateLimitRemaining Name = "shared-ratelimit-remaining" // gateway: remaining counts every tenant's requests
+	HedgeNoDelay             Name = "hedge-no-delay"             // service: sends the hedged copy at once, not after the delay
+	HedgeMaxCopies           Name = "hedge-max-copies"           // service: sends more copies of a slow call than it declares
+	HedgeNoBudget            Name = "hedge-no-budget"            // service: hedges with no budget, so a slow dependency gets twice the load
+	HedgeLoserKept           Name = "hedge-loser-kept"           // service: never cancels the losing copies
+	HedgeNewKey              Name = "hedge-new-key"              // service: gives each hedged copy a new idempotency key
 )
 
 // Info describes a defect for listings and the defect matrix.
@@ -65,6 +70,11 @@ var catalog = []Info{
 	{NoRateLimitHeaders, "gateway", "rate-limit-headers", "omits the RateLimit and X-RateLimit-* fields"},
 	{LyingRateLimitRemaining, "gateway", "rate-limit-headers", "advertises more remaining quota than it enforces"},
 	{SharedRateLimitRemaining, "gateway", "rate-limit-headers", "advertises a remaining quota that every tenant's requests use up, while it enforces each tenant's alone, so one tenant's traffic tells another to slow down"},
+	{HedgeNoDelay, "service", "hedging", "sends the hedged copy together with the first (a hedging delay of 0), so every call reaches the processor twice"},
+	{HedgeMaxCopies, "service", "hedging", "counts its copy cap as hedges after the first and adds one, so a slow call is sent 4 times where 2 copies are declared"},
+	{HedgeNoBudget, "service", "hedging", "hedges with no budget, so when the processor is slow for everyone every call is sent twice and the overload doubles"},
+	{HedgeLoserKept, "service", "hedging", "sends every copy on a context that only the deadline ends, so the losing copy runs on after the winner answered"},
+	{HedgeNewKey, "service", "hedging", "gives each hedged copy an idempotency key of its own, so the processor charges once per copy"},
 }
 
 // All returns every defect of the stack (gateway and service) in a stable

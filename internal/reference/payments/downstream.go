@@ -42,6 +42,7 @@ type caller struct {
 
 	policies []failsafe.Policy[*attempt]
 	breaker  circuitbreaker.CircuitBreaker[*attempt] // nil under no-retry-budget
+	hedge    *hedger                                 // each attempt's copies
 }
 
 // attempt is the result of one POST /charges.
@@ -102,6 +103,10 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 	}
 	if c.defects.Has(defect.RetryAfterCapped) {
 		cl.retryAfterCap = time.Second
+	}
+	var err error
+	if cl.hedge, err = newHedger(c.hedge, c.defects); err != nil {
+		return nil, err
 	}
 	rb := retrypolicy.NewBuilder[*attempt]().
 		HandleIf(func(a *attempt, err error) bool { return cl.retryable(a, err) }).
@@ -256,8 +261,17 @@ func (c *caller) charge(ctx context.Context, call chargeCall) outcome {
 	return out
 }
 
-// attempt makes one POST /charges, bounded by the attempt timeout and ctx.
+// attempt makes one attempt of call: one POST /charges, or hedged copies of
+// it when the call is slow.
 func (c *caller) attempt(ctx context.Context, call chargeCall, body []byte) *attempt {
+	return c.hedge.send(ctx, call, !c.noKey, func(ctx context.Context, key string) *attempt {
+		return c.post(ctx, call, key, body)
+	})
+}
+
+// post makes one POST /charges carrying key, bounded by the attempt timeout
+// and ctx.
+func (c *caller) post(ctx context.Context, call chargeCall, key string, body []byte) *attempt {
 	actx, cancel := context.WithTimeout(ctx, c.cfg.AttemptTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
@@ -269,7 +283,7 @@ func (c *caller) attempt(ctx context.Context, call chargeCall, body []byte) *att
 	req.GetBody = nil
 	req.Header.Set("Content-Type", "application/json")
 	if !c.noKey {
-		req.Header.Set("Idempotency-Key", call.key)
+		req.Header.Set("Idempotency-Key", key)
 	}
 	if !c.noDeadline {
 		headers.SetTimeout(req.Header, headers.RequestTimeoutMs, time.Until(call.deadline))

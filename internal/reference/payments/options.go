@@ -73,6 +73,7 @@ type config struct {
 	lease        time.Duration
 	maxBudget    time.Duration
 	retry        RetryConfig
+	hedge        HedgeConfig
 	client       *http.Client
 	log          *slog.Logger
 	failpoint    func(step Step, tenant, key string) bool // see WithFailpoint
@@ -107,6 +108,9 @@ func WithMaxBudget(d time.Duration) Option { return func(c *config) { c.maxBudge
 
 // WithRetry tunes the processor call's retries, budget and breaker.
 func WithRetry(r RetryConfig) Option { return func(c *config) { c.retry = r } }
+
+// WithHedging tunes hedging of the processor call.
+func WithHedging(h HedgeConfig) Option { return func(c *config) { c.hedge = h } }
 
 // WithHTTPClient sets the client for processor calls [a fresh http.Client
 // with no overall timeout: deadlines come from the request context].

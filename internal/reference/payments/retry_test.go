@@ -68,7 +68,7 @@ func newTestCaller(t *testing.T, rc RetryConfig, s *script, defects ...defect.Na
 	for _, d := range defects {
 		set[d] = true
 	}
-	c, err := newCaller(&config{processorURL: "http://processor.test", retry: rc.withDefaults(),
+	c, err := newCaller(&config{processorURL: "http://processor.test", retry: rc.withDefaults(), hedge: noHedging,
 		client: &http.Client{Transport: inProcess{s}}, defects: set}, newLockedRand(1))
 	if err != nil {
 		t.Fatal(err)
@@ -429,7 +429,7 @@ func TestCaller_DeadlineOnHeadersOnly(t *testing.T) {
 			for _, d := range tc.defects {
 				set[d] = true
 			}
-			c, err := newCaller(&config{processorURL: tc.url, retry: RetryConfig{MaxAttempts: 1}.withDefaults(),
+			c, err := newCaller(&config{processorURL: tc.url, retry: RetryConfig{MaxAttempts: 1}.withDefaults(), hedge: noHedging,
 				client: &http.Client{}, defects: set}, newLockedRand(1))
 			if err != nil {
 				t.Fatal(err)

@@ -119,4 +119,10 @@ func defaultPolicy(p *targets.Policy) {
 	if len(p.Idempotency.Operations) == 0 {
 		p.Idempotency.Operations = []string{operation}
 	}
+	if !p.Hedging.Declared() {
+		// payments.HedgeConfig's defaults: a charge outstanding for 300 ms
+		// gets one more copy with the same key, while hedges in flight stay
+		// within 20 % of the charges in flight.
+		p.Hedging = targets.HedgingPolicy{Delay: 300 * time.Millisecond, MaxCopies: 2, Budget: 0.2}
+	}
 }

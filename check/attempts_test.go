@@ -1,0 +1,51 @@
+package check
+
+import (
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+func TestAttempts(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	call := func(from, to, gone int) faults.Entry {
+		e := faults.Entry{Received: t0.Add(time.Duration(from) * time.Millisecond), Finished: t0.Add(time.Duration(to) * time.Millisecond)}
+		if gone > 0 {
+			e.ClientGone = t0.Add(time.Duration(gone) * time.Millisecond)
+		}
+		return e
+	}
+	for _, tc := range []struct {
+		name  string
+		calls []faults.Entry
+		want  []int // copies per attempt
+	}{
+		{"none", nil, nil},
+		{"replay at once after a reset", []faults.Entry{call(0, 1, 0), call(0, 2, 0)}, []int{1, 1}},
+		{"copies sent together", []faults.Entry{call(0, 500, 0), call(1, 2, 0)}, []int{1, 1}},
+		{"hedged copy joins its attempt", []faults.Entry{call(0, 2000, 350), call(300, 340, 0)}, []int{2}},
+		{"retry after a timeout is its own", []faults.Entry{call(0, 1000, 1000), call(1005, 1010, 0)}, []int{1, 1}},
+		{"hedge failing at once cancels its loser", []faults.Entry{call(0, 2000, 302), call(301, 302, 0)}, []int{2}},
+		{"retry after a failure is its own", []faults.Entry{call(0, 20, 0), call(20, 40, 0)}, []int{1, 1}},
+		{"two attempts of two copies",
+			[]faults.Entry{call(0, 400, 0), call(300, 350, 0), call(500, 900, 850), call(800, 850, 0)}, []int{2, 2}},
+		{"unsorted input", []faults.Entry{call(300, 340, 0), call(0, 2000, 350)}, []int{2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Attempts(tc.calls)
+			var n []int
+			for _, a := range got {
+				n = append(n, len(a))
+			}
+			if len(n) != len(tc.want) {
+				t.Fatalf("attempts %v; want %v", n, tc.want)
+			}
+			for i := range n {
+				if n[i] != tc.want[i] {
+					t.Fatalf("attempts %v; want %v", n, tc.want)
+				}
+			}
+		})
+	}
+}

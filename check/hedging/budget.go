@@ -1,0 +1,66 @@
+package hedging
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// budgetKept (HD-03): every dependency call is slow; many requests sent
+// together may get hedged copies only within the declared budget, counted
+// as failsafe-go counts it (hedges as a share of copies in flight), plus
+// two copies started in the same instant.
+func budgetKept(ctx context.Context, cs *check.Case) check.Result {
+	c, res, ok := begin(ctx, cs)
+	if !ok {
+		return res
+	}
+	h, hold, n := c.Harness, c.cfg.hold(c.p.Delay), c.cfg.concurrent()
+	r := c.p.Share()
+	if err := c.hold(c.EffectMatch(0), hold); err != nil {
+		return check.Inconclusive("%v", err)
+	}
+	mark := c.mark(ctx)
+	type sent struct {
+		key string
+		r   check.Reply
+	}
+	out := make([]sent, n)
+	calls := make([]check.Call, n)
+	for i := range calls {
+		calls[i] = check.Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount(),
+			Header: h.BudgetHeader(hold + time.Second), Timeout: hold + 3*time.Second}
+	}
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() { out[i] = sent{calls[i].Key, h.Send(ctx, calls[i])} })
+	}
+	wg.Wait()
+	byKey := map[string][]faults.Entry{}
+	for _, e := range c.calls(ctx, mark) {
+		byKey[c.key(e)] = append(byKey[c.key(e)], e)
+	}
+	reached, hedges, most := 0, 0, 0
+	for _, group := range byKey {
+		for _, a := range copies(group) {
+			reached++
+			hedges += len(a) - 1
+			most = max(most, len(a))
+		}
+	}
+	if reached < n/2 {
+		return check.Inconclusive("only %d of %d requests sent together reached the dependency (first reply %s): too few to weigh a budget", reached, n, check.Describe(out[0].r))
+	}
+	limit := int(math.Floor(r*float64(reached)/(1-min(r, 0.99)))) + 2
+	want := fmt.Sprintf("with every call held %s, at most ⌊%s·%d/(1−budget)⌋ + 2 = %d hedged copies for %d requests sent together", check.Ms(hold), budgetText(c.p), reached, limit, reached)
+	obs := fmt.Sprintf("%d requests reached the dependency, with %d hedged copies (at most %d copies of one)", reached, hedges, most)
+	if hedges > limit {
+		return check.Fail(want, obs+": hedging multiplies a slowdown that every call shares", c.Evidence()...)
+	}
+	return check.Pass(want, obs, c.Evidence()...)
+}

@@ -1,0 +1,53 @@
+package hedging
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/resilcheck/resilcheck/check"
+)
+
+// delayKept (HD-01): three calls answered at once get no copy; a call whose
+// first copy is held gets its second copy once the declared delay has
+// passed, within the slack on either side.
+func delayKept(ctx context.Context, cs *check.Case) check.Result {
+	c, res, ok := begin(ctx, cs)
+	if !ok {
+		return res
+	}
+	d, hold := c.p.Delay, c.cfg.hold(c.p.Delay)
+	want := fmt.Sprintf("calls answered at once get no copy; a call held %s gets its second copy %s after the first (the declared delay), within ±%s",
+		check.Ms(hold), check.Ms(d), check.Ms(c.tol))
+	mark := c.mark(ctx)
+	for range 3 {
+		c.send(ctx, hold)
+	}
+	for _, a := range copies(c.calls(ctx, mark)) {
+		if len(a) > 1 && a[1].Received.Sub(a[0].Received) < d-c.tol {
+			return check.Fail(want, "a call the dependency answered at once: "+c.describe(a), c.Evidence()...)
+		}
+	}
+	if err := c.hold(c.EffectMatch(1), hold); err != nil {
+		return check.Inconclusive("%v", err)
+	}
+	mark = c.mark(ctx)
+	r, _ := c.send(ctx, hold)
+	groups := copies(c.calls(ctx, mark))
+	switch {
+	case len(groups) == 0:
+		return check.Inconclusive("the target made no dependency call (client got %s)", check.Describe(r))
+	case len(groups[0]) < 2:
+		return check.Fail(want, fmt.Sprintf("the first call was held %s and got no copy (%s; client got %s): the declared hedging did not happen",
+			check.Ms(hold), c.describe(groups[0]), check.Describe(r)), c.Evidence()...)
+	}
+	a := groups[0]
+	gap := a[1].Received.Sub(a[0].Received)
+	obs := fmt.Sprintf("held call: %s; client got %s", c.describe(a), check.Describe(r))
+	switch {
+	case gap < d-c.tol:
+		return check.Fail(want, fmt.Sprintf("the second copy came %s after the first, before the delay: %s", check.Ms(gap), obs), c.Evidence()...)
+	case gap > d+c.tol:
+		return check.Fail(want, fmt.Sprintf("the second copy came %s after the first, later than the delay: %s", check.Ms(gap), obs), c.Evidence()...)
+	}
+	return check.Pass(want, "three quick calls, no copy; "+obs, c.Evidence()...)
+}
