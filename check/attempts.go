@@ -25,13 +25,24 @@ const minHedgeDelay = 10 * time.Millisecond
 // retry sent within the moment the proxy takes to notice an abandoned
 // attempt joins that attempt: the count errs low, never high. Copies sent
 // together with the first (a hedging delay of 0) are attempts of their own.
-func Attempts(calls []faults.Entry) [][]faults.Entry {
+func Attempts(calls []faults.Entry) [][]faults.Entry { return overlapping(calls, minHedgeDelay) }
+
+// Overlapping groups calls that overlap in time, in the order they started:
+// a call that starts while a call of the current group is outstanding joins
+// it, however soon after the group began. It is the hedging suite's view,
+// where copies sent together with the first are copies too; the retry
+// checks count Attempts.
+func Overlapping(calls []faults.Entry) [][]faults.Entry { return overlapping(calls, 0) }
+
+// overlapping groups calls as Attempts does, a call joining a group only
+// when it starts at least minGap after the group's first.
+func overlapping(calls []faults.Entry, minGap time.Duration) [][]faults.Entry {
 	calls = slices.Clone(calls)
 	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
 	var out [][]faults.Entry
 	var end time.Time // when the current attempt's last outstanding copy ended
 	for _, e := range calls {
-		if n := len(out); n > 0 && e.Received.Before(end) && e.Received.Sub(out[n-1][0].Received) >= minHedgeDelay {
+		if n := len(out); n > 0 && e.Received.Before(end) && e.Received.Sub(out[n-1][0].Received) >= minGap {
 			out[n-1] = append(out[n-1], e)
 		} else {
 			out = append(out, []faults.Entry{e})

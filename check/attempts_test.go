@@ -49,3 +49,18 @@ func TestAttempts(t *testing.T) {
 		})
 	}
 }
+
+func TestOverlapping(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	at := func(from, to int) faults.Entry {
+		return faults.Entry{Received: t0.Add(time.Duration(from) * time.Millisecond), Finished: t0.Add(time.Duration(to) * time.Millisecond)}
+	}
+	// Copies sent together: two attempts to the retry checks, one group here.
+	calls := []faults.Entry{at(0, 500), at(1, 2)}
+	if n := len(Attempts(calls)); n != 2 {
+		t.Errorf("Attempts: %d groups; want 2", n)
+	}
+	if g := Overlapping(calls); len(g) != 1 || len(g[0]) != 2 {
+		t.Errorf("Overlapping: %d groups; want 1 of 2", len(g))
+	}
+}

@@ -56,11 +56,19 @@ func budgetKept(ctx context.Context, cs *check.Case) check.Result {
 	if reached < n/2 {
 		return check.Inconclusive("only %d of %d requests sent together reached the dependency (first reply %s): too few to weigh a budget", reached, n, check.Describe(out[0].r))
 	}
-	limit := int(math.Floor(r*float64(reached)/(1-min(r, 0.99)))) + 2
+	limit := budgetLimit(r, reached)
 	want := fmt.Sprintf("with every call held %s, at most ⌊%s·%d/(1−budget)⌋ + 2 = %d hedged copies for %d requests sent together", check.Ms(hold), budgetText(c.p), reached, limit, reached)
 	obs := fmt.Sprintf("%d requests reached the dependency, with %d hedged copies (at most %d copies of one)", reached, hedges, most)
 	if hedges > limit {
 		return check.Fail(want, obs+": hedging multiplies a slowdown that every call shares", c.Evidence()...)
 	}
 	return check.Pass(want, obs, c.Evidence()...)
+}
+
+// budgetLimit is how many hedged copies n requests held together may get
+// under a budget of share: the hedges in flight as a share of all copies in
+// flight, as failsafe-go's budget counts them (h ≤ share·(n+h), so
+// h ≤ share·n/(1−share)), plus 2 copies started in the same instant.
+func budgetLimit(share float64, n int) int {
+	return int(math.Floor(share*float64(n)/(1-min(share, 0.99)))) + 2
 }

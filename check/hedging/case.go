@@ -63,11 +63,12 @@ func (c *hdCase) calls(ctx context.Context, mark uint64) []faults.Entry {
 	return calls
 }
 
-// copies groups calls into attempts, each with its hedged copies: the
-// calls overlapping the attempt they copy (check.Attempts), declared or not,
-// so HD-04 and HD-05 see copies a target sends without saying so.
+// copies groups calls into attempts, each with its copies: the calls
+// overlapping in time (check.Overlapping), declared or not, so HD-04 and
+// HD-05 see copies a target sends without saying so, and copies sent
+// together with the first are copies too.
 func copies(calls []faults.Entry) [][]faults.Entry {
-	return check.Attempts(calls)
+	return check.Overlapping(calls)
 }
 
 // key is the idempotency key a call carried to the dependency.

@@ -82,6 +82,8 @@ func checks() []check.Check {
 			Title: "with the dependency slow for every call, hedged copies stay within the declared budget: hedging does not double an overload", Run: budgetKept},
 		{ID: "HD-04", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: tailAtScale + " (the client cancels remaining outstanding requests once the first result is received); " + grfcA6,
 			Title: "once one copy answers, the target cancels the copies still outstanding", Run: losersCancelled},
+		{ID: "HD-01p", Suite: Name, Takes: exploreFor, Explores: true, Timed: true, Level: reports.LevelRecommended, Needs: needs, Source: tailAtScale + "; " + grfcA6 + " (a property over random latencies and refusals)",
+			Title: "for random latencies (a script per call, a bimodal tail, every call slow) and refusals: no copy before the delay while the others are pending, no more than max_copies, one key, the losers let go once a copy succeeds, one effect", Run: hedgeProperty},
 		{ID: "HD-05", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{check.NeedDependency}, Source: ikDraft + " §1; " + tailAtScale + " (hedging suits operations that do not perform critical mutations)",
 			Title: "copies of a write sent while the first is outstanding carry the same idempotency key, and the dependency makes one effect", Run: oneEffect},
 	}
