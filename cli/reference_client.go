@@ -20,6 +20,8 @@ var errCallFailed = errors.New("the call failed")
 type referenceClientOpts struct {
 	base, method, key, seedFrom string
 	backoff, backoffCap         time.Duration
+	hedgeDelay                  time.Duration
+	hedgeCopies                 int
 	defects                     []string
 }
 
@@ -46,6 +48,14 @@ when the call succeeded and 1 when it failed, so a kind client spec can certify 
 			if o.backoff > 0 || o.backoffCap > 0 {
 				base := cmp.Or(o.backoff, client.DefaultBase)
 				opts = append(opts, client.WithBackoff(base, max(base, cmp.Or(o.backoffCap, client.DefaultCap))))
+			}
+			switch {
+			case o.hedgeDelay < 0:
+				return usagef("--hedge-delay %s: want a positive delay, or 0 for no hedging", o.hedgeDelay)
+			case o.hedgeDelay > 0 && o.hedgeCopies < 2:
+				return usagef("--hedge-copies %d: want at least 2 (the first copy counts)", o.hedgeCopies)
+			case o.hedgeDelay > 0:
+				opts = append(opts, client.WithHedging(o.hedgeDelay, o.hedgeCopies))
 			}
 			if o.seedFrom != "" {
 				opts = append(opts, client.WithSeedFrom(o.seedFrom))
@@ -75,6 +85,8 @@ when the call succeeded and 1 when it failed, so a kind client spec can certify 
 	f.StringVar(&o.key, "key", "", "the idempotency key of a POST; empty: the SDK draws one")
 	f.DurationVar(&o.backoff, "backoff-base", 0, "the full-jitter backoff's base (default the SDK's 100ms)")
 	f.DurationVar(&o.backoffCap, "backoff-cap", 0, "the full-jitter backoff's cap, at least the base (default the SDK's 2s)")
+	f.DurationVar(&o.hedgeDelay, "hedge-delay", 0, "hedge: copy an attempt still outstanding after this long (default 0: no hedging)")
+	f.IntVar(&o.hedgeCopies, "hedge-copies", 2, "with --hedge-delay, the copies of an attempt at most, the first included")
 	f.StringVar(&o.seedFrom, "seed-from", "", "seed the jitter from a hash of this text (e.g. {{.Scenario}}: each instance its own seed, the same every run); default random")
 	f.StringArrayVar(&o.defects, "defect", nil, "switch an SDK defect on (repeatable)")
 	_ = cmd.MarkFlagRequired("base")

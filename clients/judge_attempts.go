@@ -94,7 +94,9 @@ func judgeRetried(connection bool) func(j *judging) check.Result {
 		var ok []string
 		var cut []*ScenarioRun
 		for _, r := range j.ran() {
-			if r.Expect != ExpectSuccess || connectionFault(r.Scenario) != connection {
+			// A slow answer is a success to wait for (or hedge), not a
+			// failure to retry.
+			if r.Expect != ExpectSuccess || connectionFault(r.Scenario) != connection || r.Scenario.slow() {
 				continue
 			}
 			if r.Cut && j.policy.Deadline == 0 {

@@ -72,7 +72,8 @@ func FromSpec(t *targets.Target) (Client, Policy, []Scenario, error) {
 	}
 	c := t.Client
 	p := Policy{MaxAttempts: c.Policy.MaxAttempts, Deadline: c.Policy.Deadline, AttemptTimeout: c.Policy.AttemptTimeout,
-		Methods: c.Policy.Methods, KeyHeader: c.Policy.KeyHeader}
+		Methods: c.Policy.Methods, KeyHeader: c.Policy.KeyHeader,
+		HedgeDelay: c.Policy.Hedging.Delay, HedgeCopies: c.Policy.Hedging.MaxCopies}
 	scenarios := Scenarios()
 	if c.Scenarios != "" {
 		extra, err := LoadScenarios(specPath(t, c.Scenarios))

@@ -22,6 +22,21 @@ type Policy struct {
 	Methods []string
 	// KeyHeader is the idempotency key's header; empty = Idempotency-Key.
 	KeyHeader string
+	// HedgeDelay is how long an attempt is outstanding before the client
+	// sends another copy; 0 = the client declares no hedging, and the
+	// scenarios that answer slowly are not run.
+	HedgeDelay time.Duration
+	// HedgeCopies caps the copies of one attempt, the first included;
+	// 0 = 2 (one hedge).
+	HedgeCopies int
+}
+
+// copies is the declared cap on copies per attempt, or 2.
+func (p Policy) copies() int {
+	if p.HedgeCopies > 0 {
+		return p.HedgeCopies
+	}
+	return 2
 }
 
 // DefaultKeyHeader is the idempotency key's header when the policy names none.
@@ -41,8 +56,8 @@ func (p Policy) retries(method string) bool {
 
 // Validate rejects negative values.
 func (p Policy) Validate() error {
-	if p.MaxAttempts < 0 || p.Deadline < 0 || p.AttemptTimeout < 0 {
-		return fmt.Errorf("clients: policy: max attempts, deadline and attempt timeout must not be negative")
+	if p.MaxAttempts < 0 || p.Deadline < 0 || p.AttemptTimeout < 0 || p.HedgeDelay < 0 || p.HedgeCopies < 0 {
+		return fmt.Errorf("clients: policy: max attempts, deadline, attempt timeout and hedging must not be negative")
 	}
 	return nil
 }
@@ -60,6 +75,9 @@ func (p Policy) String() string {
 	}
 	if len(p.Methods) > 0 {
 		parts = append(parts, "retries "+strings.Join(p.Methods, ", "))
+	}
+	if p.HedgeDelay > 0 {
+		parts = append(parts, fmt.Sprintf("hedges after %s, %d copies at most", p.HedgeDelay, p.copies()))
 	}
 	if len(parts) == 0 {
 		return "nothing declared"

@@ -152,13 +152,21 @@ func (r *ScenarioRun) own(allowance time.Duration) time.Duration {
 	return max(r.End.Sub(r.clock(allowance)), 0)
 }
 
-// succeeded says whether the last attempt was answered 2xx.
+// succeeded says whether the last attempt (one of its copies, for a
+// hedging client) was answered 2xx.
 func (r *ScenarioRun) succeeded() bool {
 	if len(r.Attempts) == 0 {
 		return false
 	}
-	last := r.Attempts[len(r.Attempts)-1]
-	return last.Status >= 200 && last.Status < 300 && last.ClientGone.IsZero()
+	// The last attempt, with its hedged copies: any of them may be the one
+	// answered, the others cancelled.
+	groups := check.Overlapping(r.Attempts)
+	for _, e := range groups[len(groups)-1] {
+		if e.Status >= 200 && e.Status < 300 && e.ClientGone.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // Result is a finished run of the client suite.
@@ -209,6 +217,9 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 			}
 			if sc.stalls() && p.AttemptTimeout == 0 {
 				r.Skipped = "the client declares no attempt timeout, so a stalled attempt would hold it to its deadline"
+			}
+			if sc.slow() && p.HedgeDelay == 0 {
+				r.Skipped = "the client declares no hedging, so a slow answer would only be waited out"
 			}
 			runs = append(runs, r)
 		}

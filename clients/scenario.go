@@ -150,6 +150,11 @@ func (s Scenario) stalls() bool {
 	return slices.ContainsFunc(s.Attempts, func(st Step) bool { return st.Fault == FaultStall }) || s.Then.Fault == FaultStall
 }
 
+// slow says whether some attempt of the script is answered late.
+func (s Scenario) slow() bool {
+	return slices.ContainsFunc(s.Attempts, func(st Step) bool { return st.Delay > 0 }) || s.Then.Delay > 0
+}
+
 // waits is how long the script's Retry-After values make a client wait
 // before the attempt that succeeds.
 func (s Scenario) waits() time.Duration {

@@ -27,6 +27,9 @@ type Step struct {
 	// Fault is reset (a TCP RST before any answer) or stall (no answer
 	// until the client gives the attempt up); empty = answer with Status.
 	Fault string `yaml:"fault" attr:"fault"`
+	// Delay, when > 0, holds the answer this long: a slow attempt, which a
+	// hedging client copies.
+	Delay time.Duration `yaml:"delay" attr:"delay"`
 }
 
 // The Retry-After forms (RFC 9110 §10.2.3 delay-seconds, and the three
@@ -70,6 +73,8 @@ func (s Step) Validate() error {
 		return fmt.Errorf("retry_after %s: want whole seconds", s.RetryAfter)
 	case s.Form != "" && s.RetryAfter == 0:
 		return errors.New("form without retry_after")
+	case s.Delay < 0 || s.Delay > 0 && s.Fault != "":
+		return fmt.Errorf("delay %s: want a positive hold of an answer, not of a %s", s.Delay, s.Fault)
 	}
 	return nil
 }
@@ -99,6 +104,11 @@ func (s Step) Inject(ex *faults.Exchange) error {
 	case FaultStall:
 		if err := ex.Hold(0); err != nil {
 			return err // the client gave the attempt up, or the run ended
+		}
+	}
+	if s.Delay > 0 {
+		if err := ex.Sleep(s.Delay); err != nil {
+			return err // the client cancelled the attempt
 		}
 	}
 	h := map[string]string{"Content-Type": "application/json"}

@@ -36,4 +36,15 @@ type ClientPolicy struct {
 	AttemptTimeout time.Duration `yaml:"attempt_timeout"` // bound on one attempt; 0 = none (the stalling scenarios are not run)
 	Methods        []string      `yaml:"methods"`         // methods the client retries; empty = every method
 	KeyHeader      string        `yaml:"key_header"`      // the idempotency key's header; empty = Idempotency-Key
+	// Hedging is how the client hedges a slow attempt; the zero value
+	// declares none (the hedging scenario is then not run).
+	Hedging ClientHedging `yaml:"hedging"`
+}
+
+// ClientHedging says how a client hedges: once an attempt has been
+// outstanding for Delay it sends another copy, up to MaxCopies in all, and
+// cancels the others when one answers (gRFC A6 hedgingPolicy).
+type ClientHedging struct {
+	Delay     time.Duration `yaml:"delay"`      // how long a copy is outstanding before the next; required when declared
+	MaxCopies int           `yaml:"max_copies"` // copies per attempt, the first included; 0 = 2
 }

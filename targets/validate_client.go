@@ -38,6 +38,14 @@ func (v *validator) checkClient() {
 			v.errf("client.policy.key_header", "%s", msg)
 		}
 	}
+	if h := p.Hedging; h != (ClientHedging{}) {
+		if h.Delay <= 0 {
+			v.keyErrf("client.policy.hedging.delay", "hedging needs delay > 0, how long an attempt is outstanding before the next copy, e.g. delay: 300ms")
+		}
+		if h.MaxCopies == 1 || h.MaxCopies < 0 {
+			v.errf("client.policy.hedging.max_copies", "expected at least 2 (the first copy counts; 1 is no hedging), got %d", h.MaxCopies)
+		}
+	}
 	v.positive("client.startup_allowance", c.StartupAllowance, c.StartupAllowance < 0)
 	if c.Scenarios != "" {
 		v.plain("client.scenarios", c.Scenarios, "the scenario file is a plain path, relative to the spec file")

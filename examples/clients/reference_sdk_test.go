@@ -17,7 +17,8 @@ import (
 // referenceSDK is a call through the reference stack's Go SDK with its
 // defaults (4 attempts, a 2 s attempt timeout, a 10 s deadline) but full
 // jitter from 500 ms rather than 100 ms, waits long enough for a shared
-// runner to judge (CL-07, CL-13): GET reads a payment, POST creates one.
+// runner to judge (CL-07, CL-13), and hedging after 300 ms (CL-14 to
+// CL-16): GET reads a payment, POST creates one.
 func referenceSDK(ctx context.Context, c clients.Call) error {
 	return sdkCall(ctx, c)
 }
@@ -27,7 +28,8 @@ func referenceSDK(ctx context.Context, c clients.Call) error {
 // seed: the waits are the same in every run, so whether the backoff
 // scenario's medians are long enough to judge is not left to chance.
 func sdkCall(ctx context.Context, c clients.Call, opts ...client.Option) error {
-	base := []client.Option{client.WithBackoff(500*time.Millisecond, 4*time.Second), client.WithSeedFrom(c.Scenario)}
+	base := []client.Option{client.WithBackoff(500*time.Millisecond, 4*time.Second), client.WithSeedFrom(c.Scenario),
+		client.WithHedging(300*time.Millisecond, 2)}
 	sdk, err := client.New(c.Base, append(base, opts...)...)
 	if err != nil {
 		return err
@@ -41,7 +43,8 @@ func sdkCall(ctx context.Context, c clients.Call, opts ...client.Option) error {
 }
 
 // sdkPolicy is what the SDK declares with its defaults.
-var sdkPolicy = clients.Policy{MaxAttempts: client.DefaultMaxAttempts, Deadline: client.DefaultDeadline, AttemptTimeout: client.DefaultAttemptTimeout}
+var sdkPolicy = clients.Policy{MaxAttempts: client.DefaultMaxAttempts, Deadline: client.DefaultDeadline, AttemptTimeout: client.DefaultAttemptTimeout,
+	HedgeDelay: 300 * time.Millisecond, HedgeCopies: 2}
 
 // TestReferenceSDK certifies the reference SDK in-process: it retries the
 // way clients should, so nothing fails.

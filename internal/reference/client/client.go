@@ -33,6 +33,7 @@ type Client struct {
 	log            *slog.Logger
 	onAttempt      func(Attempt)
 	defects        defect.Set // see WithDefects; nil in every real use
+	hedge          hedging    // see WithHedging; zero: no hedging
 
 	mu  sync.Mutex // guards rnd
 	rnd *rand.Rand

@@ -109,7 +109,7 @@ func (c *Client) send(ctx context.Context, k call, a *Attempt) (*response, error
 	if c.defects.Has(defect.ClientStaleBudget) {
 		stated = c.deadline
 	}
-	res, err := c.roundTrip(actx, k, stated)
+	res, err := c.roundTripHedged(actx, k, stated)
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
 			// Drop the context error: errors.Is(err, context.DeadlineExceeded)

@@ -17,6 +17,10 @@ const (
 	ClientFalseSuccess     Name = "client-false-success"       // reports success when its retries ran out
 	Client429Final         Name = "client-429-final"           // takes a 429 as a final answer
 	ClientStaleBudget      Name = "client-stale-budget"        // sends its whole deadline as the budget on every attempt
+	ClientHedgeEarly       Name = "client-hedge-early"         // hedges after a third of its declared delay
+	ClientHedgeMaxCopies   Name = "client-hedge-max-copies"    // sends more copies of a slow attempt than it declares
+	ClientHedgeLoserKept   Name = "client-hedge-loser-kept"    // never cancels the losing copies
+	ClientHedgeNewKey      Name = "client-hedge-new-key"       // gives each hedged copy a new idempotency key
 )
 
 var clientCatalog = []Info{
@@ -30,6 +34,10 @@ var clientCatalog = []Info{
 	{ClientFalseSuccess, "client", "client", "reports success when its attempts ran out without one succeeding"},
 	{Client429Final, "client", "client", "treats 429 Too Many Requests as final and never retries it"},
 	{ClientStaleBudget, "client", "client", "sends its whole deadline in X-Request-Timeout-Ms on every attempt instead of what is left"},
+	{ClientHedgeEarly, "client", "client", "hedges after a third of the delay it declares (100 ms for 300 ms), so attempts a little slow are copied early"},
+	{ClientHedgeMaxCopies, "client", "client", "counts its copy cap as hedges after the first and adds one, so a slow attempt goes out 4 times where 2 copies are declared"},
+	{ClientHedgeLoserKept, "client", "client", "sends every copy on a context only the attempt's deadline ends, so the losers run on after one is answered"},
+	{ClientHedgeNewKey, "client", "client", "gives each hedged copy an idempotency key of its own, so the server may act once per copy"},
 }
 
 // Client returns the reference SDK's defects in a stable order.

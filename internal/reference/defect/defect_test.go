@@ -67,7 +67,7 @@ func TestParse_clientDefect(t *testing.T) {
 	if _, err := ParseClient(string(NoJitter)); !errors.As(err, &ue) || strings.Contains(err.Error(), "reference SDK") {
 		t.Errorf("ParseClient(%s) = %v; want unknown, the SDK has no such defect", NoJitter, err)
 	}
-	if n := len(Client()); n != 10 {
-		t.Errorf("the SDK has %d defects; the client matrix lists 10", n)
+	if n := len(Client()); n != 14 {
+		t.Errorf("the SDK has %d defects; the client matrix lists 14", n)
 	}
 }

@@ -1,0 +1,143 @@
+package clients
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// needHedging: the client declares how it hedges.
+var needHedging = check.Need{Name: "client hedging", Doc: "the client declares that it hedges a slow attempt (client.policy.hedging: delay, max_copies)",
+	Unmet: func(h *check.Harness) string {
+		if policyOf(h).HedgeDelay == 0 {
+			return "the client declares no hedging (client.policy.hedging)"
+		}
+		return ""
+	}}
+
+// hedged returns the runs of the scenarios that answer slowly, with their
+// attempts grouped by overlap: each group an attempt and its copies.
+func (j *judging) hedged() ([]*ScenarioRun, [][][]faults.Entry) {
+	var runs []*ScenarioRun
+	var groups [][][]faults.Entry
+	for _, r := range j.ran() {
+		if r.Scenario.slow() && len(r.Attempts) > 0 {
+			runs, groups = append(runs, r), append(groups, check.Overlapping(r.Attempts))
+		}
+	}
+	return runs, groups
+}
+
+// judgeHedgeDelay (CL-14): a slow attempt gets a copy, and no copy comes
+// before the declared delay while the copies before it are pending. The
+// delay runs from when the client began the attempt, which the server sees
+// only as the first copy's arrival: the operation's first attempt may
+// arrive late by a new process's or connection's start-up, so only the
+// attempts after it, on a client already running, are timed.
+func judgeHedgeDelay(j *judging) check.Result {
+	d := j.policy.HedgeDelay
+	want := fmt.Sprintf("a slow attempt gets its next copy once it has been outstanding %s (−%s), not before", d, j.tol.Early)
+	runs, groups := j.hedged()
+	if len(runs) == 0 {
+		return check.Inconclusive("no scenario with a slow answer ran")
+	}
+	var seen []string
+	for i, r := range runs {
+		slow := slices.IndexFunc(groups[i], func(g []faults.Entry) bool { return r.Scenario.step(attemptNo(r, g[0])).Delay > 0 })
+		if slow < 0 {
+			return check.Inconclusive("%s: no attempt met a slow answer (%s)", r.id, answers(r.Attempts))
+		}
+		if len(groups[i][slow]) < 2 {
+			return check.Fail(want, fmt.Sprintf("%s: an attempt answered after %s got no copy (%s): the declared hedging did not happen",
+				r.id, r.Scenario.step(attemptNo(r, groups[i][slow][0])).Delay, copiesText(groups[i][slow])), r.Attempts...)
+		}
+		for _, g := range groups[i][1:] {
+			for k := 1; k < len(g); k++ {
+				if gap := g[k].Received.Sub(g[k-1].Received); gap < d-j.tol.Early {
+					return check.Fail(want, fmt.Sprintf("%s: copy %d came %s after copy %d: %s", r.id, k+1, gap.Round(time.Millisecond), k, copiesText(g)), g...)
+				}
+			}
+		}
+		seen = append(seen, r.id+": "+copiesText(groups[i][slow]))
+	}
+	return check.Pass(want, strings.Join(seen, "; "))
+}
+
+// judgeHedgeCopies (CL-15): no attempt gets more copies than declared.
+func judgeHedgeCopies(j *judging) check.Result {
+	n := j.policy.copies()
+	want := fmt.Sprintf("at most %d copies of an attempt", n)
+	runs, groups := j.hedged()
+	if len(runs) == 0 {
+		return check.Inconclusive("no scenario with a slow answer ran")
+	}
+	most := 0
+	for i, r := range runs {
+		for _, g := range groups[i] {
+			if len(g) > n {
+				return check.Fail(want, fmt.Sprintf("%s: %d copies: %s", r.id, len(g), copiesText(g)), g...)
+			}
+			most = max(most, len(g))
+		}
+	}
+	return check.Pass(want, fmt.Sprintf("at most %d copies", most))
+}
+
+// judgeHedgeCancel (CL-16): once a copy is answered, the client cancels the
+// copies still outstanding.
+func judgeHedgeCancel(j *judging) check.Result {
+	want := fmt.Sprintf("once one copy of an attempt is answered, every other copy is cancelled within %s", j.tol.Late)
+	runs, groups := j.hedged()
+	var seen []string
+	for i, r := range runs {
+		for _, g := range groups[i] {
+			won := -1
+			for k, e := range g {
+				if e.ClientGone.IsZero() && e.Status != 0 && (won < 0 || e.Finished.Before(g[won].Finished)) {
+					won = k
+				}
+			}
+			if won < 0 || len(g) < 2 {
+				continue
+			}
+			for k, e := range g {
+				end := e.Finished
+				if !e.ClientGone.IsZero() {
+					end = e.ClientGone
+				}
+				if late := end.Sub(g[won].Finished); k != won && late > j.tol.Late {
+					return check.Fail(want, fmt.Sprintf("%s: copy %d ran on %s after copy %d was answered: %s", r.id, k+1, late.Round(time.Millisecond), won+1, copiesText(g)), g...)
+				}
+			}
+			seen = append(seen, r.id+": "+copiesText(g))
+		}
+	}
+	if len(seen) == 0 {
+		return check.Inconclusive("no attempt had a copy answered while another was outstanding: no loser to judge")
+	}
+	return check.Pass(want, strings.Join(seen, "; "))
+}
+
+// copiesText renders an attempt's copies: when each started, relative to
+// the first, and how it ended.
+func copiesText(g []faults.Entry) string {
+	parts := make([]string, len(g))
+	for k, e := range g {
+		end := fmt.Sprintf("answered %d", e.Status)
+		if !e.ClientGone.IsZero() {
+			end = fmt.Sprintf("cancelled at +%s", e.ClientGone.Sub(g[0].Received).Round(time.Millisecond))
+		}
+		parts[k] = fmt.Sprintf("copy %d at +%s, %s", k+1, e.Received.Sub(g[0].Received).Round(time.Millisecond), end)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// attemptNo is e's number among r's attempts, from 1, as the script counts
+// them.
+func attemptNo(r *ScenarioRun, e faults.Entry) int {
+	return slices.IndexFunc(r.Attempts, func(a faults.Entry) bool { return a.Seq == e.Seq }) + 1
+}
