@@ -27,8 +27,9 @@ var zoo = []struct {
 }{
 	{"fastify-orders", "node", prepareNode},
 	{"stdlib-orders", "python3", nil},
-	{"chi-orders", "go", prepareChi},
+	{"chi-orders", "go", prepareGo},
 	{"nginx-limit-req", "nginx", prepareNginx},
+	{"hedged-orders", "go", prepareGo},
 }
 
 // checkIDs lists the checks a service is certified by: the client suite
@@ -88,7 +89,7 @@ func zooSkip(t *testing.T, format string, args ...any) {
 // misses. A service whose runtime is missing is skipped with the reason.
 func TestZoo_certify(t *testing.T) {
 	if testing.Short() {
-		t.Skip("certifies four services as processes, over a minute each")
+		t.Skip("certifies the zoo's services as processes, over a minute each")
 	}
 	ids := checkIDs()
 	for _, s := range zoo {
@@ -145,13 +146,15 @@ func prepareNode(t *testing.T, spec *targets.Target) string {
 	return ""
 }
 
-// prepareChi builds the service once, so that its startup is not a compile.
-func prepareChi(t *testing.T, spec *targets.Target) string {
-	bin := filepath.Join(t.TempDir(), "chi-orders")
+// prepareGo builds a Go service in its own module once, so that its
+// startup is not a compile; the spec's command is `go run . ARGS...`.
+func prepareGo(t *testing.T, spec *targets.Target) string {
+	name := filepath.Base(spec.Dir)
+	bin := filepath.Join(t.TempDir(), name)
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = spec.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Sprintf("chi-orders: go build failed (no module proxy?): %v\n%s", err, out)
+		return fmt.Sprintf("%s: go build failed (no module proxy?): %v\n%s", name, err, out)
 	}
 	spec.Process.Command = append([]string{bin}, spec.Process.Command[3:]...)
 	return ""
