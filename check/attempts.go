@@ -13,6 +13,12 @@ import (
 // replay within a millisecond, and that is a second attempt, not a hedge.
 const minHedgeDelay = 10 * time.Millisecond
 
+// hedgeRace is how soon after an attempt's success a call may start and
+// still be its hedged copy: a hedge timer that fires as the first copy's
+// answer arrives sends a copy the moment after (seen: 1 ms). No retry
+// follows a success, so such a call is no attempt of its own.
+const hedgeRace = 20 * time.Millisecond
+
 // Attempts groups one logical request's dependency calls into attempts, in
 // the order they started. A call that starts while a call of the current
 // attempt is still outstanding, and at least 10 ms after the attempt began,
@@ -21,10 +27,12 @@ const minHedgeDelay = 10 * time.Millisecond
 // a hedge is never mistaken for a retry, declared or not.
 //
 // A copy may overlap by a hair: the winner of a hedge that fails at once
-// ends the attempt, and its loser is cancelled, within a millisecond. So a
-// retry sent within the moment the proxy takes to notice an abandoned
-// attempt joins that attempt: the count errs low, never high. Copies sent
-// together with the first (a hedging delay of 0) are attempts of their own.
+// ends the attempt, and its loser is cancelled, within a millisecond; and
+// a hedge may leave just after the first copy's success arrived, which
+// joins the attempt too (within 20 ms). So a retry sent within the moment
+// the proxy takes to notice an abandoned attempt joins that attempt: the
+// count errs low. Copies sent together with the first (a hedging delay of
+// 0) are attempts of their own.
 func Attempts(calls []faults.Entry) [][]faults.Entry { return overlapping(calls, minHedgeDelay) }
 
 // Overlapping groups calls that overlap in time, in the order they started:
@@ -41,16 +49,21 @@ func overlapping(calls []faults.Entry, minGap time.Duration) [][]faults.Entry {
 	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
 	var out [][]faults.Entry
 	var end time.Time // when the current attempt's last outstanding copy ended
+	won := false      // a copy of the current attempt was answered 2xx
 	for _, e := range calls {
-		if n := len(out); n > 0 && e.Received.Before(end) && e.Received.Sub(out[n-1][0].Received) >= minGap {
+		n := len(out)
+		joins := n > 0 && e.Received.Sub(out[n-1][0].Received) >= minGap &&
+			(e.Received.Before(end) || won && e.Received.Before(end.Add(hedgeRace)))
+		if joins {
 			out[n-1] = append(out[n-1], e)
 		} else {
 			out = append(out, []faults.Entry{e})
-			end = time.Time{}
+			end, won = time.Time{}, false
 		}
 		if t := callEnd(e); t.After(end) {
 			end = t
 		}
+		won = won || e.ClientGone.IsZero() && e.Status >= 200 && e.Status < 300
 	}
 	return out
 }

@@ -27,6 +27,7 @@ func TestAttempts(t *testing.T) {
 		{"hedged copy joins its attempt", []faults.Entry{call(0, 2000, 350), call(300, 340, 0)}, []int{2}},
 		{"retry after a timeout is its own", []faults.Entry{call(0, 1000, 1000), call(1005, 1010, 0)}, []int{1, 1}},
 		{"hedge failing at once cancels its loser", []faults.Entry{call(0, 2000, 302), call(301, 302, 0)}, []int{2}},
+		{"hedge racing a success", []faults.Entry{withStatus(call(0, 300, 0), 201), call(301, 302, 0)}, []int{2}},
 		{"retry after a failure is its own", []faults.Entry{call(0, 20, 0), call(20, 40, 0)}, []int{1, 1}},
 		{"two attempts of two copies",
 			[]faults.Entry{call(0, 400, 0), call(300, 350, 0), call(500, 900, 850), call(800, 850, 0)}, []int{2, 2}},
@@ -63,4 +64,9 @@ func TestOverlapping(t *testing.T) {
 	if g := Overlapping(calls); len(g) != 1 || len(g[0]) != 2 {
 		t.Errorf("Overlapping: %d groups; want 1 of 2", len(g))
 	}
+}
+
+func withStatus(e faults.Entry, status int) faults.Entry {
+	e.Status = status
+	return e
 }

@@ -48,8 +48,11 @@ func logicalRequests(ctx context.Context, c *check.Case, cl check.Call) (check.R
 	return r, effectCalls(c, mark)
 }
 
-// byKey groups calls by the key the target forwarded, keeping order; each
-// call without a key is a group of its own (it cannot be tied to others).
+// groupByKey groups calls by the key the target forwarded, keeping order;
+// each call without a key is a group of its own (it cannot be tied to
+// others). A group holds one call per attempt, its first copy: hedged
+// copies overlapping it (check.Attempts) are no retries, and the hedging
+// suite judges them.
 func groupByKey(c *check.Case, calls []faults.Entry) [][]faults.Entry {
 	idx := map[string]int{}
 	var groups [][]faults.Entry
@@ -66,6 +69,17 @@ func groupByKey(c *check.Case, calls []faults.Entry) [][]faults.Entry {
 			groups = append(groups, nil)
 		}
 		groups[i] = append(groups[i], e)
+	}
+	for i, g := range groups {
+		attempts := check.Attempts(g)
+		if len(attempts) == len(g) {
+			continue
+		}
+		firsts := make([]faults.Entry, len(attempts))
+		for j, a := range attempts {
+			firsts[j] = a[0]
+		}
+		groups[i] = firsts
 	}
 	return groups
 }
