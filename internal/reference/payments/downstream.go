@@ -42,6 +42,7 @@ type caller struct {
 
 	policies []failsafe.Policy[*attempt]
 	breaker  circuitbreaker.CircuitBreaker[*attempt] // nil under no-retry-budget
+	throttle *throttle                               // nil under no-retry-budget
 }
 
 // attempt is the result of one POST /charges.
@@ -119,6 +120,7 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 		cl.policies = []failsafe.Policy[*attempt]{rb.Build()}
 		return cl, nil
 	}
+	cl.throttle = newThrottle(cl.cfg.Throttle, c.defects)
 	rb = rb.WithBudget(budget.NewBuilder().
 		WithMaxRate(cl.cfg.BudgetRatio).
 		WithMinConcurrency(cl.cfg.BudgetMinConcurrency).
@@ -127,7 +129,7 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 		return nil, fmt.Errorf("payments: breaker failures %d exceed its window %d", cl.cfg.BreakerFailures, cl.cfg.BreakerWindow)
 	}
 	cl.breaker = circuitbreaker.NewBuilder[*attempt]().
-		HandleIf(func(a *attempt, err error) bool { return serverFailure(a, err) }).
+		HandleIf(func(a *attempt, err error) bool { return cl.breakerFailure(a, err) }).
 		WithFailureThresholdRatio(cl.cfg.BreakerFailures, cl.cfg.BreakerWindow).
 		WithDelay(cl.cfg.BreakerDelay).
 		Build()
@@ -205,7 +207,7 @@ func (c *caller) charge(ctx context.Context, call chargeCall) outcome {
 	a, err := failsafe.With(c.policies...).WithContext(ctx).
 		GetWithExecution(func(exec failsafe.Execution[*attempt]) (*attempt, error) {
 			attempts = exec.Attempts()
-			a := c.attempt(ctx, call, body)
+			a := c.throttle.do(ctx, func() *attempt { return c.attempt(ctx, call, body) })
 			counted := attempts
 			if c.capPerKind && c.retryable(a, a.err) {
 				counted = streak.add(a)

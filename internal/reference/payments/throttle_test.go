@@ -1,0 +1,120 @@
+package payments
+
+import (
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
+)
+
+// refusing is a processor that refuses with status while down, and charges
+// otherwise.
+type refusing struct {
+	status int
+	down   atomic.Bool
+}
+
+func (p *refusing) fn(n int, w http.ResponseWriter, r *http.Request) {
+	if p.down.Load() {
+		status(p.status)(n, w, r)
+		return
+	}
+	status(http.StatusCreated)(n, w, r)
+}
+
+// TestThrottle_Refusals: while the processor refuses, calls fall to about
+// (1 − MaxRejection) of the attempts; under throttle-never every attempt is
+// made (the breaker does not count refusals either).
+func TestThrottle_Refusals(t *testing.T) {
+	const n = 200
+	tests := []struct {
+		name    string
+		status  int
+		defects []defect.Name
+		lo, hi  int // bounds on the calls made for n payments
+	}{
+		// 10 calls before the history rejects anything, then at most
+		// about 10 % of at most 3 attempts each (a permitted retry too).
+		{"503", http.StatusServiceUnavailable, nil, 10, 100},
+		{"429", http.StatusTooManyRequests, nil, 10, 100},
+		// Still throttles: the refusals alone push the rate to its cap.
+		{"stuck-engages", http.StatusServiceUnavailable, []defect.Name{defect.ThrottleStuck}, 10, 100},
+		{"never", http.StatusServiceUnavailable, []defect.Name{defect.ThrottleNever}, 3 * n, 3 * n},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &refusing{status: tt.status}
+				p.down.Store(true)
+				s := &script{fn: p.fn}
+				c := newTestCaller(t, RetryConfig{}, s, tt.defects...)
+				for range n {
+					chargeWithin(c, 10*time.Second)
+					time.Sleep(10 * time.Millisecond)
+				}
+				got := len(s.attempts())
+				t.Logf("%d calls for %d refused payments", got, n)
+				if got < tt.lo || got > tt.hi {
+					t.Errorf("%d calls for %d refused payments, want [%d, %d]", got, n, tt.lo, tt.hi)
+				}
+			})
+		})
+	}
+}
+
+// TestThrottle_Recovery: once the processor heals, every call goes through
+// within the Period; under throttle-stuck 90 % stay rejected for as long as
+// traffic flows, and only a Period without calls clears the history.
+func TestThrottle_Recovery(t *testing.T) {
+	tests := []struct {
+		name    string
+		defects []defect.Name
+		stuck   bool
+	}{
+		{"correct", nil, false},
+		{"stuck", []defect.Name{defect.ThrottleStuck}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &refusing{status: http.StatusServiceUnavailable}
+				p.down.Store(true)
+				s := &script{fn: p.fn}
+				c := newTestCaller(t, RetryConfig{}, s, tt.defects...)
+				for range 100 {
+					chargeWithin(c, 10*time.Second)
+					time.Sleep(20 * time.Millisecond)
+				}
+				p.down.Store(false)
+				// 2 s of payments every 20 ms, then 1 s more to judge.
+				for range 100 {
+					chargeWithin(c, 10*time.Second)
+					time.Sleep(20 * time.Millisecond)
+				}
+				var ok int
+				for range 50 {
+					if chargeWithin(c, 10*time.Second).kind == charged {
+						ok++
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				if tt.stuck {
+					if ok > 25 {
+						t.Errorf("throttle-stuck: %d of 50 payments charged 2 s after healing, want at most 25", ok)
+					}
+					time.Sleep(2 * time.Second) // a Period without calls
+					if out := chargeWithin(c, 10*time.Second); out.kind != charged {
+						t.Errorf("after a quiet Period: %+v, want charged", out)
+					}
+					return
+				}
+				if ok != 50 {
+					t.Errorf("%d of 50 payments charged 2 s after healing, want all", ok)
+				}
+			})
+		})
+	}
+}
