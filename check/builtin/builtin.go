@@ -11,6 +11,7 @@ import (
 	"github.com/resilcheck/resilcheck/check/idempotency"
 	"github.com/resilcheck/resilcheck/check/ratelimit"
 	"github.com/resilcheck/resilcheck/check/retryafter"
+	"github.com/resilcheck/resilcheck/check/throttling"
 )
 
 // Suites returns the built-in service suites with their default settings.
@@ -21,5 +22,6 @@ func Suites() []check.Suite {
 		retryafter.Suite(retryafter.Config{}),
 		deadlines.Suite(deadlines.Config{}),
 		ratelimit.Suite(ratelimit.Config{}),
+		throttling.Suite(throttling.Config{}),
 	}
 }

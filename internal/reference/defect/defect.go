@@ -67,7 +67,7 @@ var catalog = []Info{
 	{NoRateLimitHeaders, "gateway", "rate-limit-headers", "omits the RateLimit and X-RateLimit-* fields"},
 	{LyingRateLimitRemaining, "gateway", "rate-limit-headers", "advertises more remaining quota than it enforces"},
 	{SharedRateLimitRemaining, "gateway", "rate-limit-headers", "advertises a remaining quota that every tenant's requests use up, while it enforces each tenant's alone, so one tenant's traffic tells another to slow down"},
-	{ThrottleNever, "service", "throttling", "feeds its adaptive throttler without a failure condition, so failsafe-go counts only errors as failures and every 429 or 503, an HTTP answer, as an accept: throttling never engages and a refusing processor receives the full load"},
+	{ThrottleNever, "service", "throttling", "feeds its adaptive throttler without a failure condition, so failsafe-go counts only errors as failures and every 429, an HTTP answer, as an accept: throttling never engages and a refusing processor receives the full load"},
 	{ThrottleStuck, "service", "throttling", "records the processor's refusals in its adaptive throttler but never its accepts; failsafe-go v0.9.8 ages its history only when it records, so once the processor heals the refusals never age out while traffic flows and 90 % of calls stay rejected"},
 }
 

@@ -228,11 +228,9 @@ func TestCaller_Deadline(t *testing.T) {
 func TestCaller_Jitter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &script{fn: status(http.StatusServiceUnavailable)}
-		// The breaker would open after a few failures, and the throttler
-		// reject calls; a huge window keeps the breaker closed and a huge
-		// history threshold the throttler idle, so that every charge
-		// samples the backoff.
-		c := newTestCaller(t, RetryConfig{BreakerFailures: 100000, BreakerWindow: 100000, Throttle: ThrottleConfig{MinCalls: 1 << 30}}, s)
+		// The breaker would open after a few failures; a huge window keeps
+		// it closed so that every charge samples the backoff.
+		c := newTestCaller(t, RetryConfig{BreakerFailures: 100000, BreakerWindow: 100000}, s)
 		var first []time.Duration
 		for range 300 {
 			before := len(s.attempts())
@@ -283,14 +281,13 @@ func TestBackoffCeil(t *testing.T) {
 	}
 }
 
-// TestCaller_Outage: under a sustained outage (500: the processor failing,
-// not refusing) the breaker stops calls, and the retry budget caps
-// concurrent retries; the no-retry-budget defect sends every attempt.
-// Refusals are the throttler's (throttle_test.go).
+// TestCaller_Outage: under a sustained outage the breaker stops calls, and
+// the retry budget caps concurrent retries; the no-retry-budget defect sends
+// every attempt.
 func TestCaller_Outage(t *testing.T) {
 	const n = 50
 	sequential := func(t *testing.T, defects ...defect.Name) int {
-		s := &script{fn: status(http.StatusInternalServerError)}
+		s := &script{fn: status(http.StatusServiceUnavailable)}
 		c := newTestCaller(t, RetryConfig{}, s, defects...)
 		for range n {
 			chargeWithin(c, 10*time.Second)
@@ -313,7 +310,7 @@ func TestCaller_Outage(t *testing.T) {
 					status(http.StatusCreated)(n, w, r)
 					return
 				}
-				status(http.StatusInternalServerError)(n, w, r)
+				status(http.StatusServiceUnavailable)(n, w, r)
 			}}
 			c := newTestCaller(t, RetryConfig{}, s)
 			for range 10 {

@@ -52,11 +52,13 @@ func (t ThrottleConfig) withDefaults() ThrottleConfig {
 // throttle rejects processor calls locally while the processor refuses
 // work: failsafe-go's adaptive throttler, asked before every attempt (a
 // retry too), rejects with probability min(max(0, (calls − K·accepts) /
-// (calls + 1)), MaxRejection) over the last Period. A refusal (429, 503:
-// the processor shedding load) counts against it; any other answer,
-// including a crash, reset or timeout, counts as an accept: those are the
-// circuit breaker's. A call rejected locally is not counted (failsafe-go
-// counts executions), so a rejection never feeds more rejections.
+// (calls + 1)), MaxRejection) over the last Period. A refusal counts
+// against it: 429, the processor's "out of quota", the rejection the SRE
+// book's throttling counts (gRPC's RESOURCE_EXHAUSTED maps to it). Every
+// other answer counts as an accept; 503, crashes, resets and timeouts say
+// the processor is failing, and are the circuit breaker's. A call rejected
+// locally is not counted (failsafe-go counts executions), so a rejection
+// never feeds more rejections.
 //
 // It is safe for concurrent use; a nil throttle lets every call through
 // (no-retry-budget: the service has no protection at all).
@@ -132,18 +134,21 @@ func (t *throttle) do(ctx context.Context, fn func() *attempt) *attempt {
 	return a
 }
 
-// refused reports a refusal: the processor answered 429 or 503, shedding
-// load rather than failing.
+// refused reports a refusal: the processor answered 429, out of quota,
+// shedding this client's load rather than failing.
 func refused(a *attempt) bool {
-	return a != nil && a.err == nil && (a.status == http.StatusTooManyRequests || a.status == http.StatusServiceUnavailable)
+	return a != nil && a.err == nil && a.status == http.StatusTooManyRequests
 }
 
 // breakerFailure is what the circuit breaker counts: serverFailure less
 // what the throttler handles, the processor's refusals and the throttler's
 // own rejections. Under sustained refusals the throttler, not the breaker,
-// cuts the traffic, and a trickle keeps probing; crashes, resets, timeouts
-// and the other 5xx still open the breaker. Without a throttler
-// (no-retry-budget) it is serverFailure.
+// cuts the traffic, and a trickle keeps probing; a breaker counting them
+// too would open first and hide whether the throttler works. 503, crashes,
+// resets, timeouts and the other 5xx still open the breaker, as fast as
+// before (5 failures of the last 10 attempts), which a throttler's history
+// of seconds cannot match. Without a throttler (no-retry-budget) it is
+// serverFailure.
 func (c *caller) breakerFailure(a *attempt, err error) bool {
 	if c.throttle != nil && (refused(a) || errors.Is(err, adaptivethrottler.ErrExceeded)) {
 		return false

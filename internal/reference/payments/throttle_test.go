@@ -25,9 +25,10 @@ func (p *refusing) fn(n int, w http.ResponseWriter, r *http.Request) {
 	status(http.StatusCreated)(n, w, r)
 }
 
-// TestThrottle_Refusals: while the processor refuses, calls fall to about
-// (1 − MaxRejection) of the attempts; under throttle-never every attempt is
-// made (the breaker does not count refusals either).
+// TestThrottle_Refusals: while the processor refuses (429), calls fall to
+// about (1 − MaxRejection) of the attempts; under throttle-never every
+// attempt is made (the breaker does not count refusals either). A 503 is
+// the breaker's: it opens after 5 failures of 10, as it always did.
 func TestThrottle_Refusals(t *testing.T) {
 	const n = 200
 	tests := []struct {
@@ -38,11 +39,13 @@ func TestThrottle_Refusals(t *testing.T) {
 	}{
 		// 10 calls before the history rejects anything, then at most
 		// about 10 % of at most 3 attempts each (a permitted retry too).
-		{"503", http.StatusServiceUnavailable, nil, 10, 100},
 		{"429", http.StatusTooManyRequests, nil, 10, 100},
 		// Still throttles: the refusals alone push the rate to its cap.
-		{"stuck-engages", http.StatusServiceUnavailable, []defect.Name{defect.ThrottleStuck}, 10, 100},
-		{"never", http.StatusServiceUnavailable, []defect.Name{defect.ThrottleNever}, 3 * n, 3 * n},
+		{"stuck-engages", http.StatusTooManyRequests, []defect.Name{defect.ThrottleStuck}, 10, 100},
+		{"never", http.StatusTooManyRequests, []defect.Name{defect.ThrottleNever}, 3 * n, 3 * n},
+		// The breaker opens on 503 (5 failures of 10 attempts), half-opens
+		// each second, and re-opens on its trial: not the throttler's.
+		{"503-breaker", http.StatusServiceUnavailable, nil, 5, 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,7 +83,7 @@ func TestThrottle_Recovery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				p := &refusing{status: http.StatusServiceUnavailable}
+				p := &refusing{status: http.StatusTooManyRequests}
 				p.down.Store(true)
 				s := &script{fn: p.fn}
 				c := newTestCaller(t, RetryConfig{}, s, tt.defects...)

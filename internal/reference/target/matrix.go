@@ -44,4 +44,5 @@ func Matrix() map[defect.Name]Expectation {
 // matrixParts holds each suite's expectations, one file per suite.
 var matrixParts = []map[defect.Name]Expectation{
 	idempotencyMatrix, amplificationMatrix, retryAfterMatrix, deadlineMatrix, rateLimitMatrix,
+	throttlingMatrix,
 }

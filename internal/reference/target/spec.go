@@ -119,4 +119,14 @@ func defaultPolicy(p *targets.Policy) {
 	if len(p.Idempotency.Operations) == 0 {
 		p.Idempotency.Operations = []string{operation}
 	}
+	if !p.Throttling.Declared() {
+		// payments.ThrottleConfig's defaults: failsafe-go's adaptive
+		// throttler with failure-rate threshold 0.5 (K = 1/(1 − 0.5) = 2)
+		// and its default cap of 90 % rejected. Its history is 2 s, so
+		// every refusal has aged out of it 2 s after the processor heals;
+		// failsafe-go ages it when the calls let through (at least 10 %)
+		// record, within half a second at the 20 calls/s and more the
+		// stack serves under load.
+		p.Throttling = targets.ThrottlingPolicy{K: 2, MaxRejection: 0.9, Recovery: 2500 * time.Millisecond}
+	}
 }
