@@ -35,7 +35,7 @@ const (
 	LyingRateLimitRemaining  Name = "lying-ratelimit-remaining"  // gateway: remaining says more than is left
 	SharedRateLimitRemaining Name = "shared-ratelimit-remaining" // gateway: remaining counts every tenant's requests
 	ThrottleNever            Name = "throttle-never"             // service: its throttler counts a refusal as an accept
-	ThrottleStuck            Name = "throttle-stuck"             // service: its throttler records refusals, never accepts
+	ThrottleStuck            Name = "throttle-stuck"             // service: rejects while its throttler's last rate is above 0
 )
 
 // Info describes a defect for listings and the defect matrix.
@@ -68,7 +68,7 @@ var catalog = []Info{
 	{LyingRateLimitRemaining, "gateway", "rate-limit-headers", "advertises more remaining quota than it enforces"},
 	{SharedRateLimitRemaining, "gateway", "rate-limit-headers", "advertises a remaining quota that every tenant's requests use up, while it enforces each tenant's alone, so one tenant's traffic tells another to slow down"},
 	{ThrottleNever, "service", "throttling", "feeds its adaptive throttler without a failure condition, so failsafe-go counts only errors as failures and every 429, an HTTP answer, as an accept: throttling never engages and a refusing processor receives the full load"},
-	{ThrottleStuck, "service", "throttling", "records the processor's refusals in its adaptive throttler but never its accepts; failsafe-go v0.9.8 ages its history only when it records, so once the processor heals the refusals never age out while traffic flows and 90 % of calls stay rejected"},
+	{ThrottleStuck, "service", "throttling", "rejects every call, without asking, while its adaptive throttler's RejectionRate() is above zero (a fast path reading the metric as the decision); failsafe-go recomputes that rate only when asked for a permit, so once throttling engages no call reaches the processor again, healed or not, while traffic flows"},
 }
 
 // All returns every defect of the stack (gateway and service) in a stable

@@ -28,8 +28,9 @@ type ThrottleConfig struct {
 	// [2s: every refusal has aged out of it 2 s after the processor heals].
 	Period time.Duration
 	// MinCalls is how many calls the history must hold before anything is
-	// rejected, so a few refusals among little traffic reject nothing
-	// [10: a second of the lightest load the service is sized for].
+	// rejected, so a few refusals among little traffic (one payment's
+	// retries) reject nothing [10]. It is also a floor: MinCalls per Period
+	// always pass, so it stays well below (1 − MaxRejection) of the load.
 	MinCalls uint
 }
 
@@ -64,8 +65,9 @@ func (t ThrottleConfig) withDefaults() ThrottleConfig {
 // (no-retry-budget: the service has no protection at all).
 type throttle struct {
 	cfg ThrottleConfig
-	// refusalsOnly records refusals and never accepts (throttle-stuck).
-	refusalsOnly bool
+	// gated rejects without asking while the throttler's last computed
+	// rejection rate is above zero (throttle-stuck).
+	gated bool
 	// never counts failures as failsafe-go does by default, by error
 	// alone, so an HTTP refusal counts as an accept (throttle-never).
 	never bool
@@ -77,7 +79,7 @@ type throttle struct {
 
 func newThrottle(cfg ThrottleConfig, defects defect.Set) *throttle {
 	return &throttle{cfg: cfg.withDefaults(),
-		refusalsOnly: defects.Has(defect.ThrottleStuck), never: defects.Has(defect.ThrottleNever)}
+		gated: defects.Has(defect.ThrottleStuck), never: defects.Has(defect.ThrottleNever)}
 }
 
 // build makes a fresh throttler with the configured settings.
@@ -104,6 +106,12 @@ func (t *throttle) permit() (adaptivethrottler.AdaptiveThrottler[*attempt], bool
 	t.last = now
 	lim := t.lim
 	t.mu.Unlock()
+	if t.gated && lim.RejectionRate() > 0 {
+		// throttle-stuck: a fast path that reads the metric as the
+		// decision. failsafe-go recomputes the rate only in AcquirePermit,
+		// so once it is above zero it never falls while calls keep coming.
+		return lim, false
+	}
 	return lim, lim.TryAcquirePermit()
 }
 
@@ -122,10 +130,6 @@ func (t *throttle) do(ctx context.Context, fn func() *attempt) *attempt {
 	switch {
 	case ctx.Err() != nil:
 		// The caller gave up: the answer says nothing about the processor.
-	case t.refusalsOnly:
-		if refused(a) {
-			lim.RecordFailure()
-		}
 	case a.err != nil:
 		lim.RecordError(a.err)
 	default:
