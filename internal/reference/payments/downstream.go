@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/failsafe-go/failsafe-go"
+	"github.com/failsafe-go/failsafe-go/adaptivethrottler"
 	"github.com/failsafe-go/failsafe-go/budget"
 	"github.com/failsafe-go/failsafe-go/circuitbreaker"
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
@@ -42,7 +43,7 @@ type caller struct {
 
 	policies []failsafe.Policy[*attempt]
 	breaker  circuitbreaker.CircuitBreaker[*attempt] // nil under no-retry-budget
-	throttle *throttle                               // nil under no-retry-budget
+	throttle *throttle
 }
 
 // attempt is the result of one POST /charges.
@@ -107,7 +108,7 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 	rb := retrypolicy.NewBuilder[*attempt]().
 		HandleIf(func(a *attempt, err error) bool { return cl.retryable(a, err) }).
 		AbortIf(func(a *attempt, _ error) bool { return a != nil && a.stop }).
-		AbortOnErrors(circuitbreaker.ErrOpen).
+		AbortOnErrors(circuitbreaker.ErrOpen, adaptivethrottler.ErrExceeded).
 		WithMaxAttempts(cl.maxAttempts()).
 		WithDelayFunc(func(exec failsafe.ExecutionAttempt[*attempt]) time.Duration {
 			if a := exec.LastResult(); a != nil {
@@ -116,11 +117,11 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 			return 0
 		}).
 		ReturnLastFailure()
+	cl.throttle = newThrottle(cl.cfg.Throttle, c.defects)
 	if c.defects.Has(defect.NoRetryBudget) {
 		cl.policies = []failsafe.Policy[*attempt]{rb.Build()}
 		return cl, nil
 	}
-	cl.throttle = newThrottle(cl.cfg.Throttle, c.defects)
 	rb = rb.WithBudget(budget.NewBuilder().
 		WithMaxRate(cl.cfg.BudgetRatio).
 		WithMinConcurrency(cl.cfg.BudgetMinConcurrency).

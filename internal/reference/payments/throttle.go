@@ -61,8 +61,9 @@ func (t ThrottleConfig) withDefaults() ThrottleConfig {
 // locally is not counted (failsafe-go counts executions), so a rejection
 // never feeds more rejections.
 //
-// It is safe for concurrent use; a nil throttle lets every call through
-// (no-retry-budget: the service has no protection at all).
+// It is safe for concurrent use; a nil throttle lets every call through.
+// no-retry-budget keeps it: it removes the retry budget and the breaker,
+// which 429s never fed.
 type throttle struct {
 	cfg ThrottleConfig
 	// gated rejects without asking while the throttler's last computed
@@ -116,8 +117,10 @@ func (t *throttle) permit() (adaptivethrottler.AdaptiveThrottler[*attempt], bool
 }
 
 // do makes the attempt fn through the throttler. A call rejected locally
-// is an attempt failed with adaptivethrottler.ErrExceeded that stops the
-// retries: the service answers 503 with Retry-After at once.
+// is an attempt failed with adaptivethrottler.ErrExceeded, on which the
+// retry policy aborts (even under retry-cap-per-failure-kind, whose cap
+// would take it for a new kind of failure): the service answers 503 with
+// Retry-After at once.
 func (t *throttle) do(ctx context.Context, fn func() *attempt) *attempt {
 	if t == nil {
 		return fn()
@@ -151,8 +154,7 @@ func refused(a *attempt) bool {
 // too would open first and hide whether the throttler works. 503, crashes,
 // resets, timeouts and the other 5xx still open the breaker, as fast as
 // before (5 failures of the last 10 attempts), which a throttler's history
-// of seconds cannot match. Without a throttler (no-retry-budget) it is
-// serverFailure.
+// of seconds cannot match.
 func (c *caller) breakerFailure(a *attempt, err error) bool {
 	if c.throttle != nil && (refused(a) || errors.Is(err, adaptivethrottler.ErrExceeded)) {
 		return false

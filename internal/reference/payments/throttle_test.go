@@ -40,6 +40,10 @@ func TestThrottle_Refusals(t *testing.T) {
 		// 10 calls before the history rejects anything, then at most
 		// about 10 % of at most 3 attempts each (a permitted retry too).
 		{"429", http.StatusTooManyRequests, nil, 10, 100},
+		// Neither defect touches the throttler: a local rejection still
+		// ends the payment, whatever the per-kind cap counts.
+		{"no-retry-budget", http.StatusTooManyRequests, []defect.Name{defect.NoRetryBudget}, 10, 100},
+		{"cap-per-kind", http.StatusTooManyRequests, []defect.Name{defect.RetryCapPerFailureKind}, 10, 100},
 		// Engages, and then rejects everything.
 		{"stuck-engages", http.StatusTooManyRequests, []defect.Name{defect.ThrottleStuck}, 10, 20},
 		{"never", http.StatusTooManyRequests, []defect.Name{defect.ThrottleNever}, 3 * n, 3 * n},
