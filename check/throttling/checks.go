@@ -66,6 +66,11 @@ func recovery(ctx context.Context, c *check.Case) check.Result {
 	engaged := fmt.Sprintf("in the last second of refusals (%s): %d calls for %d requests", p, before.calls, before.requests)
 	obs := fmt.Sprintf("%s; from %s after healing, over %s: %d of %d requests reached the dependency",
 		engaged, (pol.Recovery + slack).Round(time.Millisecond), end.Sub(from).Round(time.Millisecond), t.calls, t.requests)
+	if back, ok := p.backAfter(end, 250*time.Millisecond, cfg.miss()); ok {
+		obs += fmt.Sprintf(" (back at the offered rate %s after healing, in 250 ms bins)", back)
+	} else {
+		obs += " (not back at the offered rate by the end of the run)"
+	}
 	ev := p.evidence(p.healed.Add(-time.Second), end)
 	switch {
 	case t.requests < 10:

@@ -157,6 +157,32 @@ func (p *plan) count(from, to time.Time) tally {
 	return t
 }
 
+// backAfter is how long after healing the calls came back: the start of
+// the first of step's bins in [healed, end) from which every bin with
+// requests saw at least (1 − miss) of them reach the dependency; ok is
+// false when the last bin did not.
+func (p *plan) backAfter(end time.Time, step time.Duration, miss float64) (time.Duration, bool) {
+	back, ok := time.Duration(0), false
+	for from := p.healed; from.Before(end); from = from.Add(step) {
+		to := from.Add(step)
+		if to.After(end) {
+			to = end
+		}
+		t := p.count(from, to)
+		if t.requests == 0 {
+			continue
+		}
+		if !recovered(t, miss) {
+			ok = false
+			continue
+		}
+		if !ok {
+			back, ok = from.Sub(p.healed), true
+		}
+	}
+	return back, ok
+}
+
 // evidence is p's exchanges received in [from, to).
 func (p *plan) evidence(from, to time.Time) []faults.Entry {
 	var out []faults.Entry

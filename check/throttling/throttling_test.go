@@ -2,6 +2,7 @@ package throttling
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -143,5 +144,41 @@ func TestSuite_needs(t *testing.T) {
 	}
 	if err := check.Validate([]check.Suite{Suite(Config{})}); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestPlan_backAfter(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	// run builds a plan healed at 0 with one request every 50 ms until
+	// 2 s, each reaching the dependency from back on.
+	run := func(back int, relapse ...int) *plan {
+		p := &plan{healed: t0}
+		for ms := 0; ms < 2000; ms += 50 {
+			p.front = append(p.front, faults.Entry{Received: at(ms)})
+			if ms >= back && !slices.Contains(relapse, ms) {
+				p.calls = append(p.calls, faults.Entry{Received: at(ms), Status: http.StatusCreated})
+			}
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		p    *plan
+		want time.Duration
+		ok   bool
+	}{
+		{"at once", run(0), 0, true},
+		{"after 600 ms", run(600), 750 * time.Millisecond, true},
+		{"a relapse restarts it", run(0, 1000, 1050), 1250 * time.Millisecond, true},
+		{"never", run(5000), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tt.p.backAfter(at(2000), 250*time.Millisecond, 0.1)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("backAfter = %s, %v; want %s, %v", got, ok, tt.want, tt.ok)
+			}
+		})
 	}
 }
