@@ -104,11 +104,11 @@ var NeedThrottlingRecovery = check.Need{Name: "throttling recovery",
 
 func checks() []check.Check {
 	return []check.Check{
-		{ID: "TH-01", Suite: Name, Takes: 6 * time.Second, Level: reports.LevelRecommended,
+		{ID: "TH-01", Suite: Name, Takes: 7 * time.Second, Level: reports.LevelRecommended,
 			Needs:  []check.Need{check.NeedDependency, NeedThrottling},
 			Source: sre + "; " + fsgo,
 			Title:  "while the dependency refuses most calls (429, out of quota) for a sustained period, the calls reaching it fall to about K × the calls it accepts, not the offered load", Run: refusedLoad},
-		{ID: "TH-02", Suite: Name, Takes: 8 * time.Second, Timed: true, Level: reports.LevelRecommended,
+		{ID: "TH-02", Suite: Name, Takes: 10 * time.Second, Timed: true, Level: reports.LevelRecommended,
 			Needs:  []check.Need{check.NeedDependency, NeedThrottling, NeedThrottlingRecovery},
 			Source: sre + "; " + fsgo,
 			Title:  "once the dependency stops refusing, calls reach it at the offered rate again within the declared recovery", Run: recovery},
