@@ -12,6 +12,7 @@ import (
 	"github.com/resilcheck/resilcheck/check/idempotency"
 	"github.com/resilcheck/resilcheck/check/ratelimit"
 	"github.com/resilcheck/resilcheck/check/retryafter"
+	"github.com/resilcheck/resilcheck/check/throttling"
 )
 
 // Suites returns the built-in service suites with their default settings.
@@ -23,5 +24,6 @@ func Suites() []check.Suite {
 		deadlines.Suite(deadlines.Config{}),
 		ratelimit.Suite(ratelimit.Config{}),
 		hedging.Suite(hedging.Config{}),
+		throttling.Suite(throttling.Config{}),
 	}
 }

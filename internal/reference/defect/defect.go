@@ -39,6 +39,8 @@ const (
 	HedgeNoBudget            Name = "hedge-no-budget"            // service: hedges with no budget, so a slow dependency gets twice the load
 	HedgeLoserKept           Name = "hedge-loser-kept"           // service: never cancels the losing copies
 	HedgeNewKey              Name = "hedge-new-key"              // service: gives each hedged copy a new idempotency key
+	ThrottleNever            Name = "throttle-never"             // service: its throttler counts a refusal as an accept
+	ThrottleStuck            Name = "throttle-stuck"             // service: rejects while its throttler's last rate is above 0
 )
 
 // Info describes a defect for listings and the defect matrix.
@@ -75,6 +77,8 @@ var catalog = []Info{
 	{HedgeNoBudget, "service", "hedging", "hedges with no budget, so when the processor is slow for everyone every call is sent twice and the overload doubles"},
 	{HedgeLoserKept, "service", "hedging", "sends every copy on a context that only the deadline ends, so the losing copy runs on after the winner answered"},
 	{HedgeNewKey, "service", "hedging", "gives each hedged copy an idempotency key of its own, so the processor charges once per copy"},
+	{ThrottleNever, "service", "throttling", "feeds its adaptive throttler without a failure condition, so failsafe-go counts only errors as failures and every 429, an HTTP answer, as an accept: throttling never engages and a refusing processor receives the full load"},
+	{ThrottleStuck, "service", "throttling", "rejects every call, without asking, while its adaptive throttler's RejectionRate() is above zero (a fast path reading the metric as the decision); failsafe-go recomputes that rate only when asked for a permit, so once throttling engages no call reaches the processor again, healed or not, while traffic flows"},
 }
 
 // All returns every defect of the stack (gateway and service) in a stable

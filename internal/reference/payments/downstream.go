@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/failsafe-go/failsafe-go"
+	"github.com/failsafe-go/failsafe-go/adaptivethrottler"
 	"github.com/failsafe-go/failsafe-go/budget"
 	"github.com/failsafe-go/failsafe-go/circuitbreaker"
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
@@ -43,6 +44,7 @@ type caller struct {
 	policies []failsafe.Policy[*attempt]
 	breaker  circuitbreaker.CircuitBreaker[*attempt] // nil under no-retry-budget
 	hedge    *hedger                                 // each attempt's copies
+	throttle *throttle
 }
 
 // attempt is the result of one POST /charges.
@@ -111,7 +113,7 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 	rb := retrypolicy.NewBuilder[*attempt]().
 		HandleIf(func(a *attempt, err error) bool { return cl.retryable(a, err) }).
 		AbortIf(func(a *attempt, _ error) bool { return a != nil && a.stop }).
-		AbortOnErrors(circuitbreaker.ErrOpen).
+		AbortOnErrors(circuitbreaker.ErrOpen, adaptivethrottler.ErrExceeded).
 		WithMaxAttempts(cl.maxAttempts()).
 		WithDelayFunc(func(exec failsafe.ExecutionAttempt[*attempt]) time.Duration {
 			if a := exec.LastResult(); a != nil {
@@ -120,6 +122,7 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 			return 0
 		}).
 		ReturnLastFailure()
+	cl.throttle = newThrottle(cl.cfg.Throttle, c.defects)
 	if c.defects.Has(defect.NoRetryBudget) {
 		cl.policies = []failsafe.Policy[*attempt]{rb.Build()}
 		return cl, nil
@@ -132,7 +135,7 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 		return nil, fmt.Errorf("payments: breaker failures %d exceed its window %d", cl.cfg.BreakerFailures, cl.cfg.BreakerWindow)
 	}
 	cl.breaker = circuitbreaker.NewBuilder[*attempt]().
-		HandleIf(func(a *attempt, err error) bool { return serverFailure(a, err) }).
+		HandleIf(func(a *attempt, err error) bool { return cl.breakerFailure(a, err) }).
 		WithFailureThresholdRatio(cl.cfg.BreakerFailures, cl.cfg.BreakerWindow).
 		WithDelay(cl.cfg.BreakerDelay).
 		Build()
@@ -210,7 +213,7 @@ func (c *caller) charge(ctx context.Context, call chargeCall) outcome {
 	a, err := failsafe.With(c.policies...).WithContext(ctx).
 		GetWithExecution(func(exec failsafe.Execution[*attempt]) (*attempt, error) {
 			attempts = exec.Attempts()
-			a := c.attempt(ctx, call, body)
+			a := c.throttle.do(ctx, func() *attempt { return c.attempt(ctx, call, body) })
 			counted := attempts
 			if c.capPerKind && c.retryable(a, a.err) {
 				counted = streak.add(a)

@@ -30,6 +30,8 @@ type RetryConfig struct {
 	BreakerFailures uint          // failures among the last BreakerWindow attempts that open the breaker [5]
 	BreakerWindow   uint          // attempts the breaker looks at [10]
 	BreakerDelay    time.Duration // time open before half-open [1s]
+
+	Throttle ThrottleConfig // client-side throttling of the processor's refusals [ThrottleConfig's defaults]
 }
 
 func (c RetryConfig) withDefaults() RetryConfig {
@@ -57,6 +59,7 @@ func (c RetryConfig) withDefaults() RetryConfig {
 	if c.BreakerFailures == 0 {
 		c.BreakerFailures = (c.BreakerWindow + 1) / 2
 	}
+	c.Throttle = c.Throttle.withDefaults()
 	return c
 }
 

@@ -43,5 +43,6 @@ func Matrix() map[defect.Name]Expectation {
 
 // matrixParts holds each suite's expectations, one file per suite.
 var matrixParts = []map[defect.Name]Expectation{
-	idempotencyMatrix, amplificationMatrix, retryAfterMatrix, deadlineMatrix, rateLimitMatrix, hedgingMatrix,
+	idempotencyMatrix, amplificationMatrix, retryAfterMatrix, deadlineMatrix, rateLimitMatrix,
+	hedgingMatrix, throttlingMatrix,
 }

@@ -125,4 +125,14 @@ func defaultPolicy(p *targets.Policy) {
 		// within 20 % of the charges in flight.
 		p.Hedging = targets.HedgingPolicy{Delay: 300 * time.Millisecond, MaxCopies: 2, Budget: 0.2}
 	}
+	if !p.Throttling.Declared() {
+		// payments.ThrottleConfig's defaults: failsafe-go's adaptive
+		// throttler with failure-rate threshold 0.5 (K = 1/(1 − 0.5) = 2)
+		// and its default cap of 90 % rejected. Its history is 2 s, so
+		// every refusal has aged out of it 2 s after the processor heals;
+		// failsafe-go ages it when the calls let through (at least 10 %)
+		// record, within half a second at the 20 calls/s and more the
+		// stack serves under load.
+		p.Throttling = targets.ThrottlingPolicy{K: 2, MaxRejection: 0.9, Recovery: 2500 * time.Millisecond}
+	}
 }

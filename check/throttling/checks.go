@@ -1,0 +1,82 @@
+package throttling
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+)
+
+// refusedLoad (TH-01): the dependency refuses most calls for a warm-up and
+// a window; in the window, calls reaching it stay within Eq. 21-1's K ×
+// accepts plus what the declared cap lets through.
+func refusedLoad(ctx context.Context, c *check.Case) check.Result {
+	h := c.Harness
+	cfg, pol := config(h), h.Policy.Throttling
+	warm, why := cfg.warmup(h)
+	p := draw(c, cfg)
+	p.refuse = warm + cfg.window()
+	if reason := drive(ctx, c, p); reason != "" {
+		return check.Inconclusive("%s", reason)
+	}
+	defer rest(ctx, c) //nolint:errcheck // the verdict is this case's; the next case heals again
+	from := p.start.Add(warm)
+	t := p.count(from, p.healed)
+	attempts := h.Policy.Retry.Attempts()
+	limit := throttledLimit(t, pol.K, pol.Rejection(), attempts, cfg.share(), cfg.floor())
+	want := fmt.Sprintf("after %s of refusals (%s), calls ≤ %s·accepts + (1 − %s)·requests·%d + %.2f·requests + %d",
+		warm, why, kText(pol), rejectionText(pol), attempts, cfg.share(), cfg.floor())
+	obs := fmt.Sprintf("%s, over %s: %d requests, %d calls reached the dependency, %d accepted (limit %.1f calls; %.2f calls per request)",
+		p, p.healed.Sub(from).Round(time.Millisecond), t.requests, t.calls, t.accepts, limit, float64(t.calls)/float64(max(1, t.requests)))
+	ev := p.evidence(from, p.healed)
+	switch {
+	case t.requests < 10:
+		return check.Inconclusive("only %d requests arrived in the counted window: %s", t.requests, obs)
+	case float64(t.calls) > limit:
+		return check.Fail(want, obs+": the refused dependency kept receiving the offered load", ev...)
+	}
+	return check.Pass(want, obs, ev...)
+}
+
+// recovery (TH-02): the dependency refuses every call until the throttler
+// has engaged, then heals; once the declared recovery has passed, calls
+// reach it at the offered rate again.
+func recovery(ctx context.Context, c *check.Case) check.Result {
+	h := c.Harness
+	cfg, pol := config(h), h.Policy.Throttling
+	warm, _ := cfg.warmup(h)
+	slack := cfg.slack(h)
+	p := draw(c, cfg)
+	p.share = 1 // every call refused: the throttler's history holds refusals only
+	p.refuse, p.after = warm, pol.Recovery+slack+cfg.window()
+	if reason := drive(ctx, c, p); reason != "" {
+		return check.Inconclusive("%s", reason)
+	}
+	end := p.healed.Add(p.after)
+	if !p.healed.Before(p.start.Add(warm + time.Second)) { // the load ended early: no window to judge
+		end = p.healed
+	}
+	defer rest(ctx, c) //nolint:errcheck // a target that never recovers fails here; the next case heals again
+	before := p.count(p.healed.Add(-time.Second), p.healed)
+	from := p.healed.Add(pol.Recovery + slack)
+	t := p.count(from, end)
+	want := fmt.Sprintf("from %s (declared recovery %s + %s) after the dependency heals, at least %.0f %% of requests reach it",
+		pol.Recovery+slack, pol.Recovery, slack, 100*(1-cfg.miss()))
+	engaged := fmt.Sprintf("in the last second of refusals (%s): %d calls for %d requests", p, before.calls, before.requests)
+	obs := fmt.Sprintf("%s; from %s after healing, over %s: %d of %d requests reached the dependency",
+		engaged, (pol.Recovery + slack).Round(time.Millisecond), end.Sub(from).Round(time.Millisecond), t.calls, t.requests)
+	if back, ok := p.backAfter(end, 250*time.Millisecond, cfg.miss()); ok {
+		obs += fmt.Sprintf(" (back at the offered rate %s after healing, in 250 ms bins)", back)
+	} else {
+		obs += " (not back at the offered rate by the end of the run)"
+	}
+	ev := p.evidence(p.healed.Add(-time.Second), end)
+	switch {
+	case t.requests < 10:
+		return check.Inconclusive("only %d requests arrived after the recovery: %s", t.requests, obs)
+	case !recovered(t, cfg.miss()):
+		return check.Fail(want, obs+": calls did not come back", ev...)
+	}
+	return check.Pass(want, obs, ev...)
+}

@@ -1,0 +1,232 @@
+package throttling
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/load"
+)
+
+// tenants is how many tenants a run spreads its load over, so no tenant's
+// quota refuses it.
+const tenants = 8
+
+// plan is one run: requests at rate through the front proxy while the
+// dependency refuses share of its effectful calls for refuse, then after
+// more of load with the dependency healthy.
+//
+// A refusal is 429 without Retry-After: "out of quota", the rejection the
+// SRE book's throttling counts (gRPC's RESOURCE_EXHAUSTED maps to it). A 503
+// says the dependency is unavailable, which a circuit breaker rightly
+// answers first (it opens within a handful of failures, long before a
+// throttler's history fills), hiding the throttler from the count.
+type plan struct {
+	rate          float64
+	share         float64 // of the calls refused
+	refuse, after time.Duration
+
+	start, healed time.Time
+	front, calls  []faults.Entry // the run's front exchanges and effectful dependency calls
+}
+
+func (p *plan) String() string {
+	return fmt.Sprintf("429 to %.0f %% of calls at %.0f req/s", 100*p.share, p.rate)
+}
+
+// draw fills in the rate and share of a case.
+func draw(c *check.Case, cfg Config) *plan {
+	return &plan{
+		rate:  cfg.rate() * (1 + float64(c.IntN(26))/100),
+		share: []float64{1, 0.9}[c.IntN(2)],
+	}
+}
+
+// drive heals the target, then runs p with the load package. It returns
+// the reason the run is inconclusive, or "".
+func drive(ctx context.Context, c *check.Case, p *plan) string {
+	h := c.Harness
+	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+		return "before the refusals: " + err.Error()
+	}
+	op, err := h.Operation.Prepare(check.Values{}, false)
+	if err != nil {
+		return err.Error()
+	}
+	spec := load.Spec{
+		URL: h.TargetURL + op.Path, Method: op.Method,
+		KeyHeader: h.Conventions.KeyHeaderName(), TenantHeader: h.Conventions.TenantHeaderName(),
+		Pacing: load.Pacing{Rate: p.rate}, Duration: p.refuse + p.after,
+		Timeout: max(5*time.Second, h.Conventions.BudgetCap()+time.Second), Seed: uint64(c.IntN(1 << 62)), Name: c.ID,
+		Build: func(d load.BodyData, hd http.Header) ([]byte, error) {
+			r, err := h.Operation.Prepare(check.Values{Key: d.Key, Tenant: d.Tenant, Amount: 1000 + d.Seq%8000, Seq: d.Seq}, false)
+			if err != nil {
+				return nil, err
+			}
+			for k, vs := range r.Header {
+				hd[k] = vs
+			}
+			h.Conventions.SetTenant(hd, d.Tenant)
+			hd.Set(h.Conventions.KeyHeaderName(), h.Conventions.FormatKey(d.Key))
+			return r.Body, nil
+		},
+	}
+	if spec.TenantHeader != "" {
+		for range tenants {
+			spec.Tenants = append(spec.Tenants, c.Tenant())
+		}
+	}
+	h.Settle(ctx)
+	mark := h.Journal.LastSeq()
+	m := c.EffectMatch(0)
+	if p.share < 1 {
+		m.Probability = p.share
+	}
+	_, remove, err := c.Rule(h.Dependency, m, faults.Abort{Status: http.StatusTooManyRequests, Body: "refused: out of quota"})
+	if err != nil {
+		return err.Error()
+	}
+	var once sync.Once
+	heal := func() { once.Do(func() { remove(); p.healed = time.Now() }) }
+	p.start = time.Now()
+	if p.after > 0 {
+		t := time.AfterFunc(p.refuse, heal)
+		defer t.Stop()
+	}
+	_, err = load.Run(ctx, spec, nil)
+	h.Settle(ctx)
+	heal()
+	p.front, p.calls = entries(h, op, mark)
+	var sf *load.ShortfallError
+	switch {
+	case errors.As(err, &sf):
+		return "the harness could not keep the request rate: " + sf.Error()
+	case err != nil:
+		return err.Error()
+	case len(p.front) == 0:
+		return "no request reached the front proxy"
+	}
+	return ""
+}
+
+// entries returns the operation's front exchanges and the effectful
+// dependency calls recorded after mark, each in the order received.
+func entries(h *check.Harness, op check.Request, mark uint64) (front, calls []faults.Entry) {
+	front = h.Journal.After(mark, faults.BySide("front"), faults.ByMethod(op.Method), faults.ByPath(op.Path))
+	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(cmp.Or(h.Operation.EffectMethod, http.MethodPost))}
+	if h.Operation.EffectPath != "" {
+		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
+	}
+	calls = h.Journal.After(mark, filters...)
+	byTime := func(a, b faults.Entry) int { return a.Received.Compare(b.Received) }
+	slices.SortStableFunc(front, byTime)
+	slices.SortStableFunc(calls, byTime)
+	return front, calls
+}
+
+// tally is what a window of a run counts: requests received at the front,
+// calls received at the dependency, and the calls it accepted.
+type tally struct {
+	requests, calls, accepts int
+}
+
+// count tallies p's exchanges received in [from, to).
+func (p *plan) count(from, to time.Time) tally {
+	in := func(e faults.Entry) bool { return !e.Received.Before(from) && e.Received.Before(to) }
+	var t tally
+	for _, e := range p.front {
+		if in(e) {
+			t.requests++
+		}
+	}
+	for _, e := range p.calls {
+		if in(e) {
+			t.calls++
+			if accepted(e.Status) {
+				t.accepts++
+			}
+		}
+	}
+	return t
+}
+
+// backAfter is how long after healing the calls came back: the start of
+// the first of step's bins in [healed, end) from which every bin with
+// requests saw at least (1 − miss) of them reach the dependency; ok is
+// false when the last bin did not.
+func (p *plan) backAfter(end time.Time, step time.Duration, miss float64) (time.Duration, bool) {
+	back, ok := time.Duration(0), false
+	for from := p.healed; from.Before(end); from = from.Add(step) {
+		to := from.Add(step)
+		if to.After(end) {
+			to = end
+		}
+		t := p.count(from, to)
+		if t.requests == 0 {
+			continue
+		}
+		if !recovered(t, miss) {
+			ok = false
+			continue
+		}
+		if !ok {
+			back, ok = from.Sub(p.healed), true
+		}
+	}
+	return back, ok
+}
+
+// evidence is p's exchanges received in [from, to).
+func (p *plan) evidence(from, to time.Time) []faults.Entry {
+	var out []faults.Entry
+	for _, e := range append(slices.Clone(p.front), p.calls...) {
+		if !e.Received.Before(from) && e.Received.Before(to) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// accepted reports whether a dependency status accepted the call: an
+// answer that is not a refusal (429, 503) nor a failure to answer.
+func accepted(status int) bool {
+	return status >= 200 && status < 500 && status != http.StatusTooManyRequests
+}
+
+// throttledLimit is TH-01's bound on the calls of a window: Eq. 21-1 lets
+// K·accepts through, the declared cap at least (1 − max_rejection) of the
+// requests, each attempt of a request being one; share·requests + floor is
+// the tolerance.
+func throttledLimit(t tally, k, maxRejection float64, attempts int, share float64, floor int) float64 {
+	return k*float64(t.accepts) + (1-maxRejection)*float64(t.requests*attempts) + share*float64(t.requests) + float64(floor)
+}
+
+// recovered reports whether calls reached the dependency at the offered
+// rate: at least (1 − miss) of the requests.
+func recovered(t tally, miss float64) bool {
+	return float64(t.calls) >= (1-miss)*float64(t.requests)
+}
+
+// rest leaves the target as healthy as it was found: a heal, and when that
+// fails (the heal's own traffic can keep a throttler's history of the
+// case's refusals from ageing), a quiet wait of the declared recovery and
+// a heal again.
+func rest(ctx context.Context, c *check.Case) error {
+	h := c.Harness
+	within := h.Policy.Throttling.Recovery
+	if within <= 0 {
+		within = h.HealWithin()
+	}
+	if c.Heal(ctx, h.Policy.Retry.HealStreak(), within) == nil {
+		return nil
+	}
+	check.Sleep(ctx, h.Policy.Throttling.Recovery)
+	return c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin())
+}

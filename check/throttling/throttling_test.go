@@ -1,0 +1,184 @@
+package throttling
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+func TestThrottledLimit(t *testing.T) {
+	tests := []struct {
+		name         string
+		t            tally
+		k, rejection float64
+		attempts     int
+		want         float64
+		// throttled and unthrottled are call counts the bound must pass and fail.
+		throttled, unthrottled int
+	}{
+		// The reference under a total refusal: 65 requests, 0 accepts.
+		{"total refusal, cap 0.9", tally{requests: 65}, 2, 0.9, 3, 0.1*65*3 + 6.5 + 5, 11, 198},
+		// A tenth accepted: K·accepts adds to the allowance.
+		{"partial refusal", tally{requests: 60, accepts: 20}, 2, 0.9, 3, 40 + 18 + 6 + 5, 60, 180},
+		// Uncapped (max_rejection 1): only Eq. 21-1 and the tolerance.
+		{"uncapped", tally{requests: 100}, 2, 1, 3, 15, 15, 16},
+		// One attempt per request: the cap's allowance shrinks.
+		{"one attempt", tally{requests: 100}, 2, 0.9, 1, 25, 25, 26},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := throttledLimit(tt.t, tt.k, tt.rejection, tt.attempts, 0.1, 5)
+			if got < tt.want-1e-9 || got > tt.want+1e-9 {
+				t.Fatalf("limit %.2f, want %.2f", got, tt.want)
+			}
+			if float64(tt.throttled) > got {
+				t.Errorf("%d calls exceed the limit %.2f: a throttling target would fail", tt.throttled, got)
+			}
+			if float64(tt.unthrottled) <= got {
+				t.Errorf("%d calls within the limit %.2f: a target passing refusals through would pass", tt.unthrottled, got)
+			}
+		})
+	}
+}
+
+func TestRecovered(t *testing.T) {
+	tests := []struct {
+		name string
+		t    tally
+		want bool
+	}{
+		{"every request reached it", tally{requests: 61, calls: 61}, true},
+		{"a tenth missing", tally{requests: 60, calls: 54}, true},
+		{"more than a tenth missing", tally{requests: 60, calls: 53}, false},
+		{"stuck at the cap", tally{requests: 69, calls: 8}, false},
+		{"retries above the requests", tally{requests: 10, calls: 14}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := recovered(tt.t, 0.1); got != tt.want {
+				t.Errorf("recovered(%+v) = %v, want %v", tt.t, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPlan_count(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	p := &plan{
+		front: []faults.Entry{{Received: at(0)}, {Received: at(100)}, {Received: at(900)}, {Received: at(1000)}},
+		calls: []faults.Entry{
+			{Received: at(0), Status: http.StatusTooManyRequests},
+			{Received: at(150), Status: http.StatusCreated},
+			{Received: at(200), Status: http.StatusPaymentRequired}, // declined: an answer, accepted
+			{Received: at(300), Status: http.StatusServiceUnavailable},
+			{Received: at(400), Status: 0}, // no answer
+			{Received: at(1000), Status: http.StatusCreated},
+		},
+	}
+	tests := []struct {
+		name     string
+		from, to time.Time
+		want     tally
+	}{
+		{"all but the end", at(0), at(1000), tally{requests: 3, calls: 5, accepts: 2}},
+		{"from excludes before", at(100), at(1001), tally{requests: 3, calls: 5, accepts: 3}},
+		{"empty", at(500), at(800), tally{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.count(tt.from, tt.to); got != tt.want {
+				t.Errorf("count = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfig_warmup(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      Config
+		recovery time.Duration
+		want     time.Duration
+	}{
+		{"declared recovery", Config{}, 2500 * time.Millisecond, 2500 * time.Millisecond},
+		{"short recovery: at least 1 s", Config{}, 200 * time.Millisecond, time.Second},
+		{"long recovery: MaxWarmup", Config{}, 2 * time.Minute, 10 * time.Second},
+		{"no recovery", Config{}, 0, 2 * time.Second},
+		{"configured", Config{Warmup: 3 * time.Second}, 2500 * time.Millisecond, 3 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &check.Harness{Policy: check.Policy{Throttling: check.ThrottlingPolicy{K: 2, Recovery: tt.recovery}}}
+			if got, why := tt.cfg.warmup(h); got != tt.want || why == "" {
+				t.Errorf("warmup = %s (%q), want %s with a reason", got, why, tt.want)
+			}
+		})
+	}
+}
+
+func TestSuite_needs(t *testing.T) {
+	tests := []struct {
+		name                 string
+		policy               check.ThrottlingPolicy
+		throttling, recovery bool // whether each need is met
+	}{
+		{"undeclared", check.ThrottlingPolicy{}, false, false},
+		{"no recovery", check.ThrottlingPolicy{K: 2}, true, false},
+		{"declared", check.ThrottlingPolicy{K: 2, MaxRejection: 0.9, Recovery: time.Second}, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &check.Harness{Policy: check.Policy{Throttling: tt.policy}}
+			if got := NeedThrottling.Unmet(h) == ""; got != tt.throttling {
+				t.Errorf("throttling need met = %v, want %v", got, tt.throttling)
+			}
+			if got := NeedThrottlingRecovery.Unmet(h) == ""; got != tt.recovery {
+				t.Errorf("recovery need met = %v, want %v", got, tt.recovery)
+			}
+		})
+	}
+	if err := check.Validate([]check.Suite{Suite(Config{})}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestPlan_backAfter(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	// run builds a plan healed at 0 with one request every 50 ms until
+	// 2 s, each reaching the dependency from back on.
+	run := func(back int, relapse ...int) *plan {
+		p := &plan{healed: t0}
+		for ms := 0; ms < 2000; ms += 50 {
+			p.front = append(p.front, faults.Entry{Received: at(ms)})
+			if ms >= back && !slices.Contains(relapse, ms) {
+				p.calls = append(p.calls, faults.Entry{Received: at(ms), Status: http.StatusCreated})
+			}
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		p    *plan
+		want time.Duration
+		ok   bool
+	}{
+		{"at once", run(0), 0, true},
+		{"after 600 ms", run(600), 750 * time.Millisecond, true},
+		{"a relapse restarts it", run(0, 1000, 1050), 1250 * time.Millisecond, true},
+		{"never", run(5000), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tt.p.backAfter(at(2000), 250*time.Millisecond, 0.1)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("backAfter = %s, %v; want %s, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
