@@ -39,7 +39,11 @@ func Attempts(calls []faults.Entry) [][]faults.Entry { return overlapping(calls,
 // a call that starts while a call of the current group is outstanding joins
 // it, however soon after the group began. It is the hedging suite's view,
 // where copies sent together with the first are copies too; the retry
-// checks count Attempts.
+// checks count Attempts. A winning copy often ends its attempt, and has its
+// loser cancelled, a millisecond after it began, so no margin is taken off
+// the overlap: a retry sent at once after an answer the proxy has not yet
+// journaled as ended (a stall of the runner) joins the attempt it follows,
+// and a check judging the copies' timing is judged again after a stall.
 func Overlapping(calls []faults.Entry) [][]faults.Entry { return overlapping(calls, 0) }
 
 // overlapping groups calls as Attempts does, a call joining a group only

@@ -41,17 +41,28 @@ func budgetKept(ctx context.Context, cs *check.Case) check.Result {
 		wg.Go(func() { out[i] = sent{calls[i].Key, h.Send(ctx, calls[i])} })
 	}
 	wg.Wait()
+	got := c.calls(ctx, mark)
 	byKey := map[string][]faults.Entry{}
-	for _, e := range c.calls(ctx, mark) {
+	for _, e := range got {
 		byKey[c.key(e)] = append(byKey[c.key(e)], e)
 	}
 	reached, hedges, most := 0, 0, 0
-	for _, group := range byKey {
-		for _, a := range copies(group) {
+	for key, group := range byKey {
+		if key == "" {
+			continue // counted below
+		}
+		for _, a := range c.copies(group) {
 			reached++
 			hedges += len(a) - 1
 			most = max(most, len(a))
 		}
+	}
+	if keyless := len(byKey[""]); keyless > 0 {
+		// Keyless calls cannot be tied to their requests: each request
+		// still waiting for a call is taken to have made one, the rest
+		// are hedged copies.
+		first := min(keyless, n-reached)
+		reached, hedges = reached+first, hedges+keyless-first
 	}
 	if reached < n/2 {
 		return check.Inconclusive("only %d of %d requests sent together reached the dependency (first reply %s): too few to weigh a budget", reached, n, check.Describe(out[0].r))
@@ -59,6 +70,9 @@ func budgetKept(ctx context.Context, cs *check.Case) check.Result {
 	limit := budgetLimit(r, reached)
 	want := fmt.Sprintf("with every call held %s, at most ⌊%s·%d/(1−budget)⌋ + 2 = %d hedged copies for %d requests sent together", check.Ms(hold), budgetText(c.p), reached, limit, reached)
 	obs := fmt.Sprintf("%d requests reached the dependency, with %d hedged copies (at most %d copies of one)", reached, hedges, most)
+	if k := len(byKey[""]); k > 0 {
+		obs = fmt.Sprintf("%d requests reached the dependency, with %d hedged copies (%d calls carried no key: beyond one call a request, each is taken for a copy)", reached, hedges, k)
+	}
 	if hedges > limit {
 		return check.Fail(want, obs+": hedging multiplies a slowdown that every call shares", c.Evidence()...)
 	}

@@ -26,7 +26,7 @@ func losersCancelled(ctx context.Context, cs *check.Case) check.Result {
 	}
 	mark := c.mark(ctx)
 	r, _ := c.send(ctx, hold)
-	groups := copies(c.calls(ctx, mark))
+	groups := c.copies(c.calls(ctx, mark))
 	if (len(groups) == 0 || len(groups[0]) < 2) && !c.p.Declared() {
 		return check.NotApplicable("the target sent no copy of a call held %s (client got %s): it does not hedge the call", check.Ms(hold), check.Describe(r))
 	}

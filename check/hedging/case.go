@@ -67,7 +67,7 @@ func (c *hdCase) calls(ctx context.Context, mark uint64) []faults.Entry {
 // overlapping in time (check.Overlapping), declared or not, so HD-04 and
 // HD-05 see copies a target sends without saying so, and copies sent
 // together with the first are copies too.
-func copies(calls []faults.Entry) [][]faults.Entry {
+func (c *hdCase) copies(calls []faults.Entry) [][]faults.Entry {
 	return check.Overlapping(calls)
 }
 

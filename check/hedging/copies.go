@@ -23,7 +23,7 @@ func copiesCapped(ctx context.Context, cs *check.Case) check.Result {
 	}
 	mark := c.mark(ctx)
 	r, _ := c.send(ctx, hold)
-	groups := copies(c.calls(ctx, mark))
+	groups := c.copies(c.calls(ctx, mark))
 	if len(groups) == 0 {
 		return check.Inconclusive("the target made no dependency call (client got %s)", check.Describe(r))
 	}

@@ -24,7 +24,7 @@ func delayKept(ctx context.Context, cs *check.Case) check.Result {
 	for range 3 {
 		mark := c.mark(ctx)
 		c.send(ctx, hold)
-		for _, a := range copies(c.calls(ctx, mark)) {
+		for _, a := range c.copies(c.calls(ctx, mark)) {
 			if len(a) > 1 && a[1].Received.Sub(a[0].Received) < d-c.tol {
 				return check.Fail(want, "a call the dependency answered at once: "+c.describe(a), c.Evidence()...)
 			}
@@ -35,7 +35,7 @@ func delayKept(ctx context.Context, cs *check.Case) check.Result {
 	}
 	mark := c.mark(ctx)
 	r, _ := c.send(ctx, hold)
-	groups := copies(c.calls(ctx, mark))
+	groups := c.copies(c.calls(ctx, mark))
 	switch {
 	case len(groups) == 0:
 		return check.Inconclusive("the target made no dependency call (client got %s)", check.Describe(r))

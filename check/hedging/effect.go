@@ -26,13 +26,17 @@ func oneEffect(ctx context.Context, cs *check.Case) check.Result {
 	mark := c.mark(ctx)
 	r, _ := c.send(ctx, hold)
 	calls := c.calls(ctx, mark)
-	for _, a := range copies(calls) {
+	for _, a := range c.copies(calls) {
 		if len(a) < 2 {
 			continue
 		}
 		first := c.key(a[0])
+		if first == "" {
+			return check.Fail(want, fmt.Sprintf("%d copies of the write carried no %s: %s; client got %s",
+				len(a), name, c.describe(a), check.Describe(r)), c.Evidence()...)
+		}
 		for i, e := range a[1:] {
-			if k := c.key(e); first == "" || k != first {
+			if k := c.key(e); k != first {
 				return check.Fail(want, fmt.Sprintf("copy %d carried %s %q while copy 1 carried %q: %s; client got %s",
 					i+2, name, k, first, c.describe(a), check.Describe(r)), c.Evidence()...)
 			}

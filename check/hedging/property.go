@@ -18,6 +18,10 @@ import (
 // exploreFor is HD-01p's default exploring time; --explore lengthens it.
 const exploreFor = 3 * time.Second
 
+// structural is the margin of a failure no stall of the runner can cause
+// (a copy too many, a second key, a second effect): it stands.
+const structural = 24 * time.Hour
+
 // step is the dependency's answer to one call of a script; scaled by the
 // declared delay, so every slow answer outlasts it.
 type step struct {
@@ -137,7 +141,7 @@ func (m *machine) run(t *rapid.T) bool {
 	r, _ := c.send(m.ctx, wait)
 	calls := c.calls(m.ctx, mark)
 	m.last = calls
-	attempts := copies(calls)
+	attempts := c.copies(calls)
 	hedged := false
 	for _, a := range attempts {
 		hedged = hedged || len(a) > 1
@@ -148,6 +152,7 @@ func (m *machine) run(t *rapid.T) bool {
 		m.judge(t, c, i+1, a)
 	}
 	if ef := c.Effects(m.ctx); ef.Total > 1 && c.Disagreed() == "" {
+		m.margin = structural
 		t.Fatalf("%d effects for one request (%s)", ef.Total, ef)
 	}
 	return hedged
@@ -156,10 +161,15 @@ func (m *machine) run(t *rapid.T) bool {
 // judge holds one attempt's copies to the invariants.
 func (m *machine) judge(t *rapid.T, c *hdCase, n int, a []faults.Entry) {
 	if len(a) > m.p.Copies() {
+		m.margin = structural
 		t.Fatalf("attempt %d: %d copies, above the cap of %s", n, len(a), copiesText(m.p))
 	}
 	for j := 1; j < len(a); j++ {
 		if k, first := c.key(a[j]), c.key(a[0]); first == "" || k != first {
+			m.margin = structural
+			if first == "" {
+				t.Fatalf("attempt %d: %d copies carried no idempotency key", n, len(a))
+			}
 			t.Fatalf("attempt %d: copy %d carried key %q, copy 1 %q", n, j+1, k, first)
 		}
 		pending := true

@@ -267,7 +267,7 @@ func (c *caller) charge(ctx context.Context, call chargeCall) outcome {
 // attempt makes one attempt of call: one POST /charges, or hedged copies of
 // it when the call is slow.
 func (c *caller) attempt(ctx context.Context, call chargeCall, body []byte) *attempt {
-	return c.hedge.send(ctx, call, !c.noKey, func(ctx context.Context, key string) *attempt {
+	return c.hedge.send(ctx, call, func(ctx context.Context, key string) *attempt {
 		return c.post(ctx, call, key, body)
 	})
 }

@@ -81,11 +81,13 @@ func newHedger(cfg HedgeConfig, defects defect.Set) (*hedger, error) {
 	return h, nil
 }
 
-// send makes one attempt of call: a single copy when hedging is off or the
-// call carries no key (a keyless copy could charge twice), else copies
-// until one answers, the losers cancelled.
-func (h *hedger) send(ctx context.Context, call chargeCall, keyed bool, one func(ctx context.Context, key string) *attempt) *attempt {
-	if h.policy == nil || !keyed {
+// send makes one attempt of call: a single copy when hedging is off, else
+// copies until one answers, the losers cancelled. Every copy carries the
+// call's key, so the processor charges once; under no-downstream-key there
+// is none, and each copy may charge (hedging a non-idempotent call, which
+// HD-05 catches).
+func (h *hedger) send(ctx context.Context, call chargeCall, one func(ctx context.Context, key string) *attempt) *attempt {
+	if h.policy == nil {
 		return one(ctx, call.key)
 	}
 	a, err := failsafe.With(h.policy).WithContext(ctx).
