@@ -33,22 +33,29 @@ const hedgeRace = 20 * time.Millisecond
 // the proxy takes to notice an abandoned attempt joins that attempt: the
 // count errs low. Copies sent together with the first (a hedging delay of
 // 0) are attempts of their own.
-func Attempts(calls []faults.Entry) [][]faults.Entry { return overlapping(calls, minHedgeDelay) }
+func Attempts(calls []faults.Entry) [][]faults.Entry { return overlapping(calls, minHedgeDelay, 0) }
 
 // Overlapping groups calls that overlap in time, in the order they started:
 // a call that starts while a call of the current group is outstanding joins
 // it, however soon after the group began. It is the hedging suite's view,
 // where copies sent together with the first are copies too; the retry
-// checks count Attempts. A winning copy often ends its attempt, and has its
-// loser cancelled, a millisecond after it began, so no margin is taken off
-// the overlap: a retry sent at once after an answer the proxy has not yet
-// journaled as ended (a stall of the runner) joins the attempt it follows,
-// and a check judging the copies' timing is judged again after a stall.
-func Overlapping(calls []faults.Entry) [][]faults.Entry { return overlapping(calls, 0) }
+// checks count Attempts.
+//
+// A call that ended with an answer counts as outstanding until margin
+// before the end the proxy journaled: the proxy stamps the end a moment
+// after the answer left (longer on a busy runner), and a retry sent as
+// soon as the answer arrived may start within that moment; it is no copy.
+// A call its client cancelled ends when the cancel was seen: a winning copy
+// often ends its attempt, and has the loser cancelled, a millisecond after
+// it began, and any margin would take it for an attempt of its own.
+func Overlapping(calls []faults.Entry, margin time.Duration) [][]faults.Entry {
+	return overlapping(calls, 0, margin)
+}
 
 // overlapping groups calls as Attempts does, a call joining a group only
-// when it starts at least minGap after the group's first.
-func overlapping(calls []faults.Entry, minGap time.Duration) [][]faults.Entry {
+// when it starts at least minGap after the group's first, and an answered
+// call outstanding until margin before its journaled end.
+func overlapping(calls []faults.Entry, minGap, margin time.Duration) [][]faults.Entry {
 	calls = slices.Clone(calls)
 	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
 	var out [][]faults.Entry
@@ -64,7 +71,11 @@ func overlapping(calls []faults.Entry, minGap time.Duration) [][]faults.Entry {
 			out = append(out, []faults.Entry{e})
 			end, won = time.Time{}, false
 		}
-		if t := callEnd(e); t.After(end) {
+		t := callEnd(e)
+		if e.ClientGone.IsZero() && e.Status != 0 {
+			t = t.Add(-margin)
+		}
+		if t.After(end) {
 			end = t
 		}
 		won = won || e.ClientGone.IsZero() && e.Status >= 200 && e.Status < 300

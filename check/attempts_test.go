@@ -61,8 +61,30 @@ func TestOverlapping(t *testing.T) {
 	if n := len(Attempts(calls)); n != 2 {
 		t.Errorf("Attempts: %d groups; want 2", n)
 	}
-	if g := Overlapping(calls); len(g) != 1 || len(g[0]) != 2 {
+	if g := Overlapping(calls, 0); len(g) != 1 || len(g[0]) != 2 {
 		t.Errorf("Overlapping: %d groups; want 1 of 2", len(g))
+	}
+	answered := func(e faults.Entry) faults.Entry { e.Status = 503; return e }
+	gone := func(e faults.Entry, ms int) faults.Entry {
+		e.ClientGone = t0.Add(time.Duration(ms) * time.Millisecond)
+		return e
+	}
+	for _, tc := range []struct {
+		name  string
+		calls []faults.Entry
+		want  int // groups
+	}{
+		// A retry started before the journal stamped the answered call's
+		// end, within the margin: an attempt of its own.
+		{"retry within the stamp's lag", []faults.Entry{answered(at(0, 40)), at(30, 50)}, 2},
+		// A winning copy 2 ms in, its loser cancelled at once: one attempt.
+		{"winner cancels its loser", []faults.Entry{gone(at(0, 2000), 302), answered(at(300, 301))}, 1},
+		// A slow first copy answered long after its hedge began.
+		{"hedge of a slow answer", []faults.Entry{answered(at(0, 1300)), gone(at(300, 1301), 1301)}, 1},
+	} {
+		if g := Overlapping(tc.calls, 25*time.Millisecond); len(g) != tc.want {
+			t.Errorf("%s: %d groups; want %d", tc.name, len(g), tc.want)
+		}
 	}
 }
 

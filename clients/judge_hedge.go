@@ -26,7 +26,7 @@ func (j *judging) hedged() ([]*ScenarioRun, [][][]faults.Entry) {
 	var groups [][][]faults.Entry
 	for _, r := range j.ran() {
 		if r.Scenario.slow() && len(r.Attempts) > 0 {
-			runs, groups = append(runs, r), append(groups, check.Overlapping(r.Attempts))
+			runs, groups = append(runs, r), append(groups, check.Overlapping(r.Attempts, j.tol.Early))
 		}
 	}
 	return runs, groups

@@ -160,7 +160,7 @@ func (r *ScenarioRun) succeeded() bool {
 	}
 	// The last attempt, with its hedged copies: any of them may be the one
 	// answered, the others cancelled.
-	groups := check.Overlapping(r.Attempts)
+	groups := check.Overlapping(r.Attempts, 0)
 	for _, e := range groups[len(groups)-1] {
 		if e.Status >= 200 && e.Status < 300 && e.ClientGone.IsZero() {
 			return true

@@ -64,11 +64,12 @@ func (c *hdCase) calls(ctx context.Context, mark uint64) []faults.Entry {
 }
 
 // copies groups calls into attempts, each with its copies: the calls
-// overlapping in time (check.Overlapping), declared or not, so HD-04 and
-// HD-05 see copies a target sends without saying so, and copies sent
-// together with the first are copies too.
+// overlapping in time (check.Overlapping, an answered call's journaled end
+// taken the slack early), declared or not, so HD-04 and HD-05 see copies a
+// target sends without saying so, and copies sent together with the first
+// are copies too.
 func (c *hdCase) copies(calls []faults.Entry) [][]faults.Entry {
-	return check.Overlapping(calls)
+	return check.Overlapping(calls, c.tol)
 }
 
 // key is the idempotency key a call carried to the dependency.
