@@ -33,14 +33,16 @@ const (
 	hedgeBudgetMin  = 3
 
 	// throttleThreshold is the failure rate above which the throttler
-	// rejects (WithFailureRateThreshold): it lets through executions up to
-	// successes/(1 − 0.5), Eq. 21-1's K = 2.
-	throttleThreshold = 0.5
+	// rejects (WithFailureRateThreshold, 0.1 as failsafe-go's docs show
+	// it): it lets through executions up to successes/(1 − 0.1), Eq.
+	// 21-1's K = 1/0.9 ≈ 1.11.
+	throttleThreshold = 0.1
 	// throttleMinCalls is the executions its history must hold before it
 	// rejects anything.
 	throttleMinCalls = 10
-	// throttlePeriod is the history: 20 buckets of 100 ms.
-	throttlePeriod = 2 * time.Second
+	// throttlePeriod is the history: 20 buckets of 500 ms. The docs show a
+	// minute; 10 s forgets a refusal within a certification's patience.
+	throttlePeriod = 10 * time.Second
 	// throttleMaxRejection caps the rejection rate (WithMaxRejectionRate,
 	// failsafe-go's default .9).
 	throttleMaxRejection = 0.9
