@@ -30,6 +30,7 @@ var zoo = []struct {
 	{"chi-orders", "go", prepareGo},
 	{"nginx-limit-req", "nginx", prepareNginx},
 	{"hedged-orders", "go", prepareGo},
+	{"failsafe-orders", "go", prepareGo},
 }
 
 // checkIDs lists the checks a service is certified by: the client suite
