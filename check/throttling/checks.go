@@ -9,8 +9,9 @@ import (
 )
 
 // refusedLoad (TH-01): the dependency refuses most calls for a warm-up and
-// a window; in the window, calls reaching it stay within Eq. 21-1's K ×
-// accepts plus what the declared cap lets through.
+// a window; in the window, calls reaching it stay within what Eq. 21-1
+// lets through, counted either way (throttledLimit), plus what the
+// declared cap lets through.
 func refusedLoad(ctx context.Context, c *check.Case) check.Result {
 	h := c.Harness
 	cfg, pol := config(h), h.Policy.Throttling
@@ -25,8 +26,8 @@ func refusedLoad(ctx context.Context, c *check.Case) check.Result {
 	t := p.count(from, p.healed)
 	attempts := h.Policy.Retry.Attempts()
 	limit := throttledLimit(t, pol.K, pol.Rejection(), attempts, cfg.share(), cfg.floor())
-	want := fmt.Sprintf("after %s of refusals (%s), calls ≤ %s·accepts + (1 − %s)·requests·%d + %.2f·requests + %d",
-		warm, why, kText(pol), rejectionText(pol), attempts, cfg.share(), cfg.floor())
+	want := fmt.Sprintf("after %s of refusals (%s), calls ≤ max(K·accepts, √(K·accepts·requests·%d)) + (1 − %s)·requests·%d + %.2f·requests + %d, K = %s (Eq. 21-1 counted over requests, or over the calls made)",
+		warm, why, attempts, rejectionText(pol), attempts, cfg.share(), cfg.floor(), kText(pol))
 	obs := fmt.Sprintf("%s, over %s: %d requests, %d calls reached the dependency, %d accepted (limit %.1f calls; %.2f calls per request)",
 		p, p.healed.Sub(from).Round(time.Millisecond), t.requests, t.calls, t.accepts, limit, float64(t.calls)/float64(max(1, t.requests)))
 	ev := p.evidence(from, p.healed)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -200,12 +201,19 @@ func accepted(status int) bool {
 	return status >= 200 && status < 500 && status != http.StatusTooManyRequests
 }
 
-// throttledLimit is TH-01's bound on the calls of a window: Eq. 21-1 lets
-// K·accepts through, the declared cap at least (1 − max_rejection) of the
-// requests, each attempt of a request being one; share·requests + floor is
-// the tolerance.
+// throttledLimit is TH-01's bound on the calls of a window. Eq. 21-1
+// counted as the SRE book counts it, over every request the application
+// attempted, locally rejected ones included, lets about K·accepts through.
+// Counted over the calls made alone (failsafe-go's adaptivethrottler: a
+// rejected call records nothing), it lets through K times the accepted
+// share of the calls, of every attempt offered: c = K·(a/c)·offered, so
+// c = √(K·a·offered). That bounds the book's count too, so a target is
+// held to the larger. The declared cap lets at least (1 − max_rejection)
+// of the attempts through; share·requests + floor is the tolerance.
 func throttledLimit(t tally, k, maxRejection float64, attempts int, share float64, floor int) float64 {
-	return k*float64(t.accepts) + (1-maxRejection)*float64(t.requests*attempts) + share*float64(t.requests) + float64(floor)
+	offered := float64(t.requests * attempts)
+	eq := max(k*float64(t.accepts), math.Sqrt(k*float64(t.accepts)*offered))
+	return eq + (1-maxRejection)*offered + share*float64(t.requests) + float64(floor)
 }
 
 // recovered reports whether calls reached the dependency at the offered

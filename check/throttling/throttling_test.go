@@ -1,6 +1,7 @@
 package throttling
 
 import (
+	"math"
 	"net/http"
 	"slices"
 	"testing"
@@ -22,8 +23,14 @@ func TestThrottledLimit(t *testing.T) {
 	}{
 		// The reference under a total refusal: 65 requests, 0 accepts.
 		{"total refusal, cap 0.9", tally{requests: 65}, 2, 0.9, 3, 0.1*65*3 + 6.5 + 5, 11, 198},
-		// A tenth accepted: K·accepts adds to the allowance.
-		{"partial refusal", tally{requests: 60, accepts: 20}, 2, 0.9, 3, 40 + 18 + 6 + 5, 60, 180},
+		// Some accepted: √(K·accepts·requests·attempts) adds to the
+		// allowance, what a throttler counting only the calls it made lets
+		// through (√(2·20·180) ≈ 84.9).
+		{"partial refusal", tally{requests: 60, accepts: 20}, 2, 0.9, 3, math.Sqrt(2*20*180) + 18 + 6 + 5, 110, 180},
+		// failsafe-go at K = 2 with a tenth accepted lets about a fifth of
+		// the offered calls through: 13 of 67, 1 accepted (helper's
+		// simulation and examples/foreign/failsafe-orders).
+		{"failsafe-go's count", tally{requests: 67, accepts: 1}, 2, 0.9, 1, math.Sqrt(2*67) + 6.7 + 6.7 + 5, 26, 67},
 		// Uncapped (max_rejection 1): only Eq. 21-1 and the tolerance.
 		{"uncapped", tally{requests: 100}, 2, 1, 3, 15, 15, 16},
 		// One attempt per request: the cap's allowance shrinks.
