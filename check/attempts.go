@@ -30,9 +30,10 @@ const hedgeRace = 20 * time.Millisecond
 // ends the attempt, and its loser is cancelled, within a millisecond; and
 // a hedge may leave just after the first copy's success arrived, which
 // joins the attempt too (within 20 ms). So a retry sent within the moment
-// the proxy takes to notice an abandoned attempt joins that attempt: the
-// count errs low. Copies sent together with the first (a hedging delay of
-// 0) are attempts of their own.
+// the proxy takes to notice an abandoned attempt joins that attempt, and
+// the count errs low; it errs high for a hedge whose timer fires just as
+// a failure arrives (after a success it joins), and copies sent together
+// with the first (a hedging delay of 0) are attempts of their own.
 func Attempts(calls []faults.Entry) [][]faults.Entry { return overlapping(calls, minHedgeDelay, 0) }
 
 // Overlapping groups calls that overlap in time, in the order they started:

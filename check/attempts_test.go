@@ -82,9 +82,11 @@ func TestOverlapping(t *testing.T) {
 		// A slow first copy answered long after its hedge began.
 		{"hedge of a slow answer", []faults.Entry{answered(at(0, 1300)), gone(at(300, 1301), 1301)}, 1},
 	} {
-		if g := Overlapping(tc.calls, 25*time.Millisecond); len(g) != tc.want {
-			t.Errorf("%s: %d groups; want %d", tc.name, len(g), tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if g := Overlapping(tc.calls, 25*time.Millisecond); len(g) != tc.want {
+				t.Errorf("%d groups; want %d", len(g), tc.want)
+			}
+		})
 	}
 }
 

@@ -10,13 +10,15 @@ import (
 )
 
 // judgeCap (CL-01): no operation makes more attempts than the declared cap.
+// A hedging client's copies of an attempt (check.Attempts) are one attempt:
+// CL-15 counts copies.
 func judgeCap(j *judging) check.Result {
 	want := fmt.Sprintf("at most %d attempts per operation", j.policy.MaxAttempts)
 	most, retried := 0, false
 	for _, r := range j.ran() {
-		n := len(r.Attempts)
+		n := len(check.Attempts(r.Attempts))
 		if n > j.policy.MaxAttempts {
-			return check.Fail(want, fmt.Sprintf("%s: %d attempts", r.id, n), r.Attempts...)
+			return check.Fail(want, fmt.Sprintf("%s: %d attempts (%d calls)", r.id, n, len(r.Attempts)), r.Attempts...)
 		}
 		most, retried = max(most, n), retried || n > 1
 	}

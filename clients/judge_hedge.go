@@ -40,7 +40,7 @@ func (j *judging) hedged() ([]*ScenarioRun, [][][]faults.Entry) {
 // attempts after it, on a client already running, are timed.
 func judgeHedgeDelay(j *judging) check.Result {
 	d := j.policy.HedgeDelay
-	want := fmt.Sprintf("a slow attempt gets its next copy once it has been outstanding %s (−%s), not before", d, j.tol.Early)
+	want := fmt.Sprintf("a slow attempt gets its next copy once it has been outstanding %s, not before (−%s) and not long after (+%s)", d, j.tol.Early, j.tol.Late)
 	runs, groups := j.hedged()
 	if len(runs) == 0 {
 		return check.Inconclusive("no scenario with a slow answer ran")
@@ -51,13 +51,17 @@ func judgeHedgeDelay(j *judging) check.Result {
 		if slow < 0 {
 			return check.Inconclusive("%s: no attempt met a slow answer (%s)", r.id, answers(r.Attempts))
 		}
+		if held := r.Scenario.step(attemptNo(r, groups[i][slow][0])).Delay; d+j.tol.Late >= held {
+			return check.Inconclusive("%s: the declared delay %s (+%s) is not shorter than the scenario's slow answer %s: no copy is due", r.id, d, j.tol.Late, held)
+		}
 		if len(groups[i][slow]) < 2 {
 			return check.Fail(want, fmt.Sprintf("%s: an attempt answered after %s got no copy (%s): the declared hedging did not happen",
 				r.id, r.Scenario.step(attemptNo(r, groups[i][slow][0])).Delay, copiesText(groups[i][slow])), r.Attempts...)
 		}
 		for _, g := range groups[i][1:] {
 			for k := 1; k < len(g); k++ {
-				if gap := g[k].Received.Sub(g[k-1].Received); gap < d-j.tol.Early {
+				gap := g[k].Received.Sub(g[k-1].Received)
+				if gap < d-j.tol.Early || gap > d+j.tol.Late {
 					return check.Fail(want, fmt.Sprintf("%s: copy %d came %s after copy %d: %s", r.id, k+1, gap.Round(time.Millisecond), k, copiesText(g)), g...)
 				}
 			}

@@ -38,7 +38,7 @@ func (v *validator) checkClient() {
 			v.errf("client.policy.key_header", "%s", msg)
 		}
 	}
-	if h := p.Hedging; h != (ClientHedging{}) {
+	if h := p.Hedging; h != (ClientHedging{}) || v.written("client.policy.hedging") {
 		if h.Delay <= 0 {
 			v.keyErrf("client.policy.hedging.delay", "hedging needs delay > 0, how long an attempt is outstanding before the next copy, e.g. delay: 300ms")
 		}

@@ -112,6 +112,9 @@ func (v *validator) written(path string) bool {
 func (v *validator) checkHedging(h HedgingPolicy) {
 	const at = "policy.hedging."
 	if !h.Declared() {
+		if v.written("policy.hedging") {
+			v.keyErrf(at+"delay", "hedging needs delay > 0, how long a call is outstanding before the next copy, e.g. delay: 200ms; leave policy.hedging out if the service does not hedge")
+		}
 		return
 	}
 	if h.Delay <= 0 {
@@ -120,7 +123,7 @@ func (v *validator) checkHedging(h HedgingPolicy) {
 	if h.MaxCopies == 1 || h.MaxCopies < 0 {
 		v.errf(at+"max_copies", "expected at least 2 (the first copy counts; 1 is no hedging), got %d", h.MaxCopies)
 	}
-	if h.Budget < 0 || h.Budget > 1 {
+	if h.Budget < 0 || h.Budget > 1 || h.Budget == 0 && v.written(at+"budget") {
 		v.errf(at+"budget", "expected a share of calls in flight in (0, 1] (0.1 = 10 %%), got %g", h.Budget)
 	}
 }
@@ -128,12 +131,15 @@ func (v *validator) checkHedging(h HedgingPolicy) {
 func (v *validator) checkThrottling(t ThrottlingPolicy) {
 	const at = "policy.throttling."
 	if !t.Declared() {
+		if v.written("policy.throttling") {
+			v.keyErrf(at+"k", "throttling needs k ≥ 1, the multiplier of the SRE book's Eq. 21-1 (2 is its usual choice); leave policy.throttling out if the service does not throttle")
+		}
 		return
 	}
 	if t.K < 1 {
 		v.keyErrf(at+"k", "throttling needs k ≥ 1, the multiplier of the SRE book's Eq. 21-1 (2 is its usual choice; failsafe-go's failure-rate threshold t is k = 1/(1−t)), got %g", t.K)
 	}
-	if t.MaxRejection < 0 || t.MaxRejection > 1 {
+	if t.MaxRejection < 0 || t.MaxRejection > 1 || t.MaxRejection == 0 && v.written(at+"max_rejection") {
 		v.errf(at+"max_rejection", "expected a share in (0, 1] (failsafe-go's default is 0.9), got %g", t.MaxRejection)
 	}
 	v.positive(at+"recovery", t.Recovery, t.Recovery < 0)

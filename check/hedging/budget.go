@@ -68,7 +68,7 @@ func budgetKept(ctx context.Context, cs *check.Case) check.Result {
 		return check.Inconclusive("only %d of %d requests sent together reached the dependency (first reply %s): too few to weigh a budget", reached, n, check.Describe(out[0].r))
 	}
 	limit := budgetLimit(r, reached)
-	want := fmt.Sprintf("with every call held %s, at most ⌊%s·%d/(1−budget)⌋ + 2 = %d hedged copies for %d requests sent together", check.Ms(hold), budgetText(c.p), reached, limit, reached)
+	want := fmt.Sprintf("with every call held %s, at most max(⌊%s·%d/(1−budget)⌋, %d) + 2 = %d hedged copies for %d requests sent together", check.Ms(hold), budgetText(c.p), reached, budgetFloor, limit, reached)
 	obs := fmt.Sprintf("%d requests reached the dependency, with %d hedged copies (at most %d copies of one)", reached, hedges, most)
 	if k := len(byKey[""]); k > 0 {
 		obs = fmt.Sprintf("%d requests reached the dependency, with %d hedged copies (%d calls carried no key: beyond one call a request, each is taken for a copy)", reached, hedges, k)
@@ -83,6 +83,14 @@ func budgetKept(ctx context.Context, cs *check.Case) check.Result {
 // under a budget of share: the hedges in flight as a share of all copies in
 // flight, as failsafe-go's budget counts them (h ≤ share·(n+h), so
 // h ≤ share·n/(1−share)), plus 2 copies started in the same instant.
+//
+// At least budgetFloor + 2: a budget lets a few hedges through whatever its
+// share (failsafe-go's WithMinConcurrency, 3 by default), so a small share
+// never bounds fewer.
 func budgetLimit(share float64, n int) int {
-	return int(math.Floor(share*float64(n)/(1-min(share, 0.99)))) + 2
+	return max(int(math.Floor(share*float64(n)/(1-min(share, 0.99)))), budgetFloor) + 2
 }
+
+// budgetFloor is the hedges a budget allows in flight whatever its share:
+// failsafe-go budget's default minimum concurrency.
+const budgetFloor = 3

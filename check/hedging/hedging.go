@@ -81,7 +81,7 @@ func checks() []check.Check {
 		{ID: "HD-03", Suite: Name, Takes: 1500 * time.Millisecond, Timed: true, Level: reports.LevelRecommended, Needs: needs, Source: tailAtScale + " (hedging limits the extra load to about 5 %); " + sreCh21 + " (retry budget); " + grfcA6 + " (throttling applies to hedges)",
 			Title: "with the dependency slow for every call, hedged copies stay within the declared budget: hedging does not double an overload", Run: budgetKept},
 		{ID: "HD-04", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: tailAtScale + " (the client cancels remaining outstanding requests once the first result is received); " + grfcA6,
-			Title: "once one copy answers, the target cancels the copies still outstanding", Run: losersCancelled},
+			Title: "once one copy succeeds, the target cancels the copies still outstanding", Run: losersCancelled},
 		{ID: "HD-01p", Suite: Name, Takes: exploreFor, Explores: true, Timed: true, Level: reports.LevelRecommended, Needs: needs, Source: tailAtScale + "; " + grfcA6 + " (a property over random latencies and refusals)",
 			Title: "for random latencies (a script per call, a bimodal tail, every call slow) and refusals: no copy before the delay while the others are pending, no more than max_copies, one key, the losers let go once a copy succeeds, one effect", Run: hedgeProperty},
 		{ID: "HD-05", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{check.NeedDependency}, Source: ikDraft + " §1; " + tailAtScale + " (hedging suits operations that do not perform critical mutations)",
@@ -100,8 +100,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 			Why: "HD-01, HD-04, HD-05: how long the first copy of a call is held for the target to hedge it"},
 	}
 	if p.Declared() {
-		out = append(out, reports.Tolerance{Name: "HD-03 hedged copies", Value: fmt.Sprintf("⌊%s·%d/(1−budget)⌋ + 2 of %d requests held together", budgetText(p), cfg.concurrent(), cfg.concurrent()),
-			Why: "HD-03: the budget as a share of copies in flight (failsafe-go's count), plus 2 copies started in the same instant"})
+		out = append(out, reports.Tolerance{Name: "HD-03 hedged copies", Value: fmt.Sprintf("max(⌊%s·n/(1−budget)⌋, %d) + 2 for the n of %d requests held together that reach the dependency", budgetText(p), budgetFloor, cfg.concurrent()),
+			Why: "HD-03: the budget as a share of copies in flight (failsafe-go's count), at least the 3 hedges a budget always allows (failsafe-go's minimum concurrency), plus 2 copies started in the same instant"})
 	}
 	return out
 }

@@ -14,7 +14,8 @@ func TestBudgetLimit(t *testing.T) {
 		want  int
 	}{
 		{0.2, 16, 6},  // failsafe-go's budget at 0.2 allows 5 of 16 (internal/reference/payments)
-		{0.1, 16, 3},  // the default: a library without a budget hedges all 16
+		{0.1, 16, 5},  // the default: a library without a budget hedges all 16
+		{0.05, 16, 5}, // failsafe-go always allows 3 in flight, whatever the share
 		{0.25, 16, 7}, // h ≤ 0.25·(16+h): 5.33
 		{0.5, 8, 10},  // a budget of half the copies lets every request hedge
 		{1, 4, 401},   // share 1 is clamped to 0.99, not divided by zero

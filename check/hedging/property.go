@@ -161,7 +161,17 @@ func (m *machine) run(t *rapid.T) bool {
 // judge holds one attempt's copies to the invariants.
 func (m *machine) judge(t *rapid.T, c *hdCase, n int, a []faults.Entry) {
 	if len(a) > m.p.Copies() {
+		// A copy too many is no stall's doing, unless it started after a
+		// copy of the attempt had ended: then it may be a retry the
+		// journal's late stamp of that end let in, and a stall longer
+		// than the time between them decides.
 		m.margin = structural
+		extra := a[m.p.Copies()]
+		for _, e := range a[:m.p.Copies()] {
+			if end := callEndOf(e); end.Before(extra.Received) {
+				m.margin = min(m.margin, extra.Received.Sub(end))
+			}
+		}
 		t.Fatalf("attempt %d: %d copies, above the cap of %s", n, len(a), copiesText(m.p))
 	}
 	for j := 1; j < len(a); j++ {

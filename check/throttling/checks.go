@@ -26,8 +26,12 @@ func refusedLoad(ctx context.Context, c *check.Case) check.Result {
 	t := p.count(from, p.healed)
 	attempts := h.Policy.Retry.Attempts()
 	limit := throttledLimit(t, pol.K, pol.Rejection(), attempts, cfg.share(), cfg.floor())
-	want := fmt.Sprintf("after %s of refusals (%s), calls ≤ max(K·accepts, √(K·accepts·requests·%d)) + (1 − %s)·requests·%d + %.2f·requests + %d, K = %s (Eq. 21-1 counted over requests, or over the calls made)",
-		warm, why, attempts, rejectionText(pol), attempts, cfg.share(), cfg.floor(), kText(pol))
+	a := attempts
+	if t.most > 0 {
+		a = min(a, t.most)
+	}
+	want := fmt.Sprintf("after %s of refusals (%s), calls ≤ max(K·accepts, √(K·accepts·requests·a)) + (1 − %s)·requests·a + %.2f·requests + %d, K = %s, a = %d attempts a request (Eq. 21-1 counted over requests, or over the calls made)",
+		warm, why, rejectionText(pol), cfg.share(), cfg.floor(), kText(pol), a)
 	obs := fmt.Sprintf("%s, over %s: %d requests, %d calls reached the dependency, %d accepted (limit %.1f calls; %.2f calls per request)",
 		p, p.healed.Sub(from).Round(time.Millisecond), t.requests, t.calls, t.accepts, limit, float64(t.calls)/float64(max(1, t.requests)))
 	ev := p.evidence(from, p.healed)
@@ -55,7 +59,7 @@ func recovery(ctx context.Context, c *check.Case) check.Result {
 		return check.Inconclusive("%s", reason)
 	}
 	end := p.healed.Add(p.after)
-	if !p.healed.Before(p.start.Add(warm + time.Second)) { // the load ended early: no window to judge
+	if !p.healed.Before(p.start.Add(warm + time.Second)) { // the dependency healed only when the load ended: no window after it to judge
 		end = p.healed
 	}
 	defer rest(ctx, c) //nolint:errcheck // a target that never recovers fails here; the next case heals again

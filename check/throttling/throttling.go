@@ -40,7 +40,7 @@ type Config struct {
 	// rate].
 	Window time.Duration
 	// Share and Floor are TH-01's tolerance: Share of the requests plus
-	// Floor calls above K·accepts + (1 − max_rejection)·requests·attempts
+	// Floor calls above what Eq. 21-1 and the cap let through (throttledLimit)
 	// [0.1 and 5: a rejection drawn at random spreads binomially, and a
 	// throttler counts its history with a +1 (Eq. 21-1's denominator) that
 	// lets a few calls more through than the cap says].
@@ -107,7 +107,7 @@ func checks() []check.Check {
 		{ID: "TH-01", Suite: Name, Takes: 7 * time.Second, Level: reports.LevelRecommended,
 			Needs:  []check.Need{check.NeedDependency, NeedThrottling},
 			Source: sre + "; " + fsgo,
-			Title:  "while the dependency refuses most calls (429, out of quota) for a sustained period, the calls reaching it fall to about K × the calls it accepts, not the offered load", Run: refusedLoad},
+			Title:  "while the dependency refuses most calls (429, out of quota) for a sustained period, the calls reaching it fall to what Eq. 21-1 lets through (about K × the calls it accepts), not the offered load", Run: refusedLoad},
 		{ID: "TH-02", Suite: Name, Takes: 10 * time.Second, Timed: true, Level: reports.LevelRecommended,
 			Needs:  []check.Need{check.NeedDependency, NeedThrottling, NeedThrottlingRecovery},
 			Source: sre + "; " + fsgo,
@@ -120,8 +120,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	c, p := config(h), h.Policy.Throttling
 	w, why := c.warmup(h)
 	out := []reports.Tolerance{
-		{Name: "throttled calls", Value: fmt.Sprintf("≤ %s·accepts + (1 − %s)·requests·%s + %.2f·requests + %d", kText(p), rejectionText(p), h.Policy.Retry.AttemptsText(), c.share(), c.floor()),
-			Why: "TH-01: Eq. 21-1 with the declared K and max_rejection, each attempt a request; then a binomial spread and the formula's +1"},
+		{Name: "throttled calls", Value: fmt.Sprintf("≤ max(K·accepts, √(K·accepts·requests·a)) + (1 − %s)·requests·a + %.2f·requests + %d, K = %s, a = %s or the most calls one key made if fewer", rejectionText(p), c.share(), c.floor(), kText(p), h.Policy.Retry.AttemptsText()),
+			Why: "TH-01: Eq. 21-1 with the declared K and max_rejection, counted over requests (the SRE book) or over the calls made (failsafe-go), each attempt a request; then a binomial spread and the formula's +1"},
 		{Name: "throttling warm-up", Value: fmt.Sprintf("%s (%s)", w, why),
 			Why: "TH-01: the dependency refuses this long before calls are counted, so the throttler's history holds refusals only"},
 		{Name: "throttling window", Value: c.window().String(),

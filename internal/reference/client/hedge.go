@@ -60,7 +60,14 @@ func (c *Client) roundTripHedged(ctx context.Context, k call, budget time.Durati
 			if exec.IsHedge() && kk.key != "" && c.defects.Has(defect.ClientHedgeNewKey) {
 				kk.key = c.newKey()
 			}
-			return c.roundTrip(cctx, kk, budget)
+			// A copy sent later states what is left of the attempt's
+			// budget then, unless the budget is stale by design
+			// (client-stale-budget states the whole deadline throughout).
+			b := budget
+			if dl, ok := ctx.Deadline(); ok && !c.defects.Has(defect.ClientStaleBudget) {
+				b = min(b, time.Until(dl))
+			}
+			return c.roundTrip(cctx, kk, b)
 		})
 }
 

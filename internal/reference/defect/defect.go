@@ -75,7 +75,7 @@ var catalog = []Info{
 	{HedgeNoDelay, "service", "hedging", "sends the hedged copy together with the first (a hedging delay of 0), so every call reaches the processor twice"},
 	{HedgeMaxCopies, "service", "hedging", "counts its copy cap as hedges after the first and adds one, so a slow call is sent 4 times where 2 copies are declared"},
 	{HedgeNoBudget, "service", "hedging", "hedges with no budget, so when the processor is slow for everyone every call is sent twice and the overload doubles"},
-	{HedgeLoserKept, "service", "hedging", "sends every copy on a context that only the deadline ends, so the losing copy runs on after the winner answered"},
+	{HedgeLoserKept, "service", "hedging", "sends every copy on a context that only the deadline (and the attempt timeout) ends, so the losing copy runs on after the winner answered"},
 	{HedgeNewKey, "service", "hedging", "gives each hedged copy an idempotency key of its own, so the processor charges once per copy"},
 	{ThrottleNever, "service", "throttling", "feeds its adaptive throttler without a failure condition, so failsafe-go counts only errors as failures and every 429, an HTTP answer, as an accept: throttling never engages and a refusing processor receives the full load"},
 	{ThrottleStuck, "service", "throttling", "rejects every call, without asking, while its adaptive throttler's RejectionRate() is above zero (a fast path reading the metric as the decision); failsafe-go recomputes that rate only when asked for a permit, so once throttling engages no call reaches the processor again, healed or not, while traffic flows"},

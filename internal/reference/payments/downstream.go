@@ -106,10 +106,7 @@ func newCaller(c *config, rng *lockedRand) (*caller, error) {
 	if c.defects.Has(defect.RetryAfterCapped) {
 		cl.retryAfterCap = time.Second
 	}
-	var err error
-	if cl.hedge, err = newHedger(c.hedge, c.defects); err != nil {
-		return nil, err
-	}
+	cl.hedge = newHedger(c.hedge, c.defects)
 	rb := retrypolicy.NewBuilder[*attempt]().
 		HandleIf(func(a *attempt, err error) bool { return cl.retryable(a, err) }).
 		AbortIf(func(a *attempt, _ error) bool { return a != nil && a.stop }).

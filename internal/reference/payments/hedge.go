@@ -57,11 +57,11 @@ type hedger struct {
 }
 
 // newHedger builds the hedging policy from cfg, broken as defects say.
-func newHedger(cfg HedgeConfig, defects defect.Set) (*hedger, error) {
+func newHedger(cfg HedgeConfig, defects defect.Set) *hedger {
 	h := &hedger{detached: defects.Has(defect.HedgeLoserKept), newKey: defects.Has(defect.HedgeNewKey)}
 	cfg = cfg.withDefaults()
 	if cfg.Delay < 0 || cfg.MaxCopies == 1 {
-		return h, nil
+		return h
 	}
 	delay, hedges := cfg.Delay, cfg.MaxCopies-1
 	if defects.Has(defect.HedgeNoDelay) {
@@ -78,7 +78,7 @@ func newHedger(cfg HedgeConfig, defects defect.Set) (*hedger, error) {
 			Build())
 	}
 	h.policy = b.Build()
-	return h, nil
+	return h
 }
 
 // send makes one attempt of call: a single copy when hedging is off, else
