@@ -17,6 +17,9 @@ import (
 // not-applicable verdict, else every operation's pass.
 func keyed(judge func(ctx context.Context, c *check.Case) check.Result) func(ctx context.Context, c *check.Case) check.Result {
 	return func(ctx context.Context, c *check.Case) check.Result {
+		if err := healThrottled(ctx, c); err != nil {
+			return check.Inconclusive("idempotency: before %s: %v", c.ID, err)
+		}
 		ops := c.Harness.KeyedOperations
 		if len(ops) == 0 || len(ops) == 1 && ops[0].Name == c.Harness.Operation.Name {
 			return counted(c, judge(ctx, c))
@@ -83,4 +86,24 @@ func needKeyKept(span time.Duration) check.Need {
 			}
 			return ""
 		}}
+}
+
+// healThrottled heals a target that declares client-side throttling before
+// an idempotency case, in a sub-case the evidence leaves out: an earlier
+// check on the same copy may have left its throttler's history full of
+// refusals, and a first request refused locally (503) has nothing to say
+// about keys. A target that declares no throttling keeps its checks' old
+// way (a breaker is healed by the checks that open it).
+func healThrottled(ctx context.Context, c *check.Case) error {
+	h := c.Harness
+	if h.Dependency == nil || !h.Policy.Throttling.Declared() {
+		return nil
+	}
+	hc := c.Sub(ctx, c.ID+"~heal")
+	defer hc.Done(ctx)
+	if err := hc.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
+		return err
+	}
+	c.Restart(ctx)
+	return nil
 }

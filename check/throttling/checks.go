@@ -26,12 +26,8 @@ func refusedLoad(ctx context.Context, c *check.Case) check.Result {
 	t := p.count(from, p.healed)
 	attempts := h.Policy.Retry.Attempts()
 	limit := throttledLimit(t, pol.K, pol.Rejection(), attempts, cfg.share(), cfg.floor())
-	a := attempts
-	if t.most > 0 {
-		a = min(a, t.most)
-	}
-	want := fmt.Sprintf("after %s of refusals (%s), calls ≤ max(K·accepts, √(K·accepts·requests·a)) + (1 − %s)·requests·a + %.2f·requests + %d, K = %s, a = %d attempts a request (Eq. 21-1 counted over requests, or over the calls made)",
-		warm, why, rejectionText(pol), cfg.share(), cfg.floor(), kText(pol), a)
+	want := fmt.Sprintf("after %s of refusals (%s), calls ≤ max(K·accepts, √(K·accepts·requests·a)) + (1 − %s)·requests·a + %.2f·requests + %d, K = %s, a = %d attempts a request (declared; Eq. 21-1 counted over requests, or over the calls made)",
+		warm, why, rejectionText(pol), cfg.share(), cfg.floor(), kText(pol), attempts)
 	obs := fmt.Sprintf("%s, over %s: %d requests, %d calls reached the dependency, %d accepted (limit %.1f calls; %.2f calls per request)",
 		p, p.healed.Sub(from).Round(time.Millisecond), t.requests, t.calls, t.accepts, limit, float64(t.calls)/float64(max(1, t.requests)))
 	ev := p.evidence(from, p.healed)

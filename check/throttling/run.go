@@ -36,7 +36,6 @@ type plan struct {
 
 	start, healed time.Time
 	front, calls  []faults.Entry // the run's front exchanges and effectful dependency calls
-	key           string         // the header the target forwards its idempotency key in
 }
 
 func (p *plan) String() string {
@@ -106,7 +105,6 @@ func drive(ctx context.Context, c *check.Case, p *plan) string {
 	h.Settle(ctx)
 	heal()
 	p.front, p.calls = entries(h, op, mark)
-	p.key = h.Conventions.DependencyKeyName()
 	var sf *load.ShortfallError
 	switch {
 	case errors.As(err, &sf):
@@ -138,9 +136,6 @@ func entries(h *check.Harness, op check.Request, mark uint64) (front, calls []fa
 // calls received at the dependency, and the calls it accepted.
 type tally struct {
 	requests, calls, accepts int
-	// most is the most calls one forwarded key made, its retries included;
-	// 0 when the calls carry no key.
-	most int
 }
 
 // count tallies p's exchanges received in [from, to).
@@ -152,16 +147,11 @@ func (p *plan) count(from, to time.Time) tally {
 			t.requests++
 		}
 	}
-	perKey := map[string]int{}
 	for _, e := range p.calls {
 		if in(e) {
 			t.calls++
 			if accepted(e.Status) {
 				t.accepts++
-			}
-			if k := e.Header(p.key); k != "" {
-				perKey[k]++
-				t.most = max(t.most, perKey[k])
 			}
 		}
 	}
@@ -221,14 +211,11 @@ func accepted(status int) bool {
 // held to the larger. The declared cap lets at least (1 − max_rejection)
 // of the attempts through; share·requests + floor is the tolerance.
 //
-// A request's attempts are the declared cap, or fewer where no key was seen
-// to make that many calls: a target that does not retry a refusal offers
-// one call a request, and holding it to three would let its whole load
-// through.
+// The attempts a request offers are the declared cap (policy.retry): what
+// a throttler rejected locally leaves no trace to count, so a target that
+// retries a refusal less than it declares is held to its declaration (one
+// that does not retry declares max_attempts: 1).
 func throttledLimit(t tally, k, maxRejection float64, attempts int, share float64, floor int) float64 {
-	if t.most > 0 {
-		attempts = min(attempts, t.most)
-	}
 	offered := float64(t.requests * attempts)
 	eq := max(k*float64(t.accepts), math.Sqrt(k*float64(t.accepts)*offered))
 	return eq + (1-maxRejection)*offered + share*float64(t.requests) + float64(floor)

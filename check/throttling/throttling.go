@@ -120,7 +120,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	c, p := config(h), h.Policy.Throttling
 	w, why := c.warmup(h)
 	out := []reports.Tolerance{
-		{Name: "throttled calls", Value: fmt.Sprintf("≤ max(K·accepts, √(K·accepts·requests·a)) + (1 − %s)·requests·a + %.2f·requests + %d, K = %s, a = %s or the most calls one key made if fewer", rejectionText(p), c.share(), c.floor(), kText(p), h.Policy.Retry.AttemptsText()),
+		{Name: "throttled calls", Value: fmt.Sprintf("≤ max(K·accepts, √(K·accepts·requests·a)) + (1 − %s)·requests·a + %.2f·requests + %d, K = %s, a = %s", rejectionText(p), c.share(), c.floor(), kText(p), h.Policy.Retry.AttemptsText()),
 			Why: "TH-01: Eq. 21-1 with the declared K and max_rejection, counted over requests (the SRE book) or over the calls made (failsafe-go), each attempt a request; then a binomial spread and the formula's +1"},
 		{Name: "throttling warm-up", Value: fmt.Sprintf("%s (%s)", w, why),
 			Why: "TH-01: the dependency refuses this long before calls are counted, so the throttler's history holds refusals only"},

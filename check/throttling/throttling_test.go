@@ -31,9 +31,9 @@ func TestThrottledLimit(t *testing.T) {
 		// the offered calls through: 13 of 67, 1 accepted (helper's
 		// simulation and examples/foreign/failsafe-orders).
 		{"failsafe-go's count", tally{requests: 67, accepts: 1}, 2, 0.9, 1, math.Sqrt(2*67) + 6.7 + 6.7 + 5, 26, 67},
-		// No throttler and no retry of a 429: one call a request, a tenth
-		// accepted. Held to the one call a key made, not the declared 3.
-		{"unthrottled, no retries", tally{requests: 67, accepts: 7, most: 1}, 2, 0.9, 3, math.Sqrt(2*7*67) + 6.7 + 6.7 + 5, 40, 67},
+		// No throttler and no retry of a 429, declared (max_attempts: 1):
+		// one call a request, a tenth accepted.
+		{"unthrottled, no retries", tally{requests: 67, accepts: 7}, 2, 0.9, 1, math.Sqrt(2*7*67) + 6.7 + 6.7 + 5, 40, 67},
 		// Uncapped (max_rejection 1): only Eq. 21-1 and the tolerance.
 		{"uncapped", tally{requests: 100}, 2, 1, 3, 15, 15, 16},
 		// One attempt per request: the cap's allowance shrinks.
