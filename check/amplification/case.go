@@ -1,10 +1,8 @@
 package amplification
 
 import (
-	"cmp"
 	"context"
 	"net/http"
-	"slices"
 
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
@@ -15,27 +13,10 @@ func rbMark(c *check.Case) uint64 { return c.Harness.Journal.LastSeq() }
 
 // effectCalls returns the effectful dependency calls recorded after mark, in
 // the order they were received.
-func effectCalls(c *check.Case, mark uint64) []faults.Entry {
-	h := c.Harness
-	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(cmp.Or(h.Operation.EffectMethod, http.MethodPost))}
-	if h.Operation.EffectPath != "" {
-		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
-	}
-	calls := h.Journal.After(mark, filters...)
-	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
-	return calls
-}
+func effectCalls(c *check.Case, mark uint64) []faults.Entry { return c.Harness.EffectCalls(mark) }
 
 // frontCalls returns the front exchanges of the operation recorded after mark.
-func frontCalls(c *check.Case, mark uint64) []faults.Entry {
-	op, err := c.Harness.Operation.Prepare(check.Values{}, false)
-	if err != nil {
-		return nil
-	}
-	calls := c.Harness.Journal.After(mark, faults.BySide("front"), faults.ByMethod(op.Method), faults.ByPath(op.Path))
-	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
-	return calls
-}
+func frontCalls(c *check.Case, mark uint64) []faults.Entry { return c.Harness.FrontCalls(mark) }
 
 // logical sends one operation alone and returns its reply and the
 // effectful dependency calls it caused: with nothing else in flight, every

@@ -47,18 +47,7 @@ func runOutage(ctx context.Context, c *check.Case, o *outage) (reason string) {
 		KeyHeader: h.Conventions.KeyHeaderName(), TenantHeader: h.Conventions.TenantHeaderName(),
 		Pacing: load.Pacing{Rate: o.rate}, Duration: o.outage + o.recovery,
 		Timeout: outageTimeout(h), Seed: uint64(c.IntN(1 << 62)), Name: c.ID,
-		Build: func(d load.BodyData, hd http.Header) ([]byte, error) {
-			r, err := h.Operation.Prepare(check.Values{Key: d.Key, Tenant: d.Tenant, Amount: 1000 + d.Seq%8000, Seq: d.Seq}, false)
-			if err != nil {
-				return nil, err
-			}
-			for k, vs := range r.Header {
-				hd[k] = vs
-			}
-			h.Conventions.SetTenant(hd, d.Tenant)
-			hd.Set(h.Conventions.KeyHeaderName(), h.Conventions.FormatKey(d.Key))
-			return r.Body, nil
-		},
+		Build: h.LoadBuild(),
 	}
 	if spec.TenantHeader != "" {
 		spec.Tenants = tenants

@@ -1,11 +1,8 @@
 package hedging
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -52,15 +49,8 @@ func (c *hdCase) send(ctx context.Context, wait time.Duration) (check.Reply, str
 // calls returns the effectful dependency calls recorded after mark, once
 // the proxies are quiet, in the order they were received.
 func (c *hdCase) calls(ctx context.Context, mark uint64) []faults.Entry {
-	h := c.Harness
-	h.Settle(ctx)
-	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(cmp.Or(h.Operation.EffectMethod, http.MethodPost))}
-	if h.Operation.EffectPath != "" {
-		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
-	}
-	calls := h.Journal.After(mark, filters...)
-	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
-	return calls
+	c.Harness.Settle(ctx)
+	return c.Harness.EffectCalls(mark)
 }
 
 // copies groups calls into attempts, each with its copies: the calls

@@ -1,7 +1,6 @@
 package throttling
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,18 +65,7 @@ func drive(ctx context.Context, c *check.Case, p *plan) string {
 		KeyHeader: h.Conventions.KeyHeaderName(), TenantHeader: h.Conventions.TenantHeaderName(),
 		Pacing: load.Pacing{Rate: p.rate}, Duration: p.refuse + p.after,
 		Timeout: max(5*time.Second, h.Conventions.BudgetCap()+time.Second), Seed: uint64(c.IntN(1 << 62)), Name: c.ID,
-		Build: func(d load.BodyData, hd http.Header) ([]byte, error) {
-			r, err := h.Operation.Prepare(check.Values{Key: d.Key, Tenant: d.Tenant, Amount: 1000 + d.Seq%8000, Seq: d.Seq}, false)
-			if err != nil {
-				return nil, err
-			}
-			for k, vs := range r.Header {
-				hd[k] = vs
-			}
-			h.Conventions.SetTenant(hd, d.Tenant)
-			hd.Set(h.Conventions.KeyHeaderName(), h.Conventions.FormatKey(d.Key))
-			return r.Body, nil
-		},
+		Build: h.LoadBuild(),
 	}
 	if spec.TenantHeader != "" {
 		for range tenants {
@@ -104,7 +92,7 @@ func drive(ctx context.Context, c *check.Case, p *plan) string {
 	_, err = load.Run(ctx, spec, nil)
 	h.Settle(ctx)
 	heal()
-	p.front, p.calls = entries(h, op, mark)
+	p.front, p.calls = entries(h, mark)
 	var sf *load.ShortfallError
 	switch {
 	case errors.As(err, &sf):
@@ -119,17 +107,8 @@ func drive(ctx context.Context, c *check.Case, p *plan) string {
 
 // entries returns the operation's front exchanges and the effectful
 // dependency calls recorded after mark, each in the order received.
-func entries(h *check.Harness, op check.Request, mark uint64) (front, calls []faults.Entry) {
-	front = h.Journal.After(mark, faults.BySide("front"), faults.ByMethod(op.Method), faults.ByPath(op.Path))
-	filters := []faults.Filter{faults.BySide("dependency"), faults.ByMethod(cmp.Or(h.Operation.EffectMethod, http.MethodPost))}
-	if h.Operation.EffectPath != "" {
-		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
-	}
-	calls = h.Journal.After(mark, filters...)
-	byTime := func(a, b faults.Entry) int { return a.Received.Compare(b.Received) }
-	slices.SortStableFunc(front, byTime)
-	slices.SortStableFunc(calls, byTime)
-	return front, calls
+func entries(h *check.Harness, mark uint64) (front, calls []faults.Entry) {
+	return h.FrontCalls(mark), h.EffectCalls(mark)
 }
 
 // tally is what a window of a run counts: requests received at the front,
