@@ -26,21 +26,25 @@ func (j *judging) hedged() ([]*ScenarioRun, [][][]faults.Entry) {
 	var groups [][][]faults.Entry
 	for _, r := range j.ran() {
 		if r.Scenario.slow() && len(r.Attempts) > 0 {
-			runs, groups = append(runs, r), append(groups, check.Overlapping(r.Attempts, j.tol.Early))
+			// No margin: the slow answers are successes, which no retry
+			// follows, so a call started before one ended is its copy,
+			// however late the client's timer fired on a busy runner.
+			runs, groups = append(runs, r), append(groups, check.Overlapping(r.Attempts, 0))
 		}
 	}
 	return runs, groups
 }
 
 // judgeHedgeDelay (CL-14): a slow attempt gets a copy, and no copy comes
-// before the declared delay while the copies before it are pending. The
+// before the declared delay while the copies before it are pending. A late
+// copy is not judged: a busy runner fires a client's timer late. The
 // delay runs from when the client began the attempt, which the server sees
 // only as the first copy's arrival: the operation's first attempt may
 // arrive late by a new process's or connection's start-up, so only the
 // attempts after it, on a client already running, are timed.
 func judgeHedgeDelay(j *judging) check.Result {
 	d := j.policy.HedgeDelay
-	want := fmt.Sprintf("a slow attempt gets its next copy once it has been outstanding %s, not before (−%s) and not long after (+%s)", d, j.tol.Early, j.tol.Late)
+	want := fmt.Sprintf("a slow attempt gets its next copy once it has been outstanding %s, not before (−%s)", d, j.tol.Early)
 	runs, groups := j.hedged()
 	if len(runs) == 0 {
 		return check.Inconclusive("no scenario with a slow answer ran")
@@ -52,6 +56,7 @@ func judgeHedgeDelay(j *judging) check.Result {
 			return check.Inconclusive("%s: no attempt met a slow answer (%s)", r.id, answers(r.Attempts))
 		}
 		if held := r.Scenario.step(attemptNo(r, groups[i][slow][0])).Delay; d+j.tol.Late >= held {
+			// A copy would be due too close to the answer, or after it.
 			return check.Inconclusive("%s: the declared delay %s (+%s) is not shorter than the scenario's slow answer %s: no copy is due", r.id, d, j.tol.Late, held)
 		}
 		if len(groups[i][slow]) < 2 {
@@ -60,8 +65,7 @@ func judgeHedgeDelay(j *judging) check.Result {
 		}
 		for _, g := range groups[i][1:] {
 			for k := 1; k < len(g); k++ {
-				gap := g[k].Received.Sub(g[k-1].Received)
-				if gap < d-j.tol.Early || gap > d+j.tol.Late {
+				if gap := g[k].Received.Sub(g[k-1].Received); gap < d-j.tol.Early {
 					return check.Fail(want, fmt.Sprintf("%s: copy %d came %s after copy %d: %s", r.id, k+1, gap.Round(time.Millisecond), k, copiesText(g)), g...)
 				}
 			}
