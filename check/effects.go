@@ -65,7 +65,7 @@ func (c *Case) ledgerCount(ef *Effects) {
 	}
 	ef.Ledger = true
 	for _, e := range h.Journal.After(c.mark, filters...) {
-		if !tookEffect(e) {
+		if !TookEffect(e) {
 			continue
 		}
 		ef.Entries = append(ef.Entries, e)
@@ -157,10 +157,10 @@ func (c *Case) Disagree(s string) {
 	c.disagreements = append(c.disagreements, s)
 }
 
-// tookEffect reports whether the dependency accepted at least one copy of
+// TookEffect reports whether the dependency accepted at least one copy of
 // the call: an upstream 2xx, even if the proxy then lost the answer, or a
 // stand-in 2xx when there is no upstream.
-func tookEffect(e faults.Entry) bool {
+func TookEffect(e faults.Entry) bool {
 	if slices.ContainsFunc(e.UpstreamStatuses, is2xx) {
 		return true
 	}
