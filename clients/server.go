@@ -115,8 +115,8 @@ func (s *Server) taken(id string) int {
 }
 
 // Remove lifts sc's rules, releasing an attempt still stalled, and returns
-// its attempts, oldest first, once each has been journaled (at most a
-// second after it ended).
+// its attempts, oldest first, once each has been journaled (waiting up to
+// 5 s for one still running).
 func (s *Server) Remove(ctx context.Context, id string) []faults.Entry {
 	n := s.taken(id)
 	for _, r := range s.proxy.Rules().List() {
@@ -124,7 +124,10 @@ func (s *Server) Remove(ctx context.Context, id string) []faults.Entry {
 			s.proxy.Rules().Remove(r.Name)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	// A copy the client left running (a hedge's loser, which a client may
+	// cancel late or never) is journaled only once it ends, up to its
+	// attempt timeout after the call returned: wait for it, up to 5 s.
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	got, _ := s.journal.Await(ctx, n, faults.BySide(Side), faults.ByPath(scenarioPaths(id)))
 	return got
