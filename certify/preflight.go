@@ -27,7 +27,8 @@ const (
 // would then judge the dependency's absence, not the target. It matches
 // ErrUnhealthy (errors.Is): the run is inconclusive (exit 3).
 type UnreachableError struct {
-	Dependency string // the dependency's name in the spec
+	Dependency string // the dependency's name in the spec; empty for a tier
+	Tier       string // the tier's name in the spec; empty for a dependency
 	Upstream   string // the upstream URL its proxy forwards to
 	Err        error  // the dial error, which names the address
 }
@@ -36,6 +37,9 @@ type UnreachableError struct {
 func (e *UnreachableError) Error() string { return "certify: " + e.what() }
 
 func (e *UnreachableError) what() string {
+	if e.Tier != "" {
+		return fmt.Sprintf("tier %s is unreachable at %s, where its hop proxy forwards: %v", e.Tier, e.Upstream, e.Err)
+	}
 	return fmt.Sprintf("dependency %s is unreachable at its upstream %s: %v", e.Dependency, e.Upstream, e.Err)
 }
 
@@ -65,24 +69,33 @@ func (es unreachableErrors) Unwrap() []error {
 	return errs
 }
 
-// realUpstream is a dependency's real upstream, as its proxy forwards to it.
-type realUpstream struct{ name, url string }
+// realUpstream is a dependency's real upstream, or a tier's address, as
+// its proxy forwards to it.
+type realUpstream struct {
+	name, url string
+	tier      bool
+}
 
-// preflight connects once to every dependency's upstream, all at once,
-// each for at most preflightDial: those the spec gives and those a launcher
-// started and placed. It returns nil when every one accepted, else an error
+// preflight connects once to every dependency's upstream and every tier
+// behind the first, all at once, each for at most preflightDial: those the
+// spec gives and those a launcher started and placed. It returns nil when every one accepted, else an error
 // wrapping an *UnreachableError for each that did not.
 func (e *environment) preflight(ctx context.Context) error {
 	e.mu.Lock()
 	ups := slices.Clone(e.upstream)
 	e.mu.Unlock()
-	slices.SortStableFunc(ups, func(a, b realUpstream) int { return cmp.Compare(e.specIndex(a.name), e.specIndex(b.name)) })
+	slices.SortStableFunc(ups, func(a, b realUpstream) int {
+		return cmp.Compare(e.specIndex(a), e.specIndex(b))
+	})
 	errs := make([]*UnreachableError, len(ups))
 	var wg sync.WaitGroup
 	for i, u := range ups {
 		wg.Go(func() {
 			if err := dialUpstream(ctx, u.url); err != nil {
 				errs[i] = &UnreachableError{Dependency: u.name, Upstream: u.url, Err: err}
+				if u.tier {
+					errs[i].Dependency, errs[i].Tier = "", u.name
+				}
 			}
 		})
 	}
@@ -97,16 +110,19 @@ func (e *environment) preflight(ctx context.Context) error {
 	case len(failed) == 0:
 		return nil
 	case ctx.Err() != nil:
-		return fmt.Errorf("certify: stopped while reaching the dependencies: %w", ctx.Err())
+		return fmt.Errorf("certify: stopped while reaching the dependencies and tiers: %w", ctx.Err())
 	case len(failed) == 1:
 		return failed[0]
 	}
 	return failed
 }
 
-// specIndex is the position of dependency name in the spec.
-func (e *environment) specIndex(name string) int {
-	return slices.IndexFunc(e.spec.Dependencies, func(d targets.Dependency) bool { return d.Name == name })
+// specIndex orders upstreams as the spec does: dependencies, then tiers.
+func (e *environment) specIndex(u realUpstream) int {
+	if u.tier {
+		return len(e.spec.Dependencies) + slices.IndexFunc(e.spec.Tiers, func(t targets.Tier) bool { return t.Name == u.name })
+	}
+	return slices.IndexFunc(e.spec.Dependencies, func(d targets.Dependency) bool { return d.Name == u.name })
 }
 
 // dialUpstream connects to the host and port of rawURL (the scheme's port

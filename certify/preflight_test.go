@@ -62,6 +62,12 @@ func TestRun_preflight(t *testing.T) {
 			spec: spec(fmt.Sprintf("{name: processor, listen: %q}", freeListen(t)))},
 		{name: "placed by the launcher, listening", kinds: placingKinds(service, live),
 			spec: spec(fmt.Sprintf("{name: processor, listen: %q}", freeListen(t)))},
+		{name: "a tier, closed", dead: []string{dead2, dead},
+			spec: spec(fmt.Sprintf("{name: processor, listen: %q, upstream: %q}", freeListen(t), dead2)) +
+				fmt.Sprintf("tiers: [{name: gateway}, {name: service, url: %q, listen: %q}]\n", dead, freeListen(t))},
+		{name: "a tier, listening",
+			spec: spec(fmt.Sprintf("{name: processor, listen: %q}", freeListen(t))) +
+				fmt.Sprintf("tiers: [{name: gateway}, {name: service, url: %q, listen: %q}]\n", live, freeListen(t))},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -207,6 +207,7 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 		}
 		lh.Journal = env.journal
 		lh.TargetURL, lh.Front, lh.Dependency = env.front.URL(), env.front, env.dep
+		lh.Hops = env.harnessHops()
 		probe, closeProbe := specProbe(cfg.Target, env.target.URLs["service"])
 		defer closeProbe()
 		lh.Probe = probe

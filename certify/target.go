@@ -31,6 +31,8 @@ type environment struct {
 	log      *slog.Logger
 	mu       sync.Mutex      // guards what PlaceDependency adds
 	launched map[string]bool // dependencies the launcher starts; true once placed
+	tiers    map[string]bool // tiers the launcher starts; true once placed
+	hops     []hop           // the hop proxies, in the spec's order of tiers once placed
 	upstream []realUpstream  // the real upstreams the dependency proxies forward to, for the preflight
 	running  *launch.Running
 	teardown error // why stopping the target failed, once closed
@@ -77,7 +79,7 @@ func (e *environment) close() {
 func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer, proxyOpts ...faults.Option) (*environment, error) {
 	env := &environment{
 		target: reports.Target{Name: t.Name, Kind: string(t.Kind), URLs: map[string]string{}},
-		spec:   t, seed: seed, journal: j, log: log, launched: map[string]bool{}, proxyOpts: proxyOpts,
+		spec:   t, seed: seed, journal: j, log: log, launched: map[string]bool{}, tiers: map[string]bool{}, proxyOpts: proxyOpts,
 	}
 	ok := false
 	defer func() {
@@ -92,6 +94,11 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 	if dl, isDL := launcher.(launch.DependencyLauncher); isDL {
 		for _, name := range dl.Launched() {
 			env.launched[name] = false
+		}
+	}
+	if tl, isTL := launcher.(launch.TierLauncher); isTL {
+		for _, name := range tl.LaunchedTiers() {
+			env.tiers[name] = false
 		}
 	}
 	// The named free ports are chosen here, not by the launcher: an upstream
@@ -115,8 +122,13 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 		}
 		urls[d.Name] = p.URL()
 	}
+	hops, err := env.placeTiers(ports)
+	if err != nil {
+		return nil, err
+	}
 	running, err := launcher.Launch(ctx, launch.Env{
 		Dependencies: urls, PlaceDependency: env.placeDependency, Log: out, Seed: seed, Ports: ports,
+		Tiers: hops, PlaceTier: env.placeTier,
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -176,6 +188,11 @@ func (e *environment) checkPlaced() error {
 	for _, d := range e.spec.Dependencies {
 		if placed, launched := e.launched[d.Name]; launched && !placed {
 			return fmt.Errorf("certify: the %s launcher did not place the proxy before dependency %q", e.spec.Kind, d.Name)
+		}
+	}
+	for _, tr := range e.spec.Tiers {
+		if placed, launched := e.tiers[tr.Name]; launched && !placed {
+			return fmt.Errorf("certify: the %s launcher did not place the hop proxy before tier %q", e.spec.Kind, tr.Name)
 		}
 	}
 	return nil

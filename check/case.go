@@ -149,13 +149,12 @@ func (c *Case) Entries(side string) []faults.Entry {
 	return c.Harness.Journal.After(c.mark, faults.BySide(side))
 }
 
-// Settle waits until neither proxy has an exchange in flight, bounded so a
+// Settle waits until no proxy (front, hops, dependency) has an exchange in flight, bounded so a
 // target that never lets go cannot hang the run.
 func (h *Harness) Settle(ctx context.Context) {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		busy := h.Front != nil && h.Front.InFlight() > 0 || h.Dependency != nil && h.Dependency.InFlight() > 0
-		if !busy {
+		if !h.busy() {
 			return
 		}
 		select {

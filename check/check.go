@@ -40,7 +40,10 @@ type Check struct {
 	// only its case's: a runner with several copies of the target runs it
 	// after the others, alone, with a journal of every copy's exchanges.
 	RunWide bool
-	Run     func(ctx context.Context, c *Case) Result
+	// Blame is how a failure on a multi-tier target is laid at a tier's
+	// door, the rules tried in order; nil means the suite's.
+	Blame []BlameRule
+	Run   func(ctx context.Context, c *Case) Result
 }
 
 // Suite is one contract's checks, in the order they run, named as reports
@@ -65,6 +68,9 @@ type Suite struct {
 	// kit's: each entry with a service exchange's notes, sampled around the
 	// injected faults (reports.SampleEvidence), with its load over time.
 	Evidence func(ev []faults.Entry) []reports.Exchange
+	// Blame is its checks' rules for blaming a tier, unless a check has its
+	// own; nil means DefaultBlame.
+	Blame []BlameRule
 }
 
 // Result is a check's verdict with what it expected, what it saw and the
@@ -84,6 +90,10 @@ type Result struct {
 	// FailedCase is the property case that failed (1-based), 0 for a
 	// check that does not explore; the reproduce line replays that many.
 	FailedCase int
+	// Tier is the tier of a multi-tier target the failure lies with, when
+	// the check named it itself (Observed then says why); else the runner
+	// blames one by the check's BlameRules.
+	Tier string
 }
 
 // Pass is the verdict of a check whose rule held: what was expected, what

@@ -24,6 +24,9 @@ type Harness struct {
 	// Front is the proxy in front of the target; Dependency the proxy its
 	// effectful calls go through (nil when the target declares none).
 	Front, Dependency *faults.Proxy
+	// Hops are the proxies between the tiers of a multi-tier target, in
+	// the order a request crosses them; empty for a target of one tier.
+	Hops []Hop
 	// Journal records the exchanges of both proxies.
 	Journal *faults.Journal
 	// Operation is the effectful request the suites exercise.

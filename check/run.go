@@ -123,6 +123,11 @@ func (h *Harness) once(parent context.Context, c Check, id string) Result {
 	cs := h.NewCase(ctx, id)
 	defer cs.Done(ctx)
 	res := c.Run(ctx, cs)
+	if res.Status == reports.StatusFail && len(h.Hops) > 0 && res.Tier == "" {
+		b := h.BlameFor(h.blameRules(c), unionByID(cs.Evidence(), res.Evidence), res.Evidence)
+		res.Tier = b.Tier
+		res.Observed += "; " + b.String()
+	}
 	if ctx.Err() != nil && parent.Err() == nil {
 		return Inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", timeout, res.Observed, res.Reason)
 	}
@@ -142,7 +147,7 @@ const maxEvidence = 40
 func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check {
 	rc := reports.Check{
 		ID: c.ID, Suite: c.Suite, Title: c.Title, Source: c.Source, Level: c.Level,
-		Status: r.Status, Expected: r.Expected, Observed: r.Observed, Reason: r.Reason,
+		Status: r.Status, Expected: r.Expected, Observed: r.Observed, Reason: r.Reason, Tier: r.Tier,
 		Counterexample: r.Counterexample, Duration: reports.Duration(took),
 		Reproduce: r.Reproduce,
 	}
@@ -169,6 +174,34 @@ func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check 
 	}
 	rc.Load = reports.NewLoad(all)
 	return rc
+}
+
+// unionByID is a followed by the entries of b it lacks: a property's
+// evidence may come from a copy of the target lent to it, whose journal is
+// not the case's.
+func unionByID(a, b []faults.Entry) []faults.Entry {
+	seen := make(map[string]bool, len(a))
+	for _, e := range a {
+		seen[e.ID] = true
+	}
+	for _, e := range b {
+		if !seen[e.ID] {
+			a = append(a, e)
+		}
+	}
+	return a
+}
+
+// blameRules are c's rules for blaming a tier: its own, else its suite's,
+// else DefaultBlame.
+func (h *Harness) blameRules(c Check) []BlameRule {
+	if c.Blame != nil {
+		return c.Blame
+	}
+	if s := h.suite(c.Suite); s != nil && s.Blame != nil {
+		return s.Blame
+	}
+	return DefaultBlame
 }
 
 // suite returns h's suite named name, or nil.

@@ -107,15 +107,19 @@ func (s SuiteSummary) Total() int { return s.Pass + s.Fail + s.Inconclusive + s.
 // Check is the result of one assertion. ID is the check's ID such as
 // "IK-07", Source its public citation, Level how strongly the source states it.
 type Check struct {
-	ID             string      `json:"id"`
-	Suite          string      `json:"suite"`
-	Title          string      `json:"title"`
-	Source         string      `json:"source,omitempty"`
-	Level          Level       `json:"level,omitempty"`
-	Status         Status      `json:"status"`
-	Expected       string      `json:"expected,omitempty"`
-	Observed       string      `json:"observed,omitempty"`
-	Reason         string      `json:"reason,omitempty"` // why not applicable or inconclusive
+	ID       string `json:"id"`
+	Suite    string `json:"suite"`
+	Title    string `json:"title"`
+	Source   string `json:"source,omitempty"`
+	Level    Level  `json:"level,omitempty"`
+	Status   Status `json:"status"`
+	Expected string `json:"expected,omitempty"`
+	Observed string `json:"observed,omitempty"`
+	Reason   string `json:"reason,omitempty"` // why not applicable or inconclusive
+	// Tier names the tier of a multi-tier target a failure lies with, as
+	// the per-hop exchanges show (Observed says why); empty when the target
+	// has one tier or the hops do not tell.
+	Tier           string      `json:"tier,omitempty"`
 	Evidence       []Exchange  `json:"evidence,omitempty"`
 	EvidenceTotal  int         `json:"evidence_total,omitempty"` // exchanges observed when Evidence is a sample of them (see SampleEvidence)
 	Load           *Load       `json:"load,omitempty"`           // rate and latency over time, for a load-driven check
@@ -127,7 +131,7 @@ type Check struct {
 }
 
 // Exchange is one journal entry kept as evidence. Side is "client", "front"
-// or "dependency"; At is the offset from the run start; Status 0 means no
+// or "dependency", or "hop:TIER" for the hop into a tier; At is the offset from the run start; Status 0 means no
 // response was received.
 type Exchange struct {
 	ID      uint64            `json:"id"`

@@ -115,3 +115,46 @@ func TestDependency_RenderUpstream(t *testing.T) {
 		}
 	}
 }
+
+// TestTarget_tiers: a kind-process spec with tiers chooses a free port for
+// each tier's URL, templates reach the hop proxies as {{.Tiers.NAME}}, and
+// kinds running and compose get errors where their tiers cannot work.
+func TestTarget_tiers(t *testing.T) {
+	t.Parallel()
+	ops := "operations: [{name: pay, path: /v1/payments}]\neffects: {ledger: {dependency: processor}}\n"
+	base := ops + "dependencies: [{name: processor}]\n"
+	cases := []struct {
+		name, spec string
+		want       string // "" = valid; else a line of the SpecError
+		ports      []string
+	}{
+		{"process", "kind: process\nprocess: {command: [./run.sh, '{{.Port}}', '{{.Tiers.payments}}', '{{index .Tiers \"ledger-api\"}}', '{{.Ports.payments}}']}\n" + base +
+			"tiers: [{name: nginx}, {name: payments, url: 'http://127.0.0.1:{{.Ports.payments}}'}, {name: ledger-api, url: 'http://127.0.0.1:{{.Ports.ledger}}'}]\n", "", []string{"ledger", "payments"}},
+		{"running needs a hop address", "kind: running\nservice: {url: 'http://127.0.0.1:8080'}\n" + ops + "dependencies: [{name: processor, listen: '127.0.0.1:9091'}]\n" +
+			"tiers: [{name: nginx}, {name: payments, url: 'http://127.0.0.1:8081'}]\n", "tiers[1].listen: required for kind running", nil},
+		{"running: no templates in a tier's url", "kind: running\nservice: {url: 'http://127.0.0.1:8080'}\n" + ops + "dependencies: [{name: processor, listen: '127.0.0.1:9091'}]\n" +
+			"tiers: [{name: nginx}, {name: payments, url: 'http://127.0.0.1:{{.Ports.p}}', listen: '127.0.0.1:9092'}]\n", "tiers[1].url: templates are not expanded here", nil},
+		{"one tier", "kind: process\nprocess: {command: [./run.sh]}\n" + base + "tiers: [{name: nginx}]\n", "tiers: a chain of one tier is the service itself", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tg, err := Parse("spec.yaml", []byte(c.spec))
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("Parse: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("Parse: %v; want a problem %q", err, c.want)
+			case c.want != "":
+				return
+			}
+			if got := tg.PortNames(); !slices.Equal(got, c.ports) {
+				t.Errorf("PortNames() = %q; want %q", got, c.ports)
+			}
+			u, err := tg.Tiers[1].RenderURL(UpstreamValues{Ports: map[string]int{"payments": 40001}})
+			if err != nil || u != "http://127.0.0.1:40001" {
+				t.Errorf("RenderURL = %q, %v", u, err)
+			}
+		})
+	}
+}

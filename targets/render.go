@@ -126,3 +126,16 @@ func renderHeaders(in map[string]string, v RequestValues) (http.Header, error) {
 	}
 	return h, nil
 }
+
+// RenderURL expands a kind-process tier's URL with the named free ports;
+// a URL without a template is returned as is.
+func (tr Tier) RenderURL(v UpstreamValues) (string, error) {
+	if !strings.Contains(tr.URL, "{{") {
+		return tr.URL, nil
+	}
+	s, err := render(tr.URL, v)
+	if err != nil {
+		return "", fmt.Errorf("targets: tier %s: url: %w", tr.Name, err)
+	}
+	return s, nil
+}

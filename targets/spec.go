@@ -30,11 +30,16 @@ type Target struct {
 	Client       Client       `yaml:"client"`       // kind client only
 	Operations   []Operation  `yaml:"operations"`   // at least one, except kind reference (defaults to the reference's)
 	Dependencies []Dependency `yaml:"dependencies"` // the calls the service makes that the dependency proxy intercepts
-	Effects      Effects      `yaml:"effects"`      // how side effects are counted; at least one way
-	Tenancy      Tenancy      `yaml:"tenancy"`      // what scopes keys and quotas
-	Conventions  Conventions  `yaml:"conventions"`  // protocol dialects the service speaks
-	Policy       Policy       `yaml:"policy"`       // what the service declares about its retries, deadlines and limits
-	Gate         Gate         `yaml:"gate"`         // which failed checks fail the run, and waivers
+	// Tiers is the chain of processes a request crosses, in order, when the
+	// target is more than one (a gateway in front of a service): the first
+	// answers at service.url, and resilcheck puts a hop proxy before each of
+	// the others. Empty = one tier.
+	Tiers       []Tier      `yaml:"tiers"`
+	Effects     Effects     `yaml:"effects"`     // how side effects are counted; at least one way
+	Tenancy     Tenancy     `yaml:"tenancy"`     // what scopes keys and quotas
+	Conventions Conventions `yaml:"conventions"` // protocol dialects the service speaks
+	Policy      Policy      `yaml:"policy"`      // what the service declares about its retries, deadlines and limits
+	Gate        Gate        `yaml:"gate"`        // which failed checks fail the run, and waivers
 	// Concurrency is how many copies of the target resilcheck may start to
 	// run checks side by side, each behind proxies of its own (kinds process
 	// and reference); 0 or 1 = one copy, one check at a time, except that a
@@ -126,6 +131,25 @@ type Operation struct {
 	ContentType string            `yaml:"content_type"` // empty = application/json when Body is set
 	Headers     map[string]string `yaml:"headers"`      // extra request headers (e.g. Authorization)
 	Success     []int             `yaml:"success"`      // statuses meaning the operation took effect; empty = any 2xx
+}
+
+// Tier is one process of a multi-tier target. Every tier but the first is
+// reached through resilcheck's hop proxy: the tier above calls
+// {{.Tiers.NAME}}, and the proxy forwards to URL, journaling each exchange
+// as the hop's own side and injecting faults there.
+type Tier struct {
+	// Name is required and unique among the tiers: letters, digits, - and
+	// _. Reports name the tier whose behaviour broke a rule by it.
+	Name string `yaml:"name"`
+	// URL is where the tier listens. The first tier's is service.url and
+	// is left empty; every other one's is required, except where the kind
+	// starts its tiers itself (kind reference). Kind process may write a
+	// named free port in it, {{.Ports.NAME}}, for the command to listen on.
+	URL string `yaml:"url"`
+	// Listen is host:port for the hop proxy before the tier. Required for
+	// kind running (the tier above already calls a fixed address); empty =
+	// a free loopback port. The first tier has none.
+	Listen string `yaml:"listen"`
 }
 
 // Dependency is a service the target calls, intercepted by resilcheck's

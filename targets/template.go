@@ -27,6 +27,9 @@ type ProcessValues struct {
 	Port         int               // the port the service must listen on
 	TempDir      string            // a fresh directory, removed after the run
 	Dependencies map[string]string // dependency name → its proxy's base URL, e.g. http://127.0.0.1:9091
+	// Tiers maps each tier but the first to its hop proxy's base URL: the
+	// address the tier above must call it at, e.g. http://127.0.0.1:9092.
+	Tiers map[string]string
 	// Ports maps each NAME the spec writes as {{.Ports.NAME}} to a free
 	// loopback port, distinct from the others and from Port, the same
 	// wherever NAME appears (command, env, service.url, dependency upstreams).
@@ -58,9 +61,8 @@ func (t *Target) PortNames() []string {
 	for _, d := range t.Dependencies {
 		texts = append(texts, d.Upstream)
 	}
-	var deps []string // so a reference to one stops no walk
-	for _, d := range t.Dependencies {
-		deps = append(deps, d.Name)
+	for _, tr := range t.Tiers {
+		texts = append(texts, tr.URL)
 	}
 	seen := map[string]bool{}
 	for _, text := range texts {
@@ -71,7 +73,7 @@ func (t *Target) PortNames() []string {
 		if err != nil || tmpl.Tree == nil {
 			continue
 		}
-		c := fieldChecker{typ: reflect.TypeOf(ProcessValues{}), deps: deps, ports: seen}
+		c := fieldChecker{typ: reflect.TypeOf(ProcessValues{}), names: t.templateNames(), ports: seen}
 		c.node(tmpl.Tree.Root, true)
 	}
 	return slices.Sorted(maps.Keys(seen))
@@ -83,6 +85,29 @@ type ComposeValues struct {
 	// Dependencies maps a dependency name to its proxy's base URL as
 	// containers reach it, e.g. http://host.docker.internal:9091.
 	Dependencies map[string]string
+	// Tiers maps each tier but the first to its hop proxy's base URL as
+	// containers reach it: where the tier above must call it.
+	Tiers map[string]string
+}
+
+// templateNames are the names templates may index .Dependencies and .Tiers
+// by: the declared ones, so a reference to one stops no walk.
+func (t *Target) templateNames() map[string][]string {
+	names := map[string][]string{"Dependencies": nil, "Tiers": nil}
+	add := func(field, name string) {
+		if !slices.Contains(names[field], name) {
+			names[field] = append(names[field], name)
+		}
+	}
+	for _, d := range t.Dependencies {
+		add("Dependencies", d.Name)
+	}
+	for i, tr := range t.Tiers {
+		if i > 0 {
+			add("Tiers", tr.Name)
+		}
+	}
+	return names
 }
 
 // Render expands the text/template text with data. Missing map keys (such
@@ -109,13 +134,14 @@ func render(text string, data any) (string, error) {
 
 // checkTemplate parses text and returns why it is unusable with data's type,
 // or "". It walks the whole tree, so fields in branches not taken are checked
-// too; deps names the entries .Dependencies may be indexed by.
-func checkTemplate(text string, sample any, deps []string) string {
+// too; names gives the entries each map field (.Dependencies, .Tiers) may
+// be indexed by.
+func checkTemplate(text string, sample any, names map[string][]string) string {
 	tmpl, err := template.New("").Option("missingkey=error").Parse(text)
 	if err != nil {
 		return "bad template: " + trimTemplateErr(err)
 	}
-	c := fieldChecker{typ: reflect.TypeOf(sample), deps: deps}
+	c := fieldChecker{typ: reflect.TypeOf(sample), names: names}
 	if tmpl.Tree != nil {
 		c.node(tmpl.Tree.Root, true)
 	}
@@ -142,7 +168,7 @@ func trimTemplateErr(err error) string {
 // and collects the names used as .Ports.NAME into ports when it is set.
 type fieldChecker struct {
 	typ   reflect.Type
-	deps  []string
+	names map[string][]string // map field → the names it may be indexed by
 	ports map[string]bool
 	bad   string
 }
@@ -209,9 +235,13 @@ func (c *fieldChecker) fields(ident []string) {
 		}
 		return
 	}
-	if f.Type.Kind() == reflect.Map && len(ident) > 1 && !containsFold(c.deps, ident[1], false) {
-		c.bad = fmt.Sprintf("template uses .%s.%s but no dependency is named %q; declared: %s",
-			ident[0], ident[1], ident[1], orNone(c.deps))
+	if f.Type.Kind() == reflect.Map && len(ident) > 1 && !containsFold(c.names[f.Name], ident[1], false) {
+		what := "dependency"
+		if f.Name == "Tiers" {
+			what = "tier behind the first"
+		}
+		c.bad = fmt.Sprintf("template uses .%s.%s but no %s is named %q; declared: %s",
+			ident[0], ident[1], what, ident[1], orNone(c.names[f.Name]))
 	}
 }
 

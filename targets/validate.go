@@ -31,6 +31,7 @@ func (t *Target) Validate(opts ...Option) error {
 		v.checkProcess()
 		v.checkCompose()
 	}
+	v.checkTiers()
 	if known && kind.Validate != nil {
 		for _, p := range kind.Validate(t) {
 			v.errf(p.Path, "%s", p.Msg)
@@ -168,7 +169,7 @@ func (v *validator) sampleProcess() ProcessValues {
 	for i, d := range v.deps {
 		deps[d] = fmt.Sprintf("http://127.0.0.1:%d", 9091+i)
 	}
-	return ProcessValues{Port: 8080, TempDir: "/tmp/resilcheck-target", Dependencies: deps, Ports: v.samplePorts()}
+	return ProcessValues{Port: 8080, TempDir: "/tmp/resilcheck-target", Dependencies: deps, Tiers: v.sampleTiers("127.0.0.1"), Ports: v.samplePorts()}
 }
 
 // samplePorts gives every port name the spec uses a sample port.
@@ -182,7 +183,7 @@ func (v *validator) samplePorts() map[string]int {
 
 // template checks a template field and reports its problem, returning whether it is usable.
 func (v *validator) template(path, text string, sample any) bool {
-	if msg := checkTemplate(text, sample, v.deps); msg != "" {
+	if msg := checkTemplate(text, sample, v.t.templateNames()); msg != "" {
 		v.errf(path, "%s", msg)
 		return false
 	}

@@ -65,7 +65,7 @@ func (v *validator) sampleCompose() ComposeValues {
 	for i, d := range v.deps {
 		deps[d] = fmt.Sprintf("http://%s:%d", cmp.Or(v.t.Compose.DependencyHost, DefaultDependencyHost), 9091+i)
 	}
-	return ComposeValues{Project: "resilcheck-sample", Dependencies: deps}
+	return ComposeValues{Project: "resilcheck-sample", Dependencies: deps, Tiers: v.sampleTiers(cmp.Or(v.t.Compose.DependencyHost, DefaultDependencyHost))}
 }
 
 // IsLoopbackHost reports whether host names the local machine's loopback

@@ -64,24 +64,31 @@ func (v *validator) checkProcess() {
 	v.checkFiles()
 }
 
+// name checks the name of a dependency or tier at path, unique among
+// those seen so far, and reports whether it is new.
+func (v *validator) name(path, name, what, use string, seen map[string]bool) bool {
+	switch {
+	case name == "":
+		v.errf(path, "required; %s", use)
+	case !namePattern.MatchString(name):
+		v.errf(path, "expected letters, digits, - and _ starting with a letter, got %q", name)
+	case seen[name]:
+		v.errf(path, "duplicate %s name %q", what, name)
+	}
+	isNew := !seen[name]
+	seen[name] = true
+	return isNew
+}
+
 // checkDependencies validates the dependencies and returns their names.
 func (v *validator) checkDependencies() []string {
 	var names []string
 	seen := map[string]bool{}
 	for i, d := range v.t.Dependencies {
 		p := fmt.Sprintf("dependencies[%d]", i)
-		switch {
-		case d.Name == "":
-			v.errf(p+".name", "required; the name templates use as {{.Dependencies.NAME}}")
-		case !namePattern.MatchString(d.Name):
-			v.errf(p+".name", "expected letters, digits, - and _ starting with a letter, got %q", d.Name)
-		case seen[d.Name]:
-			v.errf(p+".name", "duplicate dependency name %q", d.Name)
-		}
-		if !seen[d.Name] {
+		if v.name(p+".name", d.Name, "dependency", "the name templates use as {{.Dependencies.NAME}}", seen) {
 			names = append(names, d.Name)
 		}
-		seen[d.Name] = true
 		switch {
 		case d.Listen == "" && v.kind == KindRunning:
 			v.errf(p+".listen", "required for kind running: the service already calls a fixed address, so the dependency proxy must listen there (e.g. 127.0.0.1:9091)")

@@ -126,7 +126,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 // Suite is the retry-amplification suite with cfg as its settings; the zero Config means the
 // documented defaults.
 func Suite(cfg Config) check.Suite {
-	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg}
+	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg,
+		Blame: []check.BlameRule{check.BlameResends, check.BlameCalls}}
 }
 
 // config is the settings of h's suite (the zero Config, the documented

@@ -52,9 +52,13 @@ func nonRetryable(ctx context.Context, c *check.Case) check.Result {
 // comes from a tier above. A service that takes any 2xx as done answers
 // success; then the dependency answers 503 to every call, the service
 // exhausts its attempts and fails, and calls beyond its declared cap come
-// from a tier re-sending the POST.
+// from a tier re-sending the POST. A multi-tier target is judged hop by
+// hop instead (hopsNoResend), where connection failures are seen too.
 func gatewayNoRetry(ctx context.Context, c *check.Case) check.Result {
 	h := c.Harness
+	if len(h.Hops) > 0 {
+		return hopsNoResend(ctx, c)
+	}
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
 		return check.Inconclusive("before the check: %v", err)
 	}

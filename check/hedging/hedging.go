@@ -128,5 +128,6 @@ func slack(h *check.Harness) time.Duration { return config(h).tolerance(h) }
 // Suite is the hedging suite with cfg as its settings; the zero Config means
 // the documented defaults.
 func Suite(cfg Config) check.Suite {
-	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg}
+	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg,
+		Blame: []check.BlameRule{check.BlameResends, check.BlameCalls}}
 }

@@ -79,4 +79,6 @@ func replayAfterCompletion(ctx context.Context, c *check.Case) check.Result {
 
 // Suite is the idempotency suite: duplicate side effects under lost
 // answers, retries and concurrent copies.
-func Suite() check.Suite { return check.Suite{Name: Name, Checks: checks()} }
+func Suite() check.Suite {
+	return check.Suite{Name: Name, Checks: checks(), Blame: []check.BlameRule{check.BlameResends, check.BlameAnswer}}
+}

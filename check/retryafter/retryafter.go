@@ -103,13 +103,21 @@ func (c Config) invalidValues() []string {
 // Retry-After and time the target's next call in the dependency journal.
 // Checks that fail the dependency first send BreakerFlush successes, so the
 // target's circuit breaker never sees more than one case's failures.
+// answerBlame lays a Retry-After missing or wrong on an answer at the
+// door of the tier that answered, or of the tier that dropped it.
+var answerBlame = []check.BlameRule{check.BlameAnswer}
+
+// limiterBlame lays a refusal's Retry-After at the door of the tier whose
+// limiter refused.
+var limiterBlame = []check.BlameRule{check.BlameLimiter, check.BlameAnswer}
+
 func checks() []check.Check {
 	return []check.Check{
-		{ID: "HS-01a", Suite: Name, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: raSource + "; RFC 6585 §4",
+		{ID: "HS-01a", Suite: Name, Blame: limiterBlame, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: raSource + "; RFC 6585 §4",
 			Title: "a 429 carries a valid Retry-After that tells the truth: refused before it elapses, admitted after", Run: raTruthful429},
-		{ID: "RL-09", Suite: Name, Timed: true, Level: reports.LevelShouldNot, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
+		{ID: "RL-09", Suite: Name, Blame: limiterBlame, Timed: true, Level: reports.LevelShouldNot, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
 			Title: "a 429's Retry-After does not point earlier than the RateLimit reset", Run: raNotBeforeReset},
-		{ID: "HS-01b", Suite: Name, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: raSource + "; RFC 9110 §15.6.4",
+		{ID: "HS-01b", Suite: Name, Blame: answerBlame, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: raSource + "; RFC 9110 §15.6.4",
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
 		{ID: "HS-08", Suite: Name, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency, check.NeedRetries}, Source: raSource + "; gRFC A6 (Pushback)",
 			Title: "after a dependency's 503 with Retry-After: 1, the next call comes no earlier", Run: raHonoursSeconds},
@@ -123,7 +131,7 @@ func checks() []check.Check {
 			Title: "an invalid Retry-After falls back to the normal backoff: neither a storm nor no retry", Run: raInvalidFallsBack},
 		{ID: "HS-10", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1; Envoy RetryPolicy rate_limited_retry_back_off (max_interval)",
 			Title: "a huge Retry-After does not hold the caller past its deadline", Run: raHugeIsCapped},
-		{ID: "HS-02", Suite: Name, RunWide: true, Timed: true, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
+		{ID: "HS-02", Suite: Name, Blame: limiterBlame, RunWide: true, Timed: true, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
 			Title: "every 429 and 503 of the run carries Retry-After as delay-seconds or IMF-fixdate", Run: raRunWideSyntax},
 	}
 }
@@ -145,7 +153,8 @@ func slack(h *check.Harness) time.Duration { return config(h).tolerance(h) }
 // Suite is the Retry-After suite with cfg as its settings; the zero Config means the
 // documented defaults.
 func Suite(cfg Config) check.Suite {
-	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg}
+	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg,
+		Blame: []check.BlameRule{check.BlameResends, check.BlameCalls}}
 }
 
 // config is the settings of h's suite (the zero Config, the documented

@@ -160,7 +160,8 @@ func slack(h *check.Harness) time.Duration { return config(h).tolerance() }
 // Suite is the throttling suite with cfg as its settings; the zero Config
 // means the documented defaults.
 func Suite(cfg Config) check.Suite {
-	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg}
+	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Slack: slack, Config: cfg,
+		Blame: []check.BlameRule{check.BlameResends, check.BlameCalls}}
 }
 
 // config is the settings of h's suite (the zero Config, the documented

@@ -48,7 +48,7 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 	if project == "" {
 		project = "resilcheck-" + randomSuffix()
 	}
-	vars, err := l.vars(project, env.Dependencies)
+	vars, err := l.vars(project, env.Dependencies, env.Tiers)
 	if err != nil {
 		return nil, err
 	}
@@ -117,17 +117,28 @@ func (l *Launcher) abandon(ctx context.Context, h *helper, cause error) error {
 
 // vars renders compose.env into NAME=VALUE pairs, with .Dependencies as
 // containers reach the proxies.
-func (l *Launcher) vars(project string, proxies map[string]string) ([]string, error) {
+func (l *Launcher) vars(project string, proxies, hops map[string]string) ([]string, error) {
 	c := l.Target.Compose
-	deps := map[string]string{}
-	for name, u := range proxies {
-		cu, err := containerURL(u, c.DependencyHost)
-		if err != nil {
-			return nil, fmt.Errorf("compose: dependency %s: %w", name, err)
+	reach := func(what string, urls map[string]string) (map[string]string, error) {
+		out := map[string]string{}
+		for name, u := range urls {
+			cu, err := containerURL(u, c.DependencyHost)
+			if err != nil {
+				return nil, fmt.Errorf("compose: %s %s: %w", what, name, err)
+			}
+			out[name] = cu
 		}
-		deps[name] = cu
+		return out, nil
 	}
-	values := targets.ComposeValues{Project: project, Dependencies: deps}
+	deps, err := reach("dependency", proxies)
+	if err != nil {
+		return nil, err
+	}
+	tiers, err := reach("tier", hops)
+	if err != nil {
+		return nil, err
+	}
+	values := targets.ComposeValues{Project: project, Dependencies: deps, Tiers: tiers}
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		v, err := targets.Render(c.Env[k], values)

@@ -38,6 +38,15 @@ func Defaults(t *targets.Target) {
 		}
 		t.Dependencies = deps
 	}
+	if slices.ContainsFunc(t.Tiers[min(1, len(t.Tiers)):], func(tr targets.Tier) bool { return tr.Listen == "" }) {
+		tiers := slices.Clone(t.Tiers)
+		for i := 1; i < len(tiers); i++ {
+			if tiers[i].Listen == "" {
+				tiers[i].Listen = listen
+			}
+		}
+		t.Tiers = tiers
+	}
 }
 
 // containerURL is the URL containers call a dependency proxy at: the

@@ -88,7 +88,11 @@ func newProc(env Env, portNames []string, grace time.Duration) (*proc, error) {
 	if ports == nil {
 		ports = map[string]int{}
 	}
-	p.values = targets.ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps, Ports: ports}
+	tiers := maps.Clone(env.Tiers)
+	if tiers == nil {
+		tiers = map[string]string{}
+	}
+	p.values = targets.ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps, Tiers: tiers, Ports: ports}
 	var missing []string
 	for _, name := range portNames {
 		if ports[name] == 0 {

@@ -23,6 +23,16 @@ type DependencyLauncher interface {
 	Launched() []string
 }
 
+// TierLauncher is a Launcher that starts the tiers of a multi-tier target
+// itself (the reference stack starts its gateway and service). The harness
+// places no hop proxy up front for the tiers LaunchedTiers names: Launch
+// must call env.PlaceTier for each once it knows where the tier listens,
+// and point the tier above at the URL that returns instead.
+type TierLauncher interface {
+	Launcher
+	LaunchedTiers() []string
+}
+
 // Env is what the harness provides a launcher.
 type Env struct {
 	// Dependencies maps each declared dependency the harness placed before
@@ -33,10 +43,18 @@ type Env struct {
 	// the URL the service must call instead. Safe for concurrent use; nil
 	// means no harness is listening (the service may call upstream directly).
 	PlaceDependency func(ctx context.Context, name, upstream string) (string, error)
-	TempDir         string    // scratch space for the run; empty = the launcher makes and removes one
-	Port            int       // the port the service should listen on; 0 = the launcher picks a free one
-	Log             io.Writer // receives the service's output (bounded); nil = discarded
-	Seed            uint64    // the run's seed, for targets that draw at random; 0 = the target's own choice
+	// Tiers maps each tier after the first that the harness placed a hop
+	// proxy before (all but the launched ones) to the proxy's base URL: the
+	// address the tier above must call it at.
+	Tiers map[string]string
+	// PlaceTier puts the harness's hop proxy in front of the tier name,
+	// which the launcher started at upstream, and returns the URL the tier
+	// above must call instead. nil means no harness is listening.
+	PlaceTier func(ctx context.Context, name, upstream string) (string, error)
+	TempDir   string    // scratch space for the run; empty = the launcher makes and removes one
+	Port      int       // the port the service should listen on; 0 = the launcher picks a free one
+	Log       io.Writer // receives the service's output (bounded); nil = discarded
+	Seed      uint64    // the run's seed, for targets that draw at random; 0 = the target's own choice
 	// Ports are the named free ports ({{.Ports.NAME}}) the harness chose and
 	// used already, e.g. in a dependency's upstream; distinct from one
 	// another. A launcher picks the names its spec uses that are missing

@@ -45,6 +45,7 @@ type config struct {
 	burst       int
 	maxBudget   time.Duration
 	depFront    func(processorURL string) (string, error)
+	svcFront    func(serviceURL string) (string, error)
 	logger      *slog.Logger
 }
 
@@ -78,6 +79,13 @@ func WithMaxBudget(d time.Duration) Option { return func(c *config) { c.maxBudge
 // must call instead (resilcheck's dependency proxy).
 func WithDependencyFront(f func(processorURL string) (string, error)) Option {
 	return func(c *config) { c.depFront = f }
+}
+
+// WithServiceFront lets a harness stand between the gateway and the
+// service: f receives the service's URL and returns the URL the gateway
+// must call instead (resilcheck's hop proxy).
+func WithServiceFront(f func(serviceURL string) (string, error)) Option {
+	return func(c *config) { c.svcFront = f }
 }
 
 // WithLogger sets the components' logger; nil discards.
@@ -145,7 +153,13 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 		return nil, err
 	}
 
-	gwOpts := []gateway.Option{gateway.WithServiceURL(st.ServiceURL), gateway.WithRateLimit(c.rate, c.burst),
+	svcURL := st.ServiceURL
+	if c.svcFront != nil {
+		if svcURL, err = c.svcFront(st.ServiceURL); err != nil {
+			return nil, fmt.Errorf("reference: service front: %w", err)
+		}
+	}
+	gwOpts := []gateway.Option{gateway.WithServiceURL(svcURL), gateway.WithRateLimit(c.rate, c.burst),
 		gateway.WithSeed(c.seed), gateway.WithDefects(c.defects),
 		gateway.WithLogger(c.logger.With("component", "gateway"))}
 	if c.maxBudget > 0 {

@@ -20,6 +20,7 @@ const (
 	NoDownstreamKey          Name = "no-downstream-key"          // service: calls the processor without its idempotency key
 	CrossTenantKeys          Name = "cross-tenant-keys"          // service: records scoped by key only, tenants share them
 	RetryEveryTier           Name = "retry-every-tier"           // gateway: retries POSTs to the service too
+	GatewayResendOnReset     Name = "gateway-resend-on-reset"    // gateway: re-sends a POST when its connection to the service fails
 	RetryNonRetryable        Name = "retry-non-retryable"        // service: retries 4xx answers from the processor
 	NoJitter                 Name = "no-jitter"                  // service: exponential backoff without jitter
 	NoRetryBudget            Name = "no-retry-budget"            // service: no retry budget, no circuit breaker
@@ -58,6 +59,7 @@ var catalog = []Info{
 	{NoDownstreamKey, "service", "idempotency", "calls the processor without an idempotency key, so its own retries can charge twice"},
 	{CrossTenantKeys, "service", "idempotency", "scopes records by key alone; one tenant receives another's stored response"},
 	{RetryEveryTier, "gateway", "retry-amplification", "the gateway retries POSTs as well, multiplying attempts per layer"},
+	{GatewayResendOnReset, "gateway", "retry-amplification", "re-sends a POST up to twice when its connection to the service fails before an answer (nginx's proxy_next_upstream error non_idempotent, HAProxy's retry-on conn-failure), which a status code never triggers"},
 	{RetryNonRetryable, "service", "retry-amplification", "retries 4xx answers such as 400 and 422"},
 	{NoJitter, "service", "retry-amplification", "backs off exponentially without jitter, so retries move in lockstep"},
 	{NoRetryBudget, "service", "retry-amplification", "has no retry budget and no circuit breaker, so an outage multiplies calls"},

@@ -79,15 +79,26 @@ func (g *Gateway) proxy(w http.ResponseWriter, r *http.Request, tenant, path str
 }
 
 // call makes the downstream request once, or up to three times under the
-// retry-every-tier defect (the very retry RFC 9110 §9.2.2 forbids a proxy).
+// retry-every-tier defect, or under gateway-resend-on-reset while the
+// connection fails (the very retry RFC 9110 §9.2.2 forbids a proxy).
 func (g *Gateway) call(ctx context.Context, r *http.Request, tenant, path string, payload []byte) (upstream, error) {
 	attempts := 1
-	if g.cfg.defects.Has(defect.RetryEveryTier) && r.Method == http.MethodPost {
+	onReset := g.cfg.defects.Has(defect.GatewayResendOnReset) && r.Method == http.MethodPost
+	if onReset || g.cfg.defects.Has(defect.RetryEveryTier) && r.Method == http.MethodPost {
 		attempts = 3
 	}
 	for i := 1; ; i++ {
 		up, err := g.forward(ctx, r, tenant, path, payload)
 		failed := err != nil || up.status >= 500
+		if onReset {
+			// A proxy's "next upstream on error": at once, and only when no
+			// answer came back (errBudgetSpent sent nothing).
+			if err == nil || errors.Is(err, errBudgetSpent) || i >= attempts || ctx.Err() != nil {
+				return up, err
+			}
+			g.log.Debug("gateway: re-sending after a connection failure (gateway-resend-on-reset)", "attempt", i, "err", err)
+			continue
+		}
 		if !failed || i >= attempts || ctx.Err() != nil {
 			return up, err
 		}

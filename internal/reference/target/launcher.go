@@ -20,7 +20,10 @@ type Launcher struct {
 	defects defect.Set
 }
 
-var _ launch.DependencyLauncher = (*Launcher)(nil)
+var (
+	_ launch.DependencyLauncher = (*Launcher)(nil)
+	_ launch.TierLauncher       = (*Launcher)(nil)
+)
 
 func newLauncher(t *targets.Target) (launch.Launcher, error) {
 	set, err := defect.Parse(t.Reference.Defects...)
@@ -32,6 +35,17 @@ func newLauncher(t *targets.Target) (launch.Launcher, error) {
 
 // Launched names the dependency the stack starts itself: its processor.
 func (l *Launcher) Launched() []string { return []string{Processor} }
+
+// LaunchedTiers names the tiers behind the gateway the spec declares: the
+// stack starts them itself, so the harness places the hop proxy before the
+// service through LaunchEnv.PlaceTier.
+func (l *Launcher) LaunchedTiers() []string {
+	var names []string
+	for _, tr := range l.Target.Tiers[min(1, len(l.Target.Tiers)):] {
+		names = append(names, tr.Name)
+	}
+	return names
+}
 
 // Launch starts processor, service and gateway with the spec's defects,
 // store and max budget, and blocks until the gateway is healthy. The service
@@ -47,6 +61,11 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 	}
 	opts := []reference.Option{reference.WithDefects(l.defects), reference.WithStore(storeURL(t.Reference.Store)),
 		reference.WithMaxBudget(t.Conventions.MaxBudget), reference.WithDependencyFront(front)}
+	if env.PlaceTier != nil && len(t.Tiers) > 1 {
+		opts = append(opts, reference.WithServiceFront(func(serviceURL string) (string, error) {
+			return env.PlaceTier(ctx, ServiceTier, serviceURL)
+		}))
+	}
 	if env.Seed != 0 {
 		opts = append(opts, reference.WithSeed(env.Seed))
 	}

@@ -13,8 +13,12 @@ var amplificationMatrix = map[defect.Name]Expectation{
 	// budget need not: allowed, not required.
 	defect.RetryEveryTier:    {Must: []string{"RB-01", "RB-01b", "HS-14", "RB-03"}, May: []string{"RB-01p", "HS-08p"}},
 	defect.RetryNonRetryable: {Must: []string{"RB-01b"}},
-	defect.NoJitter:          {Must: []string{"RB-15", "BO-01", "BO-08"}},
-	defect.NoRetryBudget:     {Must: []string{"RB-02", "RB-05"}},
+	// Only a failed connection between gateway and service triggers the
+	// re-send, and only the hop proxy between them can fail it: HS-14
+	// alone, hop by hop.
+	defect.GatewayResendOnReset: {Must: []string{"HS-14"}},
+	defect.NoJitter:             {Must: []string{"RB-15", "BO-01", "BO-08"}},
+	defect.NoRetryBudget:        {Must: []string{"RB-02", "RB-05"}},
 	// Fixed scenarios fail every call the same way; only the property
 	// mixes failure kinds within one request.
 	defect.RetryCapPerFailureKind: {Must: []string{"RB-01p"}},

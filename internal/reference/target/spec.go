@@ -19,6 +19,10 @@ const (
 	// MaxBudget is the deadline the gateway and service apply when a caller
 	// sends none; short, so the deadline checks finish quickly.
 	MaxBudget = 2 * time.Second
+	// GatewayTier and ServiceTier name the stack's two tiers: the gateway
+	// answers at service.url and calls the service through a hop proxy.
+	GatewayTier = "gateway"
+	ServiceTier = "service"
 	// operation names the stack's one effectful operation.
 	operation = "create-payment"
 	// defaultStore is an SQLite file in a temporary directory.
@@ -58,6 +62,9 @@ func Defaults(t *targets.Target) {
 	}
 	if len(t.Dependencies) == 0 {
 		t.Dependencies = []targets.Dependency{{Name: Processor, Method: "POST", Path: "/charges"}}
+	}
+	if len(t.Tiers) == 0 {
+		t.Tiers = []targets.Tier{{Name: GatewayTier}, {Name: ServiceTier}}
 	}
 	if reflect.ValueOf(t.Effects).IsZero() {
 		// The service forwards the payment id as the processor's key.

@@ -44,6 +44,18 @@ func validate(t *targets.Target) []targets.Problem {
 			add(p, "the reference stack starts its own processor; leave listen, upstream and stand_in out")
 		}
 	}
+	if len(t.Tiers) > 0 {
+		names := make([]string, len(t.Tiers))
+		for i, tr := range t.Tiers {
+			names[i] = tr.Name
+			if tr.URL != "" || tr.Listen != "" {
+				add(fmt.Sprintf("tiers[%d]", i), "the reference stack starts its own tiers; leave url and listen out")
+			}
+		}
+		if strings.Join(names, ",") != GatewayTier+","+ServiceTier {
+			add("tiers", "the reference stack's tiers are %s then %s; got %s", GatewayTier, ServiceTier, strings.Join(names, ", "))
+		}
+	}
 	return probs
 }
 

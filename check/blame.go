@@ -1,0 +1,299 @@
+package check
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
+)
+
+// Blame names the tier of a multi-tier target a failure lies with, and the
+// per-hop evidence that says so. Tier is empty when the hops' journal does
+// not tell; Why then says so.
+type Blame struct {
+	Tier string
+	Why  string
+}
+
+// String renders the blame as failures append it to what they observed.
+func (b Blame) String() string {
+	if b.Tier == "" {
+		return "tier: cannot tell (" + b.Why + ")"
+	}
+	return "tier: " + b.Tier + " (" + b.Why + ")"
+}
+
+// A BlameRule reads the exchanges of a failed case on a multi-tier target
+// and names the tier the failure lies with, or reports false when its kind
+// of evidence is not there. A check's rules (Check.Blame, else its suite's,
+// else DefaultBlame) are tried in order; the first that finds wins.
+type BlameRule struct {
+	Name string
+	find func(t *trace) (Blame, bool)
+}
+
+// The blame rules.
+var (
+	// BlameResends: a hop that carried more requests than the tier above
+	// it received. That tier re-sent them (RFC 9110 §9.2.2).
+	BlameResends = BlameRule{Name: "resends", find: (*trace).resends}
+	// BlameCancel: the caller left, and a tier kept its own request to the
+	// next one open: it did not pass the disconnect on.
+	BlameCancel = BlameRule{Name: "cancel", find: (*trace).cancel}
+	// BlameBudget: the request carried a deadline, and a tier forwarded none
+	// to the next, or a larger one than it was given.
+	BlameBudget = BlameRule{Name: "budget", find: (*trace).budget}
+	// BlameCalls: every hop carried one request per request; the calls to
+	// the dependency come from the last tier.
+	BlameCalls = BlameRule{Name: "calls", find: (*trace).calls}
+	// BlameAnswer: the tier whose answer the caller got (the deepest one
+	// every tier above passed on with its status), or the tier above that
+	// dropped its Retry-After.
+	BlameAnswer = BlameRule{Name: "answer", find: (*trace).answer}
+	// BlameLimiter: the tier that answered the case's 429s itself, whose
+	// limiter the rate-limit fields describe.
+	BlameLimiter = BlameRule{Name: "limiter", find: (*trace).limiter}
+)
+
+// DefaultBlame is the rules of a check whose suite and itself name none.
+var DefaultBlame = []BlameRule{BlameResends, BlameCancel, BlameBudget, BlameAnswer}
+
+// BlameFor returns which tier the failed case's exchanges blame, by rules:
+// entries are the case's (every side), focus the IDs of the exchanges its
+// result gives as evidence (the front ones among them narrow the requests
+// traced; none means every request of the case).
+func (h *Harness) BlameFor(rules []BlameRule, entries []faults.Entry, focus []faults.Entry) Blame {
+	if len(h.Hops) == 0 {
+		return Blame{Why: "the target declares one tier"}
+	}
+	t := h.newTrace(entries, focus)
+	if len(t.reqs) == 0 {
+		return Blame{Why: "no request of the case reached the first tier"}
+	}
+	for _, r := range rules {
+		if b, ok := r.find(t); ok {
+			return b
+		}
+	}
+	return Blame{Why: "every hop carried one request per request and passed its answer on unchanged"}
+}
+
+// trace is one case's requests followed hop by hop.
+type trace struct {
+	h     *Harness
+	tiers []string // every tier in order: hops[0].From, then each hop's To
+	reqs  []request
+	deps  int // dependency calls in the case
+}
+
+// request is one request at the front and what each hop carried for it.
+type request struct {
+	front faults.Entry
+	hops  [][]faults.Entry // per hop, in order received
+}
+
+func (h *Harness) newTrace(entries, focus []faults.Entry) *trace {
+	t := &trace{h: h, tiers: []string{h.Hops[0].From}}
+	for _, hp := range h.Hops {
+		t.tiers = append(t.tiers, hp.To)
+	}
+	inFocus := map[string]bool{}
+	for _, e := range focus {
+		if e.Side == "front" {
+			inFocus[e.ID] = true
+		}
+	}
+	byReceived(entries)
+	for _, e := range entries {
+		switch {
+		case e.Side == "front" && (len(inFocus) == 0 || inFocus[e.ID]):
+			t.reqs = append(t.reqs, request{front: e, hops: make([][]faults.Entry, len(h.Hops))})
+		case e.Side == "dependency":
+			t.deps++
+		}
+	}
+	for i, hp := range h.Hops {
+		for _, e := range entries {
+			if e.Side != hp.Side() {
+				continue
+			}
+			if r := t.owner(e); r != nil {
+				r.hops[i] = append(r.hops[i], e)
+			}
+		}
+	}
+	return t
+}
+
+// owner is the request a hop exchange belongs to: the one with its
+// idempotency key, else the only one in flight when it arrived.
+func (t *trace) owner(e faults.Entry) *request {
+	key := t.h.Conventions.KeyHeaderName()
+	if k := e.Header(key); k != "" {
+		for i := range t.reqs {
+			if t.reqs[i].front.Header(key) == k {
+				return &t.reqs[i]
+			}
+		}
+	}
+	var found *request
+	for i := range t.reqs {
+		f := t.reqs[i].front
+		if e.Received.Before(f.Received) || !f.Finished.IsZero() && e.Received.After(f.Finished) {
+			continue
+		}
+		if found != nil {
+			return nil // two in flight: cannot tell
+		}
+		found = &t.reqs[i]
+	}
+	return found
+}
+
+// above is what the tier above hop i received for r: 1 at the front.
+func (r request) above(i int) int {
+	if i == 0 {
+		return 1
+	}
+	return len(r.hops[i-1])
+}
+
+func (t *trace) resends() (Blame, bool) {
+	for _, r := range t.reqs {
+		for i, hp := range t.h.Hops {
+			if n, up := len(r.hops[i]), r.above(i); up > 0 && n > up {
+				return Blame{Tier: hp.From, Why: fmt.Sprintf("the hop %s carried %d requests for the %d %s received: %s re-sent them", hp.Name(), n, up, hp.From, hp.From)}, true
+			}
+		}
+	}
+	return Blame{}, false
+}
+
+func (t *trace) cancel() (Blame, bool) {
+	for _, r := range t.reqs {
+		gone := r.front.ClientGone
+		for i, hp := range t.h.Hops {
+			if gone.IsZero() || len(r.hops[i]) == 0 {
+				break
+			}
+			e := r.hops[i][len(r.hops[i])-1]
+			if e.ClientGone.IsZero() && e.Finished.Sub(gone) > t.h.Slack() {
+				return Blame{Tier: hp.From, Why: fmt.Sprintf("the caller left at %s; %s kept its request to %s open until %s: it did not pass the disconnect on",
+					at(r.front, gone), hp.From, hp.To, at(r.front, e.Finished))}, true
+			}
+			gone = e.ClientGone
+		}
+	}
+	return Blame{}, false
+}
+
+func (t *trace) budget() (Blame, bool) {
+	for _, r := range t.reqs {
+		budget, ok := entryBudget(r.front)
+		if !ok {
+			continue
+		}
+		for i, hp := range t.h.Hops {
+			if len(r.hops[i]) == 0 {
+				break
+			}
+			e := r.hops[i][0]
+			b, ok := entryBudget(e)
+			switch {
+			case !ok:
+				return Blame{Tier: hp.From, Why: fmt.Sprintf("the request carried a budget of %s; %s forwarded none to %s", Ms(budget), hp.From, hp.To)}, true
+			case b > budget:
+				return Blame{Tier: hp.From, Why: fmt.Sprintf("%s was given a budget of %s and forwarded %s to %s", hp.From, Ms(budget), Ms(b), hp.To)}, true
+			}
+			budget = b
+		}
+	}
+	return Blame{}, false
+}
+
+func (t *trace) calls() (Blame, bool) {
+	last := len(t.h.Hops) - 1
+	if t.deps == 0 || !slices.ContainsFunc(t.reqs, func(r request) bool { return len(r.hops[last]) > 0 }) {
+		return Blame{}, false
+	}
+	tier := t.tiers[len(t.tiers)-1]
+	return Blame{Tier: tier, Why: fmt.Sprintf("every hop carried one request per request; the dependency calls come from %s", tier)}, true
+}
+
+func (t *trace) answer() (Blame, bool) {
+	for i := len(t.reqs) - 1; i >= 0; i-- {
+		r := t.reqs[i]
+		if r.front.Status == 0 {
+			continue
+		}
+		// chain[k] is the answer tier k gave: the front's, then each hop's.
+		chain := []faults.Entry{r.front}
+		for j := range t.h.Hops {
+			if len(r.hops[j]) == 0 {
+				break
+			}
+			e := r.hops[j][len(r.hops[j])-1]
+			if e.Status != chain[len(chain)-1].Status {
+				break
+			}
+			chain = append(chain, e)
+		}
+		origin := len(chain) - 1
+		for k := origin; k > 0; k-- {
+			if ra := chain[k].ResponseHeader("Retry-After"); ra != "" && chain[k-1].ResponseHeader("Retry-After") == "" {
+				return Blame{Tier: t.tiers[k-1], Why: fmt.Sprintf("%s answered %d with Retry-After: %s; %s passed the %d on without it", t.tiers[k], chain[k].Status, ra, t.tiers[k-1], chain[k].Status)}, true
+			}
+		}
+		tier := t.tiers[origin]
+		if origin == len(t.tiers)-1 {
+			return Blame{Tier: tier, Why: fmt.Sprintf("the %d came from %s, and every tier above passed it on", r.front.Status, tier)}, true
+		}
+		next := r.hops[origin]
+		if len(next) == 0 {
+			return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %d itself: %s saw no request", tier, r.front.Status, t.tiers[origin+1])}, true
+		}
+		return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %d where %s had answered it %s", tier, r.front.Status, t.tiers[origin+1], statusText(next[len(next)-1].Status))}, true
+	}
+	return Blame{}, false
+}
+
+func (t *trace) limiter() (Blame, bool) {
+	for _, r := range t.reqs {
+		if r.front.Status != http.StatusTooManyRequests {
+			continue
+		}
+		k := 0 // the tier that answered the 429: the deepest that passed it on
+		for k < len(t.h.Hops) && len(r.hops[k]) > 0 && r.hops[k][len(r.hops[k])-1].Status == http.StatusTooManyRequests {
+			k++
+		}
+		tier := t.tiers[k]
+		return Blame{Tier: tier, Why: fmt.Sprintf("%s answered the case's 429s, so its limiter is the one its rate-limit fields describe", tier)}, true
+	}
+	return Blame{}, false
+}
+
+func statusText(s int) string {
+	if s == 0 {
+		return "nothing"
+	}
+	return fmt.Sprintf("%d", s)
+}
+
+// at renders t as an offset into the request's exchange.
+func at(front faults.Entry, t time.Time) string {
+	return "+" + Ms(t.Sub(front.Received))
+}
+
+// entryBudget is the deadline a journaled request carried, in any of the
+// headers headers.Timeout reads.
+func entryBudget(e faults.Entry) (time.Duration, bool) {
+	hd := http.Header{}
+	for k, v := range e.Headers {
+		hd.Set(k, v)
+	}
+	d, ok, err := headers.Timeout(hd)
+	return d, ok && err == nil
+}

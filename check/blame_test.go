@@ -1,0 +1,116 @@
+package check
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// TestHarness_BlameFor: each rule names the tier its per-hop evidence
+// points at, and says so when no rule's evidence is there.
+func TestHarness_BlameFor(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	id := 0
+	entry := func(side string, from, to int, status int, hd ...string) faults.Entry {
+		id++
+		e := faults.Entry{ID: side + "-" + string(rune('a'+id)), Side: side, Method: "POST", Received: ms(from), Finished: ms(to), Status: status, Headers: map[string]string{}, ResponseHeaders: map[string]string{}}
+		for i := 0; i+1 < len(hd); i += 2 {
+			if strings.HasPrefix(hd[i], "<") {
+				e.ResponseHeaders[hd[i][1:]] = hd[i+1]
+				continue
+			}
+			e.Headers[hd[i]] = hd[i+1]
+		}
+		return e
+	}
+	gone := func(e faults.Entry, n int) faults.Entry { e.ClientGone = ms(n); return e }
+	two := []Hop{{From: "gateway", To: "service"}}
+	three := []Hop{{From: "edge", To: "gateway"}, {From: "gateway", To: "service"}}
+	key := []string{"Idempotency-Key", "k1"}
+	hs := HopSide
+	cases := []struct {
+		name    string
+		hops    []Hop
+		rules   []BlameRule
+		entries []faults.Entry
+		tier    string // "" = cannot tell
+		why     string // a part of Why
+	}{
+		{"a tier re-sends", two, DefaultBlame, []faults.Entry{
+			entry("front", 0, 90, 502, key...), entry(hs("service"), 1, 10, 0, key...), entry(hs("service"), 11, 20, 0, key...), entry(hs("service"), 21, 30, 0, key...)},
+			"gateway", "carried 3 requests for the 1 gateway received"},
+		{"the middle of three tiers re-sends", three, DefaultBlame, []faults.Entry{
+			entry("front", 0, 90, 503, key...), entry(hs("gateway"), 1, 80, 503, key...), entry(hs("service"), 2, 10, 503, key...), entry(hs("service"), 11, 20, 503, key...)},
+			"gateway", "the hop gateway → service carried 2 requests for the 1 gateway received"},
+		{"a tier keeps its request open after the caller left", two, DefaultBlame, []faults.Entry{
+			gone(entry("front", 0, 100, 0, key...), 100), entry(hs("service"), 1, 900, 201, key...)},
+			"gateway", "did not pass the disconnect on"},
+		{"the disconnect passed on: the budget rule decides", two, DefaultBlame, []faults.Entry{
+			gone(entry("front", 0, 100, 0, "X-Request-Timeout-Ms", "500"), 100), gone(entry(hs("service"), 1, 101, 0), 101)},
+			"gateway", "forwarded none to service"},
+		{"a budget forwarded larger", two, DefaultBlame, []faults.Entry{
+			entry("front", 0, 600, 504, "X-Request-Timeout-Ms", "500"), entry(hs("service"), 1, 600, 504, "Grpc-Timeout", "2S")},
+			"gateway", "given a budget of 500 ms and forwarded 2000 ms"},
+		{"a shrinking budget, then the dependency calls", two, []BlameRule{BlameBudget, BlameCalls}, []faults.Entry{
+			entry("front", 0, 600, 504, "X-Request-Timeout-Ms", "500"), entry(hs("service"), 1, 600, 504, "X-Request-Timeout-Ms", "499"),
+			entry("dependency", 2, 300, 503), entry("dependency", 350, 700, 503)},
+			"service", "the dependency calls come from service"},
+		{"a tier answers itself", two, DefaultBlame, []faults.Entry{entry("front", 0, 2, 429)},
+			"gateway", "gateway answered 429 itself: service saw no request"},
+		{"a tier replaces the answer", two, DefaultBlame, []faults.Entry{entry("front", 0, 50, 502, key...), entry(hs("service"), 1, 40, 500, key...)},
+			"gateway", "gateway answered 502 where service had answered it 500"},
+		{"an answer passed on", two, DefaultBlame, []faults.Entry{entry("front", 0, 50, 503, key...), entry(hs("service"), 1, 40, 503, key...)},
+			"service", "the 503 came from service"},
+		{"a Retry-After dropped", two, []BlameRule{BlameAnswer}, []faults.Entry{
+			entry("front", 0, 50, 503, key...), entry(hs("service"), 1, 40, 503, "Idempotency-Key", "k1", "<Retry-After", "1")},
+			"gateway", "gateway passed the 503 on without it"},
+		{"the limiter behind the gateway", two, []BlameRule{BlameLimiter, BlameAnswer}, []faults.Entry{
+			entry("front", 0, 5, 201), entry(hs("service"), 1, 4, 201), entry("front", 10, 15, 429), entry(hs("service"), 11, 14, 429)},
+			"service", "service answered the case's 429s"},
+		{"the limiter in the gateway", two, []BlameRule{BlameLimiter, BlameAnswer}, []faults.Entry{
+			entry("front", 0, 5, 201), entry(hs("service"), 1, 4, 201), entry("front", 10, 15, 429)},
+			"gateway", "gateway answered the case's 429s"},
+		{"no evidence for the rules", two, []BlameRule{BlameCalls}, []faults.Entry{entry("front", 0, 50, 503), entry(hs("service"), 1, 40, 503)},
+			"", "every hop carried one request per request"},
+		{"two requests in flight, no keys: hop exchanges are not guessed", two, []BlameRule{BlameResends}, []faults.Entry{
+			entry("front", 0, 50, 503), entry("front", 1, 50, 503), entry(hs("service"), 2, 10, 503), entry(hs("service"), 11, 20, 503)},
+			"", "every hop carried one request per request"},
+		{"one tier", nil, DefaultBlame, []faults.Entry{entry("front", 0, 50, 503)}, "", "declares one tier"},
+		{"no request", two, DefaultBlame, []faults.Entry{entry(hs("service"), 1, 40, 503)}, "", "no request of the case reached the first tier"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := &Harness{Hops: c.hops}
+			b := h.BlameFor(c.rules, c.entries, nil)
+			if b.Tier != c.tier || !strings.Contains(b.Why, c.why) {
+				t.Errorf("BlameFor = %+v; want tier %q with %q", b, c.tier, c.why)
+			}
+			if s := b.String(); c.tier == "" && !strings.HasPrefix(s, "tier: cannot tell (") || c.tier != "" && !strings.HasPrefix(s, "tier: "+c.tier+" (") {
+				t.Errorf("String() = %q", s)
+			}
+		})
+	}
+}
+
+// TestHarness_BlameFor_focus: the requests traced are the front exchanges
+// the failure gives as evidence, not every request of the case.
+func TestHarness_BlameFor_focus(t *testing.T) {
+	t.Parallel()
+	t0 := time.Now()
+	h := &Harness{Hops: []Hop{{From: "gateway", To: "service"}}}
+	good := faults.Entry{ID: "front-1", Side: "front", Received: t0, Finished: t0.Add(time.Millisecond), Status: 201, Headers: map[string]string{"Idempotency-Key": "a"}}
+	bad := faults.Entry{ID: "front-2", Side: "front", Received: t0.Add(2 * time.Millisecond), Finished: t0.Add(3 * time.Millisecond), Status: 429, Headers: map[string]string{"Idempotency-Key": "b"}}
+	hop := faults.Entry{ID: "hop-1", Side: HopSide("service"), Received: t0, Finished: t0.Add(time.Millisecond), Status: 201, Headers: map[string]string{"Idempotency-Key": "a"}}
+	entries := []faults.Entry{good, hop, bad}
+	if b := h.BlameFor([]BlameRule{BlameAnswer}, entries, []faults.Entry{good}); b.Tier != "service" {
+		t.Errorf("focus on the 201: %+v; want service", b)
+	}
+	if b := h.BlameFor([]BlameRule{BlameAnswer}, entries, []faults.Entry{bad}); b.Tier != "gateway" {
+		t.Errorf("focus on the 429: %+v; want gateway", b)
+	}
+}
