@@ -6,6 +6,7 @@ package foreign
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -23,6 +24,22 @@ type Expectation struct {
 	// such a run is inconclusive, never pass), the why saying so.
 	Expect reports.Status `yaml:"expect"`
 	Why    string         `yaml:"why"` // one line, citing file/line or doc section
+	// Tier is, for a failure on a service that declares tiers, the tier
+	// the failure must be laid at (reports.Check.Tier), or "cannot tell"
+	// where the hops' exchanges do not say; required there.
+	Tier string `yaml:"tier"`
+}
+
+// CannotTell is the Tier of a failure whose tier resilcheck must say it
+// cannot name.
+const CannotTell = "cannot tell"
+
+// TierOf is the tier x expects, as reports name it: "" for CannotTell.
+func (x Expectation) TierOf() string {
+	if x.Tier == CannotTell {
+		return ""
+	}
+	return x.Tier
 }
 
 // Expectations are a service's expected verdicts by check ID.
@@ -59,6 +76,8 @@ func LoadExpectations(path string, ids []string) (*Expectations, error) {
 			errs = append(errs, fmt.Errorf("%s: expect %q; want one of %v", id, x.Expect, verdicts))
 		case strings.TrimSpace(x.Why) == "":
 			errs = append(errs, fmt.Errorf("%s: no why", id))
+		case x.Tier != "" && x.Expect != reports.StatusFail:
+			errs = append(errs, fmt.Errorf("%s: a tier for an expected %s; only a failure is laid at a tier", id, x.Expect))
 		}
 	}
 	for id := range e.Checks {
@@ -70,6 +89,23 @@ func LoadExpectations(path string, ids []string) (*Expectations, error) {
 		return nil, fmt.Errorf("expectations %s: %w", path, err)
 	}
 	return &e, nil
+}
+
+// NeedTiers reports the expected failures that name no tier, for a
+// service whose spec declares tiers.
+func (e *Expectations) NeedTiers(tiers []string) error {
+	var errs []error
+	for _, id := range slices.Sorted(maps.Keys(e.Checks)) {
+		x := e.Checks[id]
+		switch {
+		case x.Expect != reports.StatusFail:
+		case x.Tier == "":
+			errs = append(errs, fmt.Errorf("%s: an expected failure on a multi-tier service names no tier (one of %s, or %q)", id, strings.Join(tiers, ", "), CannotTell))
+		case x.Tier != CannotTell && !slices.Contains(tiers, x.Tier):
+			errs = append(errs, fmt.Errorf("%s: tier %q is not one of %s", id, x.Tier, strings.Join(tiers, ", ")))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Count returns how many checks expect status s.

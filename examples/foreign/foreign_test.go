@@ -52,12 +52,22 @@ func TestExpectations_complete(t *testing.T) {
 	ids := checkIDs()
 	for _, s := range zoo {
 		t.Run(s.name, func(t *testing.T) {
-			if _, err := targets.Load(filepath.Join(s.name, "target.yaml")); err != nil {
+			spec, err := targets.Load(filepath.Join(s.name, "target.yaml"))
+			if err != nil {
 				t.Fatal(err)
 			}
 			e, err := LoadExpectations(filepath.Join(s.name, "expectations.yaml"), ids)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(spec.Tiers) > 0 {
+				var tiers []string
+				for _, tr := range spec.Tiers {
+					tiers = append(tiers, tr.Name)
+				}
+				if err := e.NeedTiers(tiers); err != nil {
+					t.Error(err)
+				}
 			}
 			if e.Service != s.name {
 				t.Errorf("service %q, want %q", e.Service, s.name)
@@ -109,6 +119,15 @@ func TestZoo_certify(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var tiers []string
+			for _, tr := range spec.Tiers {
+				tiers = append(tiers, tr.Name)
+			}
+			if len(tiers) > 0 {
+				if err := want.NeedTiers(tiers); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if s.prepare != nil {
 				if why := s.prepare(t, spec); why != "" {
 					zooSkip(t, "%s", why)
@@ -125,6 +144,8 @@ func TestZoo_certify(t *testing.T) {
 				if ch.Status != x.Expect {
 					t.Errorf("%s %s: want %s (%s); resilcheck: %s: expected %s; observed %s %s",
 						s.name, ch.ID, x.Expect, x.Why, ch.Status, ch.Expected, ch.Observed, ch.Reason)
+				} else if len(tiers) > 0 && ch.Status == reports.StatusFail && ch.Tier != x.TierOf() {
+					t.Errorf("%s %s: want the failure laid at tier %q (%s); resilcheck: %q: %s", s.name, ch.ID, x.Tier, x.Why, ch.Tier, ch.Observed)
 				}
 			}
 			if len(res.Report.Checks) != len(ids) {

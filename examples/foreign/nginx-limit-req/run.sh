@@ -1,22 +1,22 @@
 #!/bin/sh
-# Starts the reference payments service on a free port and nginx in front of
-# it on the port resilcheck chose, with limit_req on POST /v1/payments only
-# (nginx.conf.in). The service calls its processor through resilcheck's
-# dependency proxy.
-#   usage: run.sh PORT PROCESSOR_URL DATA_DIR
+# Starts the reference payments service on SERVICE_PORT and nginx in front of
+# it on PORT, with limit_req on POST /v1/payments only (nginx.conf.in). nginx
+# calls the service at HOP_URL, resilcheck's hop proxy between the two tiers;
+# the service calls its processor through resilcheck's dependency proxy.
+#   usage: run.sh PORT PROCESSOR_URL DATA_DIR SERVICE_PORT HOP_URL
 # RESILCHECK names the resilcheck binary (default: resilcheck on PATH);
 # NGINX the nginx binary (default: nginx on PATH, else /usr/sbin/nginx).
 set -eu
 bin=${RESILCHECK:-resilcheck}
 nginx=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
-port=$1 processor=$2 dir=$3
+port=$1 processor=$2 dir=$3 service_port=$4 hop=$5
 here=$(cd "$(dirname "$0")" && pwd)
 ready=$dir/service.ready
 mkfifo "$ready"
-"$bin" reference service --addr 127.0.0.1:0 \
+"$bin" reference service --addr "127.0.0.1:$service_port" \
   --processor-url "$processor" --store "sqlite:$dir/payments.db" >"$ready" &
-read -r _ service_url <"$ready"
+read -r _ _ <"$ready"
 mkdir -p "$dir/nginx"
-sed -e "s|@PORT@|$port|g" -e "s|@SERVICE_HOSTPORT@|${service_url#http://}|g" -e "s|@DIR@|$dir/nginx|g" \
+sed -e "s|@PORT@|$port|g" -e "s|@SERVICE_HOSTPORT@|${hop#http://}|g" -e "s|@DIR@|$dir/nginx|g" \
   "$here/nginx.conf.in" >"$dir/nginx/nginx.conf"
 exec "$nginx" -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -g 'daemon off;'
