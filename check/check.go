@@ -90,6 +90,12 @@ type Result struct {
 	// FailedCase is the property case that failed (1-based), 0 for a
 	// check that does not explore; the reproduce line replays that many.
 	FailedCase int
+	// Quiet, when > 0, is the longest stall of the runner a pass can bear:
+	// a pass that rests on how closely events fell together (no lockstep)
+	// is not trusted from a run the runner stalled longer in, since the
+	// stall alone may have spread them; the check is judged again, as a
+	// failure during a stall is.
+	Quiet time.Duration
 	// Tier is the tier of a multi-tier target the failure lies with, when
 	// the check named it itself (Observed then says why); else the runner
 	// blames one by the check's BlameRules.

@@ -104,7 +104,7 @@ func Judge(parent context.Context, h *Harness, c Check) (res Result) {
 		return Inconclusive("%s", why)
 	}
 	res, seen := h.watched(parent, c, c.ID)
-	if stalledFailure(res, seen, h.stallLimit()) && parent.Err() == nil {
+	if (stalledFailure(res, seen, h.stallLimit()) || stalledPass(res, seen)) && parent.Err() == nil {
 		return h.rejudged(parent, c, res, seen)
 	}
 	if res.Status == reports.StatusFail && seen.worst > h.stallLimit() {

@@ -87,6 +87,12 @@ func stalledFailure(res Result, seen stalls, limit time.Duration) bool {
 	return res.Status == reports.StatusFail && seen.worst > limit && res.Margin <= seen.total
 }
 
+// stalledPass says res passed by a margin a stall of the runner may have
+// made (Result.Quiet), and the runner stalled longer than that.
+func stalledPass(res Result, seen stalls) bool {
+	return res.Status == reports.StatusPass && res.Quiet > 0 && seen.worst > res.Quiet
+}
+
 // rejudged is the verdict on a timed check that failed while the runner
 // stalled beyond stallLimit. That failure is not trusted, so the check
 // runs again, with draws of its own (fresh keys and tenants, which a
@@ -100,6 +106,20 @@ func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalle
 	limit := h.stallLimit()
 	firstSaw := withoutStory(first.Observed)
 	switch {
+	case first.Status == reports.StatusPass && (stalledPass(res, seen) || res.Status == reports.StatusFail && seen.worst > limit):
+		out := Inconclusive("noisy runner: the runner stalled %s and then %s during two runs of this check, longer than the %s its first pass could bear: %s; the second %s: %s",
+			Ms(stall), Ms(again), Ms(first.Quiet), first.Observed, map[bool]string{true: "failed", false: "passed"}[res.Status == reports.StatusFail], withoutStory(res.Observed))
+		out.Evidence = first.Evidence
+		return out
+	case first.Status == reports.StatusPass && res.Status == reports.StatusPass:
+		res.Observed += fmt.Sprintf(" (on a second run: the first passed while the runner stalled %s, longer than the %s its pass could bear: %s)", Ms(stall), Ms(first.Quiet), firstSaw)
+		return res
+	case first.Status == reports.StatusPass && res.Status == reports.StatusFail:
+		res.Observed += fmt.Sprintf(" (on a second run: the first passed while the runner stalled %s, longer than the %s its pass could bear: %s)", Ms(stall), Ms(first.Quiet), firstSaw)
+		return res
+	case first.Status == reports.StatusPass:
+		res.Reason += fmt.Sprintf(" (on a second run: the first passed while the runner stalled %s, longer than the %s its pass could bear: %s)", Ms(stall), Ms(first.Quiet), firstSaw)
+		return res
 	case stalledFailure(res, seen, limit) || again > limit && res.Status == reports.StatusPass:
 		out := Inconclusive("noisy runner: the runner stalled %s and then %s during two runs of this check, beyond the %s a timing verdict can bear; the first run failed: %s; the second %s: %s",
 			Ms(stall), Ms(again), Ms(limit), first.Observed, map[bool]string{true: "failed", false: "passed"}[res.Status == reports.StatusFail], withoutStory(res.Observed))

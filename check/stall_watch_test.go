@@ -22,6 +22,11 @@ func TestHarness_rejudged(t *testing.T) {
 	fail2 := Result{Status: reports.StatusFail, Observed: "run 2 (seed 8, shrunk to the story below)"}
 	pass2 := Result{Status: reports.StatusPass, Observed: "run 2"}
 	inc2 := Result{Status: reports.StatusInconclusive, Reason: "run 2 saw no dependency call"}
+	// Passes that rest on events spread wider than a 10 ms stall could
+	// spread them (Quiet), or not.
+	near1 := Result{Status: reports.StatusPass, Observed: "run 1: 60 % in one bucket", Quiet: 10 * time.Millisecond}
+	near2 := Result{Status: reports.StatusPass, Observed: "run 2: 55 % in one bucket", Quiet: 10 * time.Millisecond}
+	lock2 := Result{Status: reports.StatusFail, Observed: "run 2: 100 % in one bucket"}
 	// Late by 2 s: no 80 ms stall explains it.
 	late1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7)", Margin: 2 * time.Second}
 	late2 := Result{Status: reports.StatusFail, Observed: "run 2 (seed 8)", Margin: 2 * time.Second}
@@ -47,6 +52,13 @@ func TestHarness_rejudged(t *testing.T) {
 		{"failed twice under stalls", "retry-after", []Result{fail1, fail2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive,
 			"noisy runner: the runner stalled 80 ms and then 80 ms during two runs of this check, beyond the 50 ms a timing verdict can bear; the first run failed: run 1 (seed 7, shrunk to the story below); the second failed: run 2 (seed 8)", true},
 		{"passed under a stall after failing under one", "retry-after", []Result{fail1, pass2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive, "", true},
+		{"a near pass on a quiet runner", "retry-after", []Result{near1}, []time.Duration{quiet}, reports.StatusPass, "run 1: 60 % in one bucket", false},
+		{"a near pass under a stall, then a quiet pass", "retry-after", []Result{near1, near2}, []time.Duration{stalled, quiet}, reports.StatusPass,
+			"run 2: 55 % in one bucket (on a second run: the first passed while the runner stalled 80 ms, longer than the 10 ms its pass could bear: run 1: 60 % in one bucket)", false},
+		{"a near pass under a stall, then lockstep", "retry-after", []Result{near1, lock2}, []time.Duration{stalled, quiet}, reports.StatusFail,
+			"run 2: 100 % in one bucket (on a second run: the first passed while the runner stalled 80 ms, longer than the 10 ms its pass could bear: run 1: 60 % in one bucket)", false},
+		{"near passes under two stalls", "retry-after", []Result{near1, near2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive,
+			"noisy runner: the runner stalled 80 ms and then 80 ms during two runs of this check, longer than the 10 ms its first pass could bear: run 1: 60 % in one bucket; the second passed: run 2: 55 % in one bucket", false},
 		{"inconclusive rerun", "retry-after", []Result{fail1, inc2}, []time.Duration{stalled, quiet}, reports.StatusInconclusive,
 			"run 2 saw no dependency call (on a second run: the first failed while the runner stalled 80 ms, beyond the 50 ms a timing verdict can bear: run 1 (seed 7))", false},
 	} {
