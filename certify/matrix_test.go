@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -34,6 +35,10 @@ func TestMatrix(t *testing.T) {
 	}
 	results := certifyAll(t, cases)
 	matrix := target.Matrix()
+	components := map[defect.Name]string{}
+	for _, d := range defect.All() {
+		components[d.Name] = d.Component
+	}
 	for i, d := range cases {
 		t.Run(caseName(d), func(t *testing.T) {
 			res := results[i]
@@ -48,6 +53,11 @@ func TestMatrix(t *testing.T) {
 					failed = append(failed, c.ID)
 					if !want.Allows(c.ID) {
 						t.Errorf("%s failed unexpectedly: expected %s; observed %s", c.ID, c.Expected, c.Observed)
+					}
+					// The stack runs as two tiers: every failure names the
+					// one the defect lives in.
+					if tier := cmp.Or(want.Tier, components[d]); c.Tier != tier {
+						t.Errorf("%s laid at tier %q; the defect is in the %s: %s", c.ID, c.Tier, tier, c.Observed)
 					}
 				case c.Status == reports.StatusInconclusive:
 					t.Errorf("%s inconclusive: %s", c.ID, c.Reason)

@@ -1,9 +1,9 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
@@ -84,19 +84,25 @@ func (h *Harness) BlameFor(rules []BlameRule, entries []faults.Entry, focus []fa
 // trace is one case's requests followed hop by hop.
 type trace struct {
 	h     *Harness
-	tiers []string // every tier in order: hops[0].From, then each hop's To
-	reqs  []request
+	tiers []string   // every tier in order: hops[0].From, then each hop's To
+	all   []request  // every request of the case at the front
+	reqs  []*request // those the failure gives as evidence (all when it gives none)
+	hops  [][]faults.Entry
 	deps  int // dependency calls in the case
 }
 
 // request is one request at the front and what each hop carried for it.
+// Ambiguous says a hop exchange could have been its or another's, in
+// flight together with the same key or none: rules that follow one
+// request leave it out.
 type request struct {
-	front faults.Entry
-	hops  [][]faults.Entry // per hop, in order received
+	front     faults.Entry
+	hops      [][]faults.Entry // per hop, in order received
+	ambiguous bool
 }
 
 func (h *Harness) newTrace(entries, focus []faults.Entry) *trace {
-	t := &trace{h: h, tiers: []string{h.Hops[0].From}}
+	t := &trace{h: h, tiers: []string{h.Hops[0].From}, hops: make([][]faults.Entry, len(h.Hops))}
 	for _, hp := range h.Hops {
 		t.tiers = append(t.tiers, hp.To)
 	}
@@ -109,10 +115,15 @@ func (h *Harness) newTrace(entries, focus []faults.Entry) *trace {
 	byReceived(entries)
 	for _, e := range entries {
 		switch {
-		case e.Side == "front" && (len(inFocus) == 0 || inFocus[e.ID]):
-			t.reqs = append(t.reqs, request{front: e, hops: make([][]faults.Entry, len(h.Hops))})
+		case e.Side == "front":
+			t.all = append(t.all, request{front: e, hops: make([][]faults.Entry, len(h.Hops))})
 		case e.Side == "dependency":
 			t.deps++
+		}
+	}
+	for i := range t.all {
+		if len(inFocus) == 0 || inFocus[t.all[i].front.ID] {
+			t.reqs = append(t.reqs, &t.all[i])
 		}
 	}
 	for i, hp := range h.Hops {
@@ -120,6 +131,7 @@ func (h *Harness) newTrace(entries, focus []faults.Entry) *trace {
 			if e.Side != hp.Side() {
 				continue
 			}
+			t.hops[i] = append(t.hops[i], e)
 			if r := t.owner(e); r != nil {
 				r.hops[i] = append(r.hops[i], e)
 			}
@@ -128,41 +140,76 @@ func (h *Harness) newTrace(entries, focus []faults.Entry) *trace {
 	return t
 }
 
-// owner is the request a hop exchange belongs to: the one with its
-// idempotency key, else the only one in flight when it arrived.
+// owner is the request a hop exchange belongs to: of the requests in
+// flight at the front when it arrived, the only one, or the only one
+// with its idempotency key (a key may come back in a later request, a
+// replay). Where that leaves several, they are marked ambiguous.
 func (t *trace) owner(e faults.Entry) *request {
 	key := t.h.Conventions.KeyHeaderName()
-	if k := e.Header(key); k != "" {
-		for i := range t.reqs {
-			if t.reqs[i].front.Header(key) == k {
-				return &t.reqs[i]
-			}
-		}
-	}
-	var found *request
-	for i := range t.reqs {
-		f := t.reqs[i].front
+	var inFlight []*request
+	for i := range t.all {
+		f := t.all[i].front
 		if e.Received.Before(f.Received) || !f.Finished.IsZero() && e.Received.After(f.Finished) {
 			continue
 		}
-		if found != nil {
-			return nil // two in flight: cannot tell
-		}
-		found = &t.reqs[i]
+		inFlight = append(inFlight, &t.all[i])
 	}
-	return found
+	if len(inFlight) == 1 {
+		return inFlight[0]
+	}
+	var same []*request
+	for _, r := range inFlight {
+		if k := e.Header(key); k != "" && r.front.Header(key) == k {
+			same = append(same, r)
+		}
+	}
+	if len(same) == 1 {
+		return same[0]
+	}
+	if len(same) == 0 {
+		same = inFlight
+	}
+	for _, r := range same {
+		r.ambiguous = true
+	}
+	return nil
+}
+
+// followed are the requests whose every hop exchange is known.
+func (t *trace) followed() []*request {
+	var out []*request
+	for _, r := range t.reqs {
+		if !r.ambiguous {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // above is what the tier above hop i received for r: 1 at the front.
 func (r request) above(i int) int {
 	if i == 0 {
-		return 1
+		return delivered([]faults.Entry{r.front})
 	}
-	return len(r.hops[i-1])
+	return delivered(r.hops[i-1])
+}
+
+// delivered is how many copies of the requests es a proxy passed on to the
+// tier behind it: one each, none for one it answered itself, two for one
+// it duplicated.
+func delivered(es []faults.Entry) int {
+	n := 0
+	for _, e := range es {
+		n += e.UpstreamCalls
+	}
+	return n
 }
 
 func (t *trace) resends() (Blame, bool) {
-	for _, r := range t.reqs {
+	if b, ok := t.resendsByKey(); ok {
+		return b, true
+	}
+	for _, r := range t.followed() {
 		for i, hp := range t.h.Hops {
 			if n, up := len(r.hops[i]), r.above(i); up > 0 && n > up {
 				return Blame{Tier: hp.From, Why: fmt.Sprintf("the hop %s carried %d requests for the %d %s received: %s re-sent them", hp.Name(), n, up, hp.From, hp.From)}, true
@@ -172,8 +219,45 @@ func (t *trace) resends() (Blame, bool) {
 	return Blame{}, false
 }
 
-func (t *trace) cancel() (Blame, bool) {
+// resendsByKey compares, key by key, the requests the front received with
+// the requests each hop carried: concurrent copies of one key cannot be
+// followed one by one, but their counts can.
+func (t *trace) resendsByKey() (Blame, bool) {
+	key := t.h.Conventions.KeyHeaderName()
+	withKey := func(es []faults.Entry, k string) []faults.Entry {
+		var out []faults.Entry
+		for _, e := range es {
+			if e.Header(key) == k {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	var fronts []faults.Entry
+	for _, r := range t.all {
+		fronts = append(fronts, r.front)
+	}
+	seen := map[string]bool{}
 	for _, r := range t.reqs {
+		k := r.front.Header(key)
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		above := delivered(withKey(fronts, k))
+		for i, hp := range t.h.Hops {
+			carried := withKey(t.hops[i], k)
+			if n := len(carried); above > 0 && n > above {
+				return Blame{Tier: hp.From, Why: fmt.Sprintf("the hop %s carried %d requests with the key %s for the %d %s received: %s re-sent them", hp.Name(), n, k, above, hp.From, hp.From)}, true
+			}
+			above = delivered(carried)
+		}
+	}
+	return Blame{}, false
+}
+
+func (t *trace) cancel() (Blame, bool) {
+	for _, r := range t.followed() {
 		gone := r.front.ClientGone
 		for i, hp := range t.h.Hops {
 			if gone.IsZero() || len(r.hops[i]) == 0 {
@@ -191,7 +275,7 @@ func (t *trace) cancel() (Blame, bool) {
 }
 
 func (t *trace) budget() (Blame, bool) {
-	for _, r := range t.reqs {
+	for _, r := range t.followed() {
 		budget, ok := entryBudget(r.front)
 		if !ok {
 			continue
@@ -216,7 +300,7 @@ func (t *trace) budget() (Blame, bool) {
 
 func (t *trace) calls() (Blame, bool) {
 	last := len(t.h.Hops) - 1
-	if t.deps == 0 || !slices.ContainsFunc(t.reqs, func(r request) bool { return len(r.hops[last]) > 0 }) {
+	if t.deps == 0 || len(t.hops[last]) == 0 {
 		return Blame{}, false
 	}
 	tier := t.tiers[len(t.tiers)-1]
@@ -224,8 +308,9 @@ func (t *trace) calls() (Blame, bool) {
 }
 
 func (t *trace) answer() (Blame, bool) {
-	for i := len(t.reqs) - 1; i >= 0; i-- {
-		r := t.reqs[i]
+	reqs := t.followed()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		r := reqs[i]
 		if r.front.Status == 0 {
 			continue
 		}
@@ -243,8 +328,12 @@ func (t *trace) answer() (Blame, bool) {
 		}
 		origin := len(chain) - 1
 		for k := origin; k > 0; k-- {
-			if ra := chain[k].ResponseHeader("Retry-After"); ra != "" && chain[k-1].ResponseHeader("Retry-After") == "" {
+			ra, above := chain[k].ResponseHeader("Retry-After"), chain[k-1].ResponseHeader("Retry-After")
+			switch {
+			case ra != "" && above == "":
 				return Blame{Tier: t.tiers[k-1], Why: fmt.Sprintf("%s answered %d with Retry-After: %s; %s passed the %d on without it", t.tiers[k], chain[k].Status, ra, t.tiers[k-1], chain[k].Status)}, true
+			case ra != above:
+				return Blame{Tier: t.tiers[k-1], Why: fmt.Sprintf("%s answered %d with Retry-After: %s; %s passed it on as Retry-After: %s", t.tiers[k], chain[k].Status, cmp.Or(ra, "(none)"), t.tiers[k-1], above)}, true
 			}
 		}
 		tier := t.tiers[origin]
@@ -261,7 +350,7 @@ func (t *trace) answer() (Blame, bool) {
 }
 
 func (t *trace) limiter() (Blame, bool) {
-	for _, r := range t.reqs {
+	for _, r := range t.followed() {
 		if r.front.Status != http.StatusTooManyRequests {
 			continue
 		}

@@ -17,7 +17,8 @@ func TestHarness_BlameFor(t *testing.T) {
 	id := 0
 	entry := func(side string, from, to int, status int, hd ...string) faults.Entry {
 		id++
-		e := faults.Entry{ID: side + "-" + string(rune('a'+id)), Side: side, Method: "POST", Received: ms(from), Finished: ms(to), Status: status, Headers: map[string]string{}, ResponseHeaders: map[string]string{}}
+		e := faults.Entry{ID: side + "-" + string(rune('a'+id)), Side: side, Method: "POST", Received: ms(from), Finished: ms(to), Status: status,
+			Headers: map[string]string{}, ResponseHeaders: map[string]string{}, UpstreamCalls: 1}
 		for i := 0; i+1 < len(hd); i += 2 {
 			if strings.HasPrefix(hd[i], "<") {
 				e.ResponseHeaders[hd[i][1:]] = hd[i+1]
@@ -28,6 +29,7 @@ func TestHarness_BlameFor(t *testing.T) {
 		return e
 	}
 	gone := func(e faults.Entry, n int) faults.Entry { e.ClientGone = ms(n); return e }
+	dup := func(e faults.Entry) faults.Entry { e.UpstreamCalls = 2; return e }
 	two := []Hop{{From: "gateway", To: "service"}}
 	three := []Hop{{From: "edge", To: "gateway"}, {From: "gateway", To: "service"}}
 	key := []string{"Idempotency-Key", "k1"}
@@ -42,10 +44,25 @@ func TestHarness_BlameFor(t *testing.T) {
 	}{
 		{"a tier re-sends", two, DefaultBlame, []faults.Entry{
 			entry("front", 0, 90, 502, key...), entry(hs("service"), 1, 10, 0, key...), entry(hs("service"), 11, 20, 0, key...), entry(hs("service"), 21, 30, 0, key...)},
-			"gateway", "carried 3 requests for the 1 gateway received"},
+			"gateway", "carried 3 requests with the key k1 for the 1 gateway received"},
+		{"a tier re-sends a request without a key", two, DefaultBlame, []faults.Entry{
+			entry("front", 0, 90, 502), entry(hs("service"), 1, 10, 0), entry(hs("service"), 11, 20, 0)},
+			"gateway", "carried 2 requests for the 1 gateway received"},
+		{"concurrent copies of one key, each carried once", two, []BlameRule{BlameResends, BlameAnswer, BlameCalls}, []faults.Entry{
+			entry("front", 0, 90, 201, key...), entry("front", 1, 90, 201, key...), entry("front", 2, 90, 409, key...),
+			entry(hs("service"), 3, 80, 201, key...), entry(hs("service"), 4, 80, 201, key...), entry(hs("service"), 5, 80, 409, key...),
+			entry("dependency", 10, 20, 201), entry("dependency", 11, 21, 201)},
+			"service", "the dependency calls come from service"},
+		{"the front duplicated a request: no tier re-sent it", two, []BlameRule{BlameResends, BlameAnswer}, []faults.Entry{
+			dup(entry("front", 0, 50, 201, key...)), entry(hs("service"), 1, 40, 201, key...), entry(hs("service"), 2, 40, 201, key...)},
+			"service", "the 201 came from service"},
+		{"concurrent copies of one key, re-sent", two, []BlameRule{BlameResends, BlameAnswer}, []faults.Entry{
+			entry("front", 0, 90, 502, key...), entry("front", 1, 90, 502, key...),
+			entry(hs("service"), 3, 10, 0, key...), entry(hs("service"), 4, 10, 0, key...), entry(hs("service"), 11, 20, 0, key...)},
+			"gateway", "carried 3 requests with the key k1 for the 2 gateway received"},
 		{"the middle of three tiers re-sends", three, DefaultBlame, []faults.Entry{
 			entry("front", 0, 90, 503, key...), entry(hs("gateway"), 1, 80, 503, key...), entry(hs("service"), 2, 10, 503, key...), entry(hs("service"), 11, 20, 503, key...)},
-			"gateway", "the hop gateway → service carried 2 requests for the 1 gateway received"},
+			"gateway", "the hop gateway → service carried 2 requests with the key k1 for the 1 gateway received"},
 		{"a tier keeps its request open after the caller left", two, DefaultBlame, []faults.Entry{
 			gone(entry("front", 0, 100, 0, key...), 100), entry(hs("service"), 1, 900, 201, key...)},
 			"gateway", "did not pass the disconnect on"},
@@ -68,6 +85,16 @@ func TestHarness_BlameFor(t *testing.T) {
 		{"a Retry-After dropped", two, []BlameRule{BlameAnswer}, []faults.Entry{
 			entry("front", 0, 50, 503, key...), entry(hs("service"), 1, 40, 503, "Idempotency-Key", "k1", "<Retry-After", "1")},
 			"gateway", "gateway passed the 503 on without it"},
+		{"a Retry-After rewritten", two, []BlameRule{BlameAnswer}, []faults.Entry{
+			entry("front", 0, 50, 503, "Idempotency-Key", "k1", "<Retry-After", "1.5s"), entry(hs("service"), 1, 40, 503, "Idempotency-Key", "k1", "<Retry-After", "1")},
+			"gateway", "gateway passed it on as Retry-After: 1.5s"},
+		{"a key sent again later: each hop exchange is the request's in flight", two, []BlameRule{BlameAnswer}, []faults.Entry{
+			entry("front", 0, 50, 201, key...), entry(hs("service"), 1, 40, 201, key...), entry("front", 60, 90, 201, key...), entry(hs("service"), 61, 80, 201, key...)},
+			"service", "the 201 came from service"},
+		{"two in flight, told apart by their keys", two, []BlameRule{BlameResends}, []faults.Entry{
+			entry("front", 0, 50, 503, key...), entry("front", 1, 50, 503, "Idempotency-Key", "k2"),
+			entry(hs("service"), 2, 10, 503, key...), entry(hs("service"), 3, 10, 503, "Idempotency-Key", "k2"), entry(hs("service"), 11, 20, 503, "Idempotency-Key", "k2")},
+			"gateway", "carried 2 requests with the key k2 for the 1 gateway received"},
 		{"the limiter behind the gateway", two, []BlameRule{BlameLimiter, BlameAnswer}, []faults.Entry{
 			entry("front", 0, 5, 201), entry(hs("service"), 1, 4, 201), entry("front", 10, 15, 429), entry(hs("service"), 11, 14, 429)},
 			"service", "service answered the case's 429s"},

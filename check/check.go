@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
@@ -101,6 +102,10 @@ type Result struct {
 	// blames one by the check's BlameRules.
 	Tier string
 }
+
+// NotTimed is the Margin of a failure no stall of the runner can cause (a
+// malformed header, a count of calls): it stands as judged.
+const NotTimed = time.Duration(math.MaxInt64)
 
 // Pass is the verdict of a check whose rule held: what was expected, what
 // was seen, and the exchanges that show it.

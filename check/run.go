@@ -107,7 +107,7 @@ func Judge(parent context.Context, h *Harness, c Check) (res Result) {
 	if (stalledFailure(res, seen, h.stallLimit()) || stalledPass(res, seen)) && parent.Err() == nil {
 		return h.rejudged(parent, c, res, seen)
 	}
-	if res.Status == reports.StatusFail && seen.worst > h.stallLimit() {
+	if res.Status == reports.StatusFail && seen.worst > h.stallLimit() && res.Margin != NotTimed {
 		res.Observed += fmt.Sprintf(" (the runner stalled up to %s during this run, %s in all, less than the %s the failure was late by)",
 			Ms(seen.worst), Ms(seen.total), Ms(res.Margin))
 	}

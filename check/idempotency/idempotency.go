@@ -80,5 +80,5 @@ func replayAfterCompletion(ctx context.Context, c *check.Case) check.Result {
 // Suite is the idempotency suite: duplicate side effects under lost
 // answers, retries and concurrent copies.
 func Suite() check.Suite {
-	return check.Suite{Name: Name, Checks: checks(), Blame: []check.BlameRule{check.BlameResends, check.BlameAnswer}}
+	return check.Suite{Name: Name, Checks: checks(), Blame: []check.BlameRule{check.BlameResends, check.BlameAnswer, check.BlameCalls}}
 }

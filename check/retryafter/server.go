@@ -13,6 +13,13 @@ import (
 	"github.com/resilcheck/resilcheck/headers"
 )
 
+// malformed marks a failure for a missing or malformed Retry-After: it
+// rests on no measured time, so a stall of the runner does not void it.
+func malformed(res check.Result) check.Result {
+	res.Margin = check.NotTimed
+	return res
+}
+
 // raTruthful429 exhausts a fresh tenant, then probes right after the 429
 // and again once its Retry-After has elapsed.
 func raTruthful429(ctx context.Context, c *check.Case) check.Result {
@@ -33,7 +40,7 @@ func raTruthful429(ctx context.Context, c *check.Case) check.Result {
 		}
 		ra, err := raSenderValue(r.Header.Get("Retry-After"), raResponseNow(r.Header, r.at))
 		if err != nil {
-			return check.Fail(want, fmt.Sprintf("the 429 after %d requests from one tenant: %v", len(rs), err), c.Evidence()...)
+			return malformed(check.Fail(want, fmt.Sprintf("the 429 after %d requests from one tenant: %v", len(rs), err), c.Evidence()...))
 		}
 		if first.at.IsZero() || r.at.Before(first.at) {
 			first, firstRA = r, ra
@@ -51,7 +58,7 @@ func raTruthful429(ctx context.Context, c *check.Case) check.Result {
 	case probe.Status == http.StatusTooManyRequests:
 		ra, err := raSenderValue(probe.Header.Get("Retry-After"), raResponseNow(probe.Header, probe.at))
 		if err != nil {
-			return check.Fail(want, fmt.Sprintf("the second 429: %v", err), c.Evidence()...)
+			return malformed(check.Fail(want, fmt.Sprintf("the second 429: %v", err), c.Evidence()...))
 		}
 		claim, claimRA = probe, ra
 		notes = append(notes, fmt.Sprintf("a request %s after the first 429 was refused (429, Retry-After %q)",
@@ -148,7 +155,7 @@ func raTruthful503(ctx context.Context, c *check.Case) check.Result {
 	v := r.Header.Get("Retry-After")
 	ra, err := raSenderValue(v, raResponseNow(r.Header, r.at))
 	if err != nil {
-		return check.Fail(want, fmt.Sprintf("the 503 for a failing dependency: %v", err), c.Evidence()...)
+		return malformed(check.Fail(want, fmt.Sprintf("the 503 for a failing dependency: %v", err), c.Evidence()...))
 	}
 	if ra.Delay > config(h).maxWait() {
 		return check.Pass(want, fmt.Sprintf("503 with a valid Retry-After %q; the retry after %s not verified (longer than the %s the suite waits)",
@@ -193,7 +200,7 @@ func raRunWideSyntax(ctx context.Context, c *check.Case) check.Result {
 	}
 	counts := fmt.Sprintf("%d 429s and %d 503s", raCount(answers, http.StatusTooManyRequests), raCount(answers, http.StatusServiceUnavailable))
 	if len(bad) > 0 {
-		return check.Fail(want, fmt.Sprintf("%d of %d answers (%s) without a valid Retry-After; first: %v", len(bad), len(answers), counts, firstErr), bad...)
+		return malformed(check.Fail(want, fmt.Sprintf("%d of %d answers (%s) without a valid Retry-After; first: %v", len(bad), len(answers), counts, firstErr), bad...))
 	}
 	return check.Pass(want, fmt.Sprintf("%s, all valid (%d delay-seconds, %d IMF-fixdate)", counts, forms["delay-seconds"], forms["IMF-fixdate"]), answers...)
 }

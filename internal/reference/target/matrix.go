@@ -1,6 +1,7 @@
 package target
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/resilcheck/resilcheck/internal/reference/defect"
@@ -17,6 +18,9 @@ type Expectation struct {
 	// end inconclusive (the client matrix: a client that never retries a
 	// 429 gives no retry after a 429's Retry-After to time).
 	Vacuous []string
+	// Tier is the tier of the stack every failure must be laid at
+	// (reports.Check.Tier); empty means the defect's component.
+	Tier string
 }
 
 // Allows reports whether a failure of check id is expected.
@@ -35,6 +39,7 @@ func Matrix() map[defect.Name]Expectation {
 			m.Must = append(m.Must, e.Must...)
 			m.May = append(m.May, e.May...)
 			m.Vacuous = append(m.Vacuous, e.Vacuous...)
+			m.Tier = cmp.Or(m.Tier, e.Tier)
 			out[d] = m
 		}
 	}

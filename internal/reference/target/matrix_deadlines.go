@@ -9,7 +9,9 @@ import "github.com/resilcheck/resilcheck/internal/reference/defect"
 // caller (DL-07), and its retries start after the deadline (DL-06). The
 // caller's own answer stays on time under both, so HS-18 passes.
 var deadlineMatrix = map[defect.Name]Expectation{
-	defect.NoDeadlinePropagation: {Must: []string{"DL-04", "DL-04g", "DL-04e"}},
+	// Both tiers forward no budget; the gateway is the first, so the hop
+	// into the service already shows none.
+	defect.NoDeadlinePropagation: {Must: []string{"DL-04", "DL-04g", "DL-04e"}, Tier: GatewayTier},
 	// DL-03p fails it whenever its exploration draws a hang or late headers:
 	// the detached call outlives the budget. RB-01p may fail it too (1 run
 	// in 4 at one seed): the detached retries go on after the client's
