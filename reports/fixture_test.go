@@ -49,8 +49,8 @@ func fixture() *Report {
 				Reason: "target declares no tenancy", Duration: 0},
 			{ID: "IK-07", Suite: "idempotency", Title: "concurrent copies of one request: one effect, the rest 409 or the replay",
 				Source: "draft-ietf-httpapi-idempotency-key-header-07 §2.6", Level: LevelMust, Status: StatusFail,
-				Expected: "1 effect for 4 concurrent copies", Observed: "2 effects at the dependency",
-				Evidence: concurrentEvidence(), Duration: ms(90), Reproduce: "resilcheck certify --reference --seed 424242 --check IK-07"},
+				Expected: "1 effect for 4 concurrent copies", Observed: "2 effects at the dependency; tier: service (every hop carried one request per request; the dependency calls come from service)",
+				Tier: "service", Evidence: concurrentEvidence(), Duration: ms(90), Reproduce: "resilcheck certify --reference --seed 424242 --check IK-07"},
 			loadCheck(),
 		},
 	}

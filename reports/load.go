@@ -108,7 +108,7 @@ func loadBucket(span time.Duration) time.Duration {
 
 // sideOrder ranks the sides as a request travels; others come last.
 func sideOrder(side string) int {
-	if r, ok := sideRank[side]; ok {
+	if r, ok := rankOf(side); ok {
 		return r
 	}
 	return len(sideRank)

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -73,8 +74,18 @@ type tlTick struct {
 	Label string
 }
 
-// sideRank orders the sides as a request travels: client, front, dependency.
-var sideRank = map[string]int{"client": 0, "front": 1, "dependency": 2}
+// sideRank orders the sides as a request travels: client, front, the hops
+// between tiers ("hop:TIER"), dependency.
+var sideRank = map[string]int{"client": 0, "front": 1, "hop:": 2, "dependency": 3}
+
+// rankOf is side's place in sideRank, and whether it has one.
+func rankOf(side string) (int, bool) {
+	if strings.HasPrefix(side, "hop:") {
+		side = "hop:"
+	}
+	r, ok := sideRank[side]
+	return r, ok
+}
 
 // newTimeline lays out evidence; it returns nil when there is nothing to
 // plot. Offsets are arbitrary int64 values (a report may come from anywhere),
@@ -169,6 +180,14 @@ func timelineRows(ev []Exchange) (rows []string, index map[string]int, perCase b
 		caseIdx int
 		side    string
 	}
+	// Hops sort among themselves by their first exchange: a request
+	// crosses them in order.
+	firstAt := map[string]Duration{}
+	for _, e := range ev {
+		if at, ok := firstAt[e.Side]; !ok || e.At < at {
+			firstAt[e.Side] = e.At
+		}
+	}
 	var keys []rk
 	for _, e := range ev {
 		k := rk{side: e.Side}
@@ -183,9 +202,11 @@ func timelineRows(ev []Exchange) (rows []string, index map[string]int, perCase b
 		if a.caseIdx != b.caseIdx {
 			return a.caseIdx - b.caseIdx
 		}
-		ra, oka := sideRank[a.side]
-		rb, okb := sideRank[b.side]
+		ra, oka := rankOf(a.side)
+		rb, okb := rankOf(b.side)
 		switch {
+		case oka && okb && ra == rb:
+			return cmp.Compare(firstAt[a.side], firstAt[b.side])
 		case oka && okb:
 			return ra - rb
 		case oka != okb:

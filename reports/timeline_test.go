@@ -49,3 +49,16 @@ func TestNewTimeline_Lanes(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineRows_hops: a multi-tier target's evidence gets one row per
+// hop, between the front and the dependency, in the order a request
+// crosses them.
+func TestTimelineRows_hops(t *testing.T) {
+	t.Parallel()
+	ex := func(side string, at int) Exchange { return Exchange{Side: side, At: ms(at), Took: ms(1)} }
+	ev := []Exchange{ex("dependency", 3), ex("hop:service", 2), ex("front", 0), ex("hop:gateway", 1), ex("hop:service", 4), ex("other", 5)}
+	rows, _, perCase := timelineRows(ev)
+	if want := []string{"front", "hop:gateway", "hop:service", "dependency", "other"}; !slices.Equal(rows, want) || perCase {
+		t.Errorf("rows %q (per case %v); want %q", rows, perCase, want)
+	}
+}
