@@ -13,8 +13,10 @@ import (
 
 // TestRun_splitReferenceExample certifies examples/split-reference, a
 // process target (the reference split into a gateway and a service process,
-// with the stand-in as processor): green as shipped, and red with a defect
-// switched on, which proves the stand-in ledger counts effects.
+// two tiers with the hop proxy between them, with the stand-in as
+// processor): green as shipped, and red with a defect switched on, which
+// proves the stand-in ledger counts effects and the hop between the
+// processes fails connections and names the tier that re-sent a POST.
 func TestRun_splitReferenceExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds resilcheck and starts processes")
@@ -31,13 +33,19 @@ func TestRun_splitReferenceExample(t *testing.T) {
 	for _, c := range []struct {
 		defect string
 		fail   []string
+		tier   string // every failure's
 	}{
-		{"", nil},
-		{"no-downstream-key", []string{"IK-17b"}},
+		{"", nil, ""},
+		{"no-downstream-key", []string{"IK-17b"}, "service"},
+		{"gateway-resend-on-reset", []string{"HS-14"}, "gateway"},
 	} {
 		t.Run("defect="+c.defect, func(t *testing.T) {
 			t.Setenv("REFERENCE_DEFECT", c.defect)
-			res, err := Run(context.Background(), Config{Target: spec, Suites: []string{"idempotency"}, Seed: 3})
+			cfg := Config{Target: spec, Suites: []string{"idempotency"}, Seed: 3}
+			if c.defect == "gateway-resend-on-reset" {
+				cfg = Config{Target: spec, Checks: []string{"HS-14", "IK-03"}, Seed: 3}
+			}
+			res, err := Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -45,6 +53,9 @@ func TestRun_splitReferenceExample(t *testing.T) {
 			for _, ch := range res.Report.Checks {
 				if ch.Status != reports.StatusPass {
 					failed = append(failed, ch.ID)
+				}
+				if ch.Status == reports.StatusFail && ch.Tier != c.tier {
+					t.Errorf("%s laid at tier %q; want %q: %s", ch.ID, ch.Tier, c.tier, ch.Observed)
 				}
 			}
 			if !slices.Equal(failed, c.fail) {

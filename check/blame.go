@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
@@ -321,7 +322,7 @@ func (t *trace) answer() (Blame, bool) {
 				break
 			}
 			e := r.hops[j][len(r.hops[j])-1]
-			if e.Status != chain[len(chain)-1].Status {
+			if !sameAnswer(e, chain[len(chain)-1]) {
 				break
 			}
 			chain = append(chain, e)
@@ -344,9 +345,31 @@ func (t *trace) answer() (Blame, bool) {
 		if len(next) == 0 {
 			return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %d itself: %s saw no request", tier, r.front.Status, t.tiers[origin+1])}, true
 		}
-		return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %d where %s had answered it %s", tier, r.front.Status, t.tiers[origin+1], statusText(next[len(next)-1].Status))}, true
+		return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %s where %s had answered it %s", tier, answerText(r.front), t.tiers[origin+1], answerText(next[len(next)-1]))}, true
 	}
 	return Blame{}, false
+}
+
+// sameAnswer reports whether a tier passed the answer b on as a: the same
+// status, and the same Content-Type where both were journaled (a tier that
+// puts an error page of its own in place of the body keeps the status).
+func sameAnswer(a, b faults.Entry) bool {
+	ca, cb := a.ResponseHeader("Content-Type"), b.ResponseHeader("Content-Type")
+	return a.Status == b.Status && (ca == "" || cb == "" || mediaType(ca) == mediaType(cb))
+}
+
+// mediaType is a Content-Type without its parameters.
+func mediaType(ct string) string {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// answerText renders an answer's status, and its media type when known.
+func answerText(e faults.Entry) string {
+	if ct := e.ResponseHeader("Content-Type"); ct != "" && e.Status != 0 {
+		return fmt.Sprintf("%d (%s)", e.Status, mediaType(ct))
+	}
+	return statusText(e.Status)
 }
 
 func (t *trace) limiter() (Blame, bool) {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,14 @@ func TestHarness_BlameFor(t *testing.T) {
 			"gateway", "gateway answered 429 itself: service saw no request"},
 		{"a tier replaces the answer", two, DefaultBlame, []faults.Entry{entry("front", 0, 50, 502, key...), entry(hs("service"), 1, 40, 500, key...)},
 			"gateway", "gateway answered 502 where service had answered it 500"},
+		{"an error page in place of the answer", two, DefaultBlame, []faults.Entry{
+			entry("front", 0, 50, 400, "Idempotency-Key", "k1", "<Content-Type", "text/html; charset=iso-8859-1"),
+			entry(hs("service"), 1, 40, 400, "Idempotency-Key", "k1", "<Content-Type", "application/problem+json")},
+			"gateway", "gateway answered 400 (text/html) where service had answered it 400 (application/problem+json)"},
+		{"an answer passed on with its parameters changed", two, DefaultBlame, []faults.Entry{
+			entry("front", 0, 50, 201, "Idempotency-Key", "k1", "<Content-Type", "application/json; charset=utf-8"),
+			entry(hs("service"), 1, 40, 201, "Idempotency-Key", "k1", "<Content-Type", "application/json")},
+			"service", "the 201 came from service"},
 		{"an answer passed on", two, DefaultBlame, []faults.Entry{entry("front", 0, 50, 503, key...), entry(hs("service"), 1, 40, 503, key...)},
 			"service", "the 503 came from service"},
 		{"a Retry-After dropped", two, []BlameRule{BlameAnswer}, []faults.Entry{
@@ -139,5 +148,38 @@ func TestHarness_BlameFor_focus(t *testing.T) {
 	}
 	if b := h.BlameFor([]BlameRule{BlameAnswer}, entries, []faults.Entry{bad}); b.Tier != "gateway" {
 		t.Errorf("focus on the 429: %+v; want gateway", b)
+	}
+}
+
+// TestHarness_blameEntries: a run-wide failure's evidence from before the
+// case brings the hop exchanges of its requests along, so its tier is
+// judged by what the hops carried, not by their absence from the case.
+func TestHarness_blameEntries(t *testing.T) {
+	t.Parallel()
+	j := faults.NewJournal()
+	t0 := time.Now()
+	rec := func(id, side string, from, to int, status int, ra string) faults.Entry {
+		e := faults.Entry{ID: id, Side: side, Method: "POST", Received: t0.Add(time.Duration(from) * time.Millisecond),
+			Finished: t0.Add(time.Duration(to) * time.Millisecond), Status: status, UpstreamCalls: 1, ResponseHeaders: map[string]string{}}
+		if ra != "" {
+			e.ResponseHeaders["Retry-After"] = ra
+		}
+		return j.Record(e)
+	}
+	early := rec("front-1", "front", 0, 50, 503, "")
+	rec("hop-1", HopSide("service"), 1, 40, 503, "1")
+	rec("hop-2", HopSide("service"), 200, 210, 201, "") // after the early request: not its
+	window := []faults.Entry{rec("front-9", "front", 1000, 1010, 201, "")}
+	h := &Harness{Journal: j, Hops: []Hop{{From: "gateway", To: "service"}}}
+	entries := h.blameEntries(window, []faults.Entry{early})
+	var ids []string
+	for _, e := range entries {
+		ids = append(ids, e.ID)
+	}
+	if want := []string{"front-9", "front-1", "hop-1"}; !slices.Equal(ids, want) {
+		t.Errorf("entries %q; want %q", ids, want)
+	}
+	if b := h.BlameFor([]BlameRule{BlameAnswer}, entries, []faults.Entry{early}); b.Tier != "gateway" || !strings.Contains(b.Why, "passed the 503 on without it") {
+		t.Errorf("BlameFor = %+v; want gateway, which dropped the Retry-After", b)
 	}
 }

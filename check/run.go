@@ -124,7 +124,7 @@ func (h *Harness) once(parent context.Context, c Check, id string) Result {
 	defer cs.Done(ctx)
 	res := c.Run(ctx, cs)
 	if res.Status == reports.StatusFail && len(h.Hops) > 0 && res.Tier == "" {
-		b := h.BlameFor(h.blameRules(c), unionByID(cs.Evidence(), res.Evidence), res.Evidence)
+		b := h.BlameFor(h.blameRules(c), h.blameEntries(cs.Evidence(), res.Evidence), res.Evidence)
 		res.Tier = b.Tier
 		res.Observed += "; " + b.String()
 	}
@@ -176,9 +176,47 @@ func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check 
 	return rc
 }
 
-// unionByID is a followed by the entries of b it lacks: a property's
-// evidence may come from a copy of the target lent to it, whose journal is
-// not the case's.
+// blameEntries are the exchanges a failure's tier is judged by: the case's,
+// its evidence (a property's may come from a copy lent to it, whose journal
+// is not the case's), and the hop exchanges of the journal while the
+// evidence's front requests earlier than the case were in flight (a
+// run-wide check judges answers from the whole run).
+func (h *Harness) blameEntries(window, evidence []faults.Entry) []faults.Entry {
+	all := unionByID(window, evidence)
+	var first time.Time
+	if len(window) > 0 {
+		first = window[0].Received
+		for _, e := range window {
+			if e.Received.Before(first) {
+				first = e.Received
+			}
+		}
+	}
+	var lo, hi time.Time
+	for _, e := range evidence {
+		if e.Side != "front" || !first.IsZero() && !e.Received.Before(first) {
+			continue
+		}
+		if lo.IsZero() || e.Received.Before(lo) {
+			lo = e.Received
+		}
+		for _, t := range []time.Time{e.Received, e.Finished} {
+			if t.After(hi) {
+				hi = t
+			}
+		}
+	}
+	if lo.IsZero() {
+		return all
+	}
+	earlier := h.Journal.After(0, func(e *faults.Entry) bool {
+		_, hop := HopTier(e.Side)
+		return hop && !e.Received.Before(lo) && !e.Received.After(hi)
+	})
+	return unionByID(all, earlier)
+}
+
+// unionByID is a followed by the entries of b it lacks.
 func unionByID(a, b []faults.Entry) []faults.Entry {
 	seen := make(map[string]bool, len(a))
 	for _, e := range a {

@@ -101,7 +101,9 @@ func DefaultRequestHeaders() []string {
 func DefaultResponseHeaders() []string {
 	// RateLimit* covers draft -10's pair and the older RateLimit-Limit,
 	// -Remaining and -Reset fields; X-Rate-Limit-* is a common legacy spelling.
-	return []string{"Retry-After", "RateLimit*", "X-RateLimit-*", "X-Rate-Limit-*"}
+	// Content-Type tells a tier that passed an answer on from one that put
+	// a page of its own in its place.
+	return []string{"Retry-After", "Content-Type", "RateLimit*", "X-RateLimit-*", "X-Rate-Limit-*"}
 }
 
 // headerPicker copies selected headers; names ending in * are prefixes.
@@ -131,7 +133,8 @@ func (hp *headerPicker) pick(h http.Header) map[string]string {
 		out[k] = strings.Join(v, ", ")
 	}
 	for _, k := range hp.exact {
-		if v, ok := h[k]; ok {
+		// net/http keeps a nil Content-Type to say "do not sniff": absent.
+		if v, ok := h[k]; ok && len(v) > 0 {
 			put(k, v)
 		}
 	}

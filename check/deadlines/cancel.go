@@ -74,16 +74,23 @@ func (c *dlCase) judgeCancelled(want string, at time.Time, what string, r check.
 		}
 		return check.Inconclusive("the target made no dependency call (it answered %s): nothing to cancel", check.Describe(r))
 	}
+	// late is a failure by how far past the tolerance it came: a stall of
+	// the runner shorter than that cannot explain it.
+	late := func(by time.Duration, format string, a ...any) check.Result {
+		res := check.Fail(want, fmt.Sprintf(format, a...), c.Evidence()...)
+		res.Margin = by - c.tol
+		return res
+	}
 	var seen []string
 	for i, e := range calls {
 		start := e.Received.Sub(at)
 		switch {
 		case start > c.tol:
-			return check.Fail(want, fmt.Sprintf("call %d started %s after %s", i+1, dlMs(start), what), c.Evidence()...)
+			return late(start, "call %d started %s after %s", i+1, dlMs(start), what)
 		case e.ClientGone.IsZero():
-			return check.Fail(want, fmt.Sprintf("call %d was never cancelled: it ended %s after %s (%s)", i+1, dlMs(e.Finished.Sub(at)), what, e.Outcome), c.Evidence()...)
+			return late(e.Finished.Sub(at), "call %d was never cancelled: it ended %s after %s (%s)", i+1, dlMs(e.Finished.Sub(at)), what, e.Outcome)
 		case e.ClientGone.Sub(at) > c.tol:
-			return check.Fail(want, fmt.Sprintf("call %d was cancelled %s after %s", i+1, dlMs(e.ClientGone.Sub(at)), what), c.Evidence()...)
+			return late(e.ClientGone.Sub(at), "call %d was cancelled %s after %s", i+1, dlMs(e.ClientGone.Sub(at)), what)
 		}
 		seen = append(seen, fmt.Sprintf("call %d cancelled %s %s", i+1, dlRel(e.ClientGone.Sub(at)), what))
 	}
