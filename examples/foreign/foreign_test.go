@@ -97,6 +97,11 @@ func zooSkip(t *testing.T, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
+// zooAtOnce services are certified at a time: each certification mostly
+// waits on its services' four copies, so two at a time keep 2 cores from
+// saturating, as the defect matrix's two workers do.
+const zooAtOnce = 2
+
 // TestZoo_certify certifies each service through its target.yaml and
 // compares every check with expectations.yaml: zero false positives, zero
 // misses. A service whose runtime is missing is skipped with the reason.
@@ -105,14 +110,18 @@ func TestZoo_certify(t *testing.T) {
 		t.Skip("certifies the zoo's services as processes, over a minute each")
 	}
 	ids := checkIDs()
+	slots := make(chan struct{}, zooAtOnce)
 	for _, s := range zoo {
 		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
 			if !zooSelected(s.name) {
 				t.Skipf("RESILCHECK_ZOO does not name %s", s.name)
 			}
 			if _, err := lookRuntime(s.runtime); err != nil {
 				zooSkip(t, "%s needs %s, which is not installed (see examples/foreign/README.md): %v", s.name, s.runtime, err)
 			}
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			want, err := LoadExpectations(filepath.Join(s.name, "expectations.yaml"), ids)
 			if err != nil {
 				t.Fatal(err)
