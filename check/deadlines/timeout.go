@@ -63,13 +63,20 @@ func (c *dlCase) judgeTimeout(r check.Reply, front faults.Entry, found bool, lim
 	want := fmt.Sprintf("%s within %s + %s tolerance of the request, with %s and the dependency hanging",
 		strings.Join(names, " or "), dlMs(limit), dlMs(c.tol), sent)
 	t := dlTook(front, found, r)
+	// late is a failure by how far past the bound it came: a stall of the
+	// runner shorter than that cannot explain it.
+	late := func(took time.Duration, obs string) check.Result {
+		res := check.Fail(want, obs, c.Evidence()...)
+		res.Margin = took - limit - c.tol
+		return res
+	}
 	switch {
 	case r.Err != nil:
-		return check.Fail(want, fmt.Sprintf("no answer after %s (%v)", dlMs(r.Took), r.Err), c.Evidence()...)
+		return late(r.Took, fmt.Sprintf("no answer after %s (%v)", dlMs(r.Took), r.Err))
 	case !slices.Contains(statuses, r.Status):
 		return check.Fail(want, fmt.Sprintf("%d after %s", r.Status, dlMs(t)), c.Evidence()...)
 	case t > limit+c.tol:
-		return check.Fail(want, fmt.Sprintf("%d after %s, %s past the bound", r.Status, dlMs(t), dlMs(t-limit)), c.Evidence()...)
+		return late(t, fmt.Sprintf("%d after %s, %s past the bound", r.Status, dlMs(t), dlMs(t-limit)))
 	}
 	return check.Pass(want, fmt.Sprintf("%d after %s", r.Status, dlMs(t)), c.Evidence()...)
 }
