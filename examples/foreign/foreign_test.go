@@ -28,9 +28,10 @@ var zoo = []struct {
 	{"fastify-orders", "node", prepareNode},
 	{"stdlib-orders", "python3", nil},
 	{"chi-orders", "go", prepareGo},
-	{"nginx-limit-req", "nginx", prepareNginx},
+	{"nginx-limit-req", "nginx", prepareReference},
 	{"hedged-orders", "go", prepareGo},
 	{"failsafe-orders", "go", prepareGo},
+	{"varnish-pass", "varnishd", prepareReference},
 }
 
 // checkIDs lists the checks a service is certified by: the client suite
@@ -182,9 +183,9 @@ func prepareGo(t *testing.T, spec *targets.Target) string {
 	return ""
 }
 
-// prepareNginx builds the resilcheck binary run.sh starts the reference
-// service with.
-func prepareNginx(t *testing.T, spec *targets.Target) string {
+// prepareReference builds the resilcheck binary that run.sh starts the
+// reference payments service with, behind a proxy tier (nginx, varnishd).
+func prepareReference(t *testing.T, spec *targets.Target) string {
 	bin := filepath.Join(t.TempDir(), "resilcheck")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/resilcheck/resilcheck/cmd/resilcheck").CombinedOutput(); err != nil {
 		t.Fatalf("go build resilcheck: %v\n%s", err, out)
@@ -196,9 +197,9 @@ func prepareNginx(t *testing.T, spec *targets.Target) string {
 	return ""
 }
 
-// lookRuntime finds a runtime on PATH or, for a daemon such as nginx, in
-// /usr/sbin, where distributions install it outside a user's PATH (run.sh
-// looks there too).
+// lookRuntime finds a runtime on PATH or, for a daemon such as nginx or
+// varnishd, in /usr/sbin, where distributions install it outside a user's
+// PATH (run.sh looks there too).
 func lookRuntime(name string) (string, error) {
 	p, err := exec.LookPath(name)
 	if err == nil {
