@@ -32,6 +32,7 @@ var zoo = []struct {
 	{"hedged-orders", "go", prepareGo},
 	{"failsafe-orders", "go", prepareGo},
 	{"varnish-pass", "varnishd", prepareReference},
+	{"varnish-retry", "varnishd", prepareReference},
 }
 
 // checkIDs lists the checks a service is certified by: the client suite
