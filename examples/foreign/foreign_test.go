@@ -33,6 +33,8 @@ var zoo = []struct {
 	{"failsafe-orders", "go", prepareGo},
 	{"httpd-proxy", "apache2", prepareResilcheck},
 	{"httpd-error-override", "apache2", prepareResilcheck},
+	{"varnish-pass", "varnishd", prepareResilcheck},
+	{"varnish-retry", "varnishd", prepareResilcheck},
 }
 
 // checkIDs lists the checks a service is certified by: the client suite
@@ -194,7 +196,7 @@ func prepareGo(t *testing.T, spec *targets.Target) string {
 }
 
 // prepareResilcheck builds the resilcheck binary that run.sh starts the
-// reference service with, behind a proxy tier (nginx, httpd).
+// reference service with, behind a proxy tier (nginx, httpd, varnishd).
 func prepareResilcheck(t *testing.T, spec *targets.Target) string {
 	bin := filepath.Join(t.TempDir(), "resilcheck")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/resilcheck/resilcheck/cmd/resilcheck").CombinedOutput(); err != nil {
@@ -208,8 +210,8 @@ func prepareResilcheck(t *testing.T, spec *targets.Target) string {
 }
 
 // lookRuntime finds a runtime on PATH or, for a daemon such as nginx or
-// apache2 (Debian's name for httpd), in /usr/sbin, where distributions
-// install it outside a user's PATH (run.sh looks there too).
+// apache2 (Debian's name for httpd) or varnishd, in /usr/sbin, where
+// distributions install it outside a user's PATH (run.sh looks there too).
 func lookRuntime(name string) (string, error) {
 	p, err := exec.LookPath(name)
 	if err == nil {
