@@ -28,7 +28,8 @@ import (
 const exampleDir = "../../examples/compose"
 
 // TestExample certifies examples/compose, the reference stack as a compose
-// project of three containers, the way a user does with its target.yaml,
+// project of three containers, gateway and service two tiers with the hop
+// proxy between them, the way a user does with its target.yaml,
 // but with compose.host.yaml added so the containers share the host's
 // network (traffic on loopback, free ports): green as shipped; with
 // compose.defect.yaml, red on exactly the checks the defect matrix names;
@@ -65,6 +66,10 @@ func TestExample(t *testing.T) {
 			}
 			if c.Status == reports.StatusFail {
 				failed = append(failed, c.ID)
+				// Two tiers, gateway and service: the defect is the service's.
+				if c.Tier != "service" {
+					t.Errorf("%s laid at tier %q; the defect is in the service: %s", c.ID, c.Tier, c.Observed)
+				}
 			}
 		}
 		for _, id := range want.Must {
@@ -153,7 +158,7 @@ func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gateway, processor := hostAddrs(t)
+	gateway, service, processor := hostAddrs(t)
 	spec.Compose.Files = append(slices.Clone(spec.Compose.Files), "compose.host.yaml")
 	spec.Compose.Files = append(spec.Compose.Files, extra...)
 	spec.Compose.Project = "resilcheck-test-" + name
@@ -162,6 +167,9 @@ func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 	deps := slices.Clone(spec.Dependencies)
 	deps[0].Listen, deps[0].Upstream = "127.0.0.1:0", "http://"+processor
 	spec.Dependencies = deps
+	tiers := slices.Clone(spec.Tiers)
+	tiers[1].Listen, tiers[1].URL = "127.0.0.1:0", "http://"+service
+	spec.Tiers = tiers
 	if err := spec.Validate(targets.WithKinds(kinds.Specs())); err != nil {
 		t.Fatal(err)
 	}
@@ -170,15 +178,14 @@ func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 }
 
 // hostAddrs picks free loopback addresses for the three components, sets
-// the variables compose.host.yaml reads, and returns the gateway's and the
-// processor's.
-func hostAddrs(t *testing.T) (gateway, processor string) {
+// the variables compose.host.yaml reads, and returns them.
+func hostAddrs(t *testing.T) (gateway, service, processor string) {
 	t.Helper()
-	gateway, service, processor := freeAddr(t), freeAddr(t), freeAddr(t)
+	gateway, service, processor = freeAddr(t), freeAddr(t), freeAddr(t)
 	t.Setenv("GATEWAY_ADDR", gateway)
 	t.Setenv("SERVICE_ADDR", service)
 	t.Setenv("PROCESSOR_ADDR", processor)
-	return gateway, processor
+	return gateway, service, processor
 }
 
 // imageSpec writes examples/compose/target.yaml as the tests run it (see
@@ -190,7 +197,7 @@ func imageSpec(t *testing.T, dir, root string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gateway, processor := hostAddrs(t)
+	gateway, service, processor := hostAddrs(t)
 	const project = "resilcheck-test-image"
 	t.Cleanup(func() { assertGone(t, project) })
 	ex := filepath.Join(root, "examples", "compose")
@@ -200,6 +207,7 @@ func imageSpec(t *testing.T, dir, root string) string {
 			filepath.Join(ex, "compose.yaml"), filepath.Join(ex, "compose.host.yaml"), project)},
 		{"url: http://127.0.0.1:8080", "url: http://" + gateway},
 		{"upstream: http://127.0.0.1:9090", "upstream: http://" + processor + "\n    listen: 127.0.0.1:0"},
+		{"    url: http://127.0.0.1:9080", "    url: http://" + service + "\n    listen: 127.0.0.1:0"},
 	} {
 		if !strings.Contains(spec, r[0]) {
 			t.Fatalf("examples/compose/target.yaml has no %q to replace", r[0])
