@@ -137,11 +137,16 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
+	mark := h.Journal.LastSeq()
 	r, lone := logicalRequests(ctx, c, check.Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 	remove()
 	if len(lone) > limit {
 		return check.Fail(want, fmt.Sprintf("a request sent alone as the outage began reached the dependency %d times (key %s), client got %s: more than one layer retries",
 			len(lone), keyList(h, lone[:1]), check.Describe(r)), c.Evidence()...)
+	}
+	if layers := retryingLayers(c, mark, lone); len(layers) > 1 {
+		return check.Fail(want, fmt.Sprintf("a request sent alone as the outage began: %s, client got %s: more than one layer retries",
+			strings.Join(layers, "; "), check.Describe(r)), c.Evidence()...)
 	}
 	o := &outage{rate: float64(8 + c.IntN(5)), outage: 800*time.Millisecond + time.Duration(c.IntN(300))*time.Millisecond, kind: "503"}
 	if reason := runOutage(ctx, c, o); reason != "" {
@@ -160,6 +165,31 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 	}
 	return check.Pass(want, fmt.Sprintf("one request alone: %d calls; then %d requests at %.0f/s over %s: at most %d calls per request (%d calls in all), every answer a gateway error or a back-off signal",
 		len(lone), len(o.front), o.rate, o.outage, n, len(o.calls)), c.Evidence()...)
+}
+
+// retryingLayers names the tiers of a multi-tier target that retried one
+// request sent after mark: each whose hop to the next carried more requests
+// than it received, and the last if the dependency saw more attempts than
+// the requests the last tier received.
+func retryingLayers(c *check.Case, mark uint64, calls []faults.Entry) []string {
+	h := c.Harness
+	op, err := h.Operation.Prepare(check.Values{}, false)
+	if len(h.Hops) == 0 || err != nil {
+		return nil
+	}
+	var layers []string
+	above := 1
+	for _, hp := range h.Hops {
+		n := len(h.Journal.After(mark, faults.BySide(hp.Side()), faults.ByMethod(op.Method)))
+		if above > 0 && n > above {
+			layers = append(layers, fmt.Sprintf("%s re-sent it (%d requests on the hop %s for %d)", hp.From, n, hp.Name(), above))
+		}
+		above = n
+	}
+	if attempts := len(check.Attempts(calls)); above > 0 && attempts > above {
+		layers = append(layers, fmt.Sprintf("%s retried (%d dependency attempts for %d requests)", h.Hops[len(h.Hops)-1].To, attempts, above))
+	}
+	return layers
 }
 
 func outageAmplification(ctx context.Context, c *check.Case) check.Result {

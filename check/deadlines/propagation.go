@@ -48,10 +48,16 @@ func dlPropagates(name string) func(ctx context.Context, c *check.Case) check.Re
 		calls := c.calls()
 		want := fmt.Sprintf("every dependency call carries a budget ≤ %s sent in %s − time elapsed since + %s tolerance (first call held %s, then 503)",
 			dlMs(b), name, dlMs(c.tol), dlMs(hold))
+		if len(h.Hops) > 0 {
+			want = "every request between two tiers and " + strings.TrimPrefix(want, "every ")
+		}
 		if len(calls) == 0 {
 			return check.Inconclusive("the target made no dependency call (it answered %s)", check.Describe(r))
 		}
-		var seen []string
+		seen, res, failed := c.hopBudgets(want, front, b)
+		if failed {
+			return res
+		}
 		for i, e := range calls {
 			elapsed := e.Received.Sub(front.Received)
 			allowed := b - elapsed + c.tol
@@ -69,4 +75,36 @@ func dlPropagates(name string) func(ctx context.Context, c *check.Case) check.Re
 		}
 		return check.Pass(want, strings.Join(seen, "; ")+"; client got "+check.Describe(r), c.Evidence()...)
 	}
+}
+
+// hopBudgets follows the budget b, sent at the front, hop by hop: every
+// request one tier sends the next must carry a budget no larger than b less
+// the time elapsed since (tolerance included). A failure is laid at the
+// tier that sent the request.
+func (c *dlCase) hopBudgets(want string, front faults.Entry, b time.Duration) (seen []string, _ check.Result, failed bool) {
+	for _, hp := range c.Harness.Hops {
+		for i, e := range c.Entries(hp.Side()) {
+			elapsed := e.Received.Sub(front.Received)
+			allowed := b - elapsed + c.tol
+			d, present, err := dlDownstreamBudget(e)
+			var obs string
+			switch {
+			case err != nil:
+				obs = fmt.Sprintf("on the hop %s, request %d at +%s carried a malformed budget: %v", hp.Name(), i+1, dlMs(elapsed), err)
+			case !present:
+				obs = fmt.Sprintf("on the hop %s, request %d at +%s carried no budget: %s dropped the caller's deadline", hp.Name(), i+1, dlMs(elapsed), hp.From)
+			case d > allowed:
+				obs = fmt.Sprintf("on the hop %s, request %d at +%s carried %s; at most %s was left (%s over, tolerance included)",
+					hp.Name(), i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(d-allowed))
+			default:
+				seen = append(seen, fmt.Sprintf("%s at +%s: %s", hp.Name(), dlMs(elapsed), dlMs(d)))
+				continue
+			}
+			blame := check.Blame{Tier: hp.From, Why: fmt.Sprintf("%s sent %s that request", hp.From, hp.To)}
+			res := check.Fail(want, obs+"; "+blame.String(), c.Evidence()...)
+			res.Tier = blame.Tier
+			return nil, res, true
+		}
+	}
+	return seen, check.Result{}, false
 }
