@@ -12,12 +12,6 @@ import (
 	"github.com/resilcheck/resilcheck/targets"
 )
 
-// hop is the proxy before one tier of a multi-tier target.
-type hop struct {
-	from, to string // the tier above, which calls through the proxy, and the tier behind it
-	proxy    *faults.Proxy
-}
-
 // placeTiers starts the hop proxy before every tier after the first that
 // the launcher does not start itself, forwarding to the tier's URL rendered
 // with the run's named ports, and returns the proxies' URLs by tier.
@@ -85,20 +79,15 @@ func (e *environment) addHop(i int, upstream string) (*faults.Proxy, error) {
 	e.closers = append(e.closers, func() { shutdown(p) })
 	e.target.URLs[side] = p.URL()
 	e.upstream = append(e.upstream, realUpstream{name: tr.Name, url: upstream, tier: true})
-	e.hops = append(e.hops, hop{from: e.spec.Tiers[i-1].Name, to: tr.Name, proxy: p})
-	slices.SortStableFunc(e.hops, func(a, b hop) int { return cmp.Compare(e.tierIndex(a.to), e.tierIndex(b.to)) })
+	e.hops = append(e.hops, check.Hop{From: e.spec.Tiers[i-1].Name, To: tr.Name, Proxy: p})
+	slices.SortStableFunc(e.hops, func(a, b check.Hop) int { return cmp.Compare(e.tierIndex(a.To), e.tierIndex(b.To)) })
 	return p, nil
 }
 
+// tierIndex is tier name's place in the spec's chain, -1 if absent.
 func (e *environment) tierIndex(name string) int {
 	return slices.IndexFunc(e.spec.Tiers, func(t targets.Tier) bool { return t.Name == name })
 }
 
 // harnessHops returns the hops as the checks see them.
-func (e *environment) harnessHops() []check.Hop {
-	hs := make([]check.Hop, len(e.hops))
-	for i, h := range e.hops {
-		hs[i] = check.Hop{From: h.from, To: h.to, Proxy: h.proxy}
-	}
-	return hs
-}
+func (e *environment) harnessHops() []check.Hop { return slices.Clone(e.hops) }

@@ -78,8 +78,9 @@ type realUpstream struct {
 
 // preflight connects once to every dependency's upstream and every tier
 // behind the first, all at once, each for at most preflightDial: those the
-// spec gives and those a launcher started and placed. It returns nil when every one accepted, else an error
-// wrapping an *UnreachableError for each that did not.
+// spec gives and those a launcher started and placed. It returns nil when
+// every one accepted, else an error wrapping an *UnreachableError for each
+// that did not.
 func (e *environment) preflight(ctx context.Context) error {
 	e.mu.Lock()
 	ups := slices.Clone(e.upstream)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
@@ -32,7 +33,7 @@ type environment struct {
 	mu       sync.Mutex      // guards what PlaceDependency adds
 	launched map[string]bool // dependencies the launcher starts; true once placed
 	tiers    map[string]bool // tiers the launcher starts; true once placed
-	hops     []hop           // the hop proxies, in the spec's order of tiers once placed
+	hops     []check.Hop     // the hop proxies, in the spec's order of tiers once placed
 	upstream []realUpstream  // the real upstreams the dependency proxies forward to, for the preflight
 	running  *launch.Running
 	teardown error // why stopping the target failed, once closed

@@ -30,7 +30,8 @@ func (b Blame) String() string {
 // A BlameRule reads the exchanges of a failed case on a multi-tier target
 // and names the tier the failure lies with, or reports false when its kind
 // of evidence is not there. A check's rules (Check.Blame, else its suite's,
-// else DefaultBlame) are tried in order; the first that finds wins.
+// else DefaultBlame) are tried in order; the first that finds wins. Rules
+// are the kit's values below; the zero BlameRule finds nothing.
 type BlameRule struct {
 	Name string
 	find func(t *trace) (Blame, bool)
@@ -47,8 +48,9 @@ var (
 	// BlameBudget: the request carried a deadline, and a tier forwarded none
 	// to the next, or a larger one than it was given.
 	BlameBudget = BlameRule{Name: "budget", find: (*trace).budget}
-	// BlameCalls: every hop carried one request per request; the calls to
-	// the dependency come from the last tier.
+	// BlameCalls: every hop carried one request per request it was given;
+	// the calls to the dependency are the last tier's, whose dependencies
+	// the spec declares.
 	BlameCalls = BlameRule{Name: "calls", find: (*trace).calls}
 	// BlameAnswer: the tier whose answer the caller got (the deepest one
 	// every tier above passed on with its status), or the tier above that
@@ -75,137 +77,21 @@ func (h *Harness) BlameFor(rules []BlameRule, entries []faults.Entry, focus []fa
 		return Blame{Why: "no request of the case reached the first tier"}
 	}
 	for _, r := range rules {
+		if r.find == nil {
+			continue
+		}
 		if b, ok := r.find(t); ok {
 			return b
 		}
 	}
+	if n := t.unfollowed(); n > 0 {
+		return Blame{Why: fmt.Sprintf("%d of the %d requests judged could not be followed hop by hop: they were in flight together with no key to tell them apart", n, len(t.reqs))}
+	}
 	return Blame{Why: "every hop carried one request per request and passed its answer on unchanged"}
 }
 
-// trace is one case's requests followed hop by hop.
-type trace struct {
-	h     *Harness
-	tiers []string   // every tier in order: hops[0].From, then each hop's To
-	all   []request  // every request of the case at the front
-	reqs  []*request // those the failure gives as evidence (all when it gives none)
-	hops  [][]faults.Entry
-	deps  int // dependency calls in the case
-}
-
-// request is one request at the front and what each hop carried for it.
-// Ambiguous says a hop exchange could have been its or another's, in
-// flight together with the same key or none: rules that follow one
-// request leave it out.
-type request struct {
-	front     faults.Entry
-	hops      [][]faults.Entry // per hop, in order received
-	ambiguous bool
-}
-
-func (h *Harness) newTrace(entries, focus []faults.Entry) *trace {
-	t := &trace{h: h, tiers: []string{h.Hops[0].From}, hops: make([][]faults.Entry, len(h.Hops))}
-	for _, hp := range h.Hops {
-		t.tiers = append(t.tiers, hp.To)
-	}
-	inFocus := map[string]bool{}
-	for _, e := range focus {
-		if e.Side == "front" {
-			inFocus[e.ID] = true
-		}
-	}
-	byReceived(entries)
-	for _, e := range entries {
-		switch {
-		case e.Side == "front":
-			t.all = append(t.all, request{front: e, hops: make([][]faults.Entry, len(h.Hops))})
-		case e.Side == "dependency":
-			t.deps++
-		}
-	}
-	for i := range t.all {
-		if len(inFocus) == 0 || inFocus[t.all[i].front.ID] {
-			t.reqs = append(t.reqs, &t.all[i])
-		}
-	}
-	for i, hp := range h.Hops {
-		for _, e := range entries {
-			if e.Side != hp.Side() {
-				continue
-			}
-			t.hops[i] = append(t.hops[i], e)
-			if r := t.owner(e); r != nil {
-				r.hops[i] = append(r.hops[i], e)
-			}
-		}
-	}
-	return t
-}
-
-// owner is the request a hop exchange belongs to: of the requests in
-// flight at the front when it arrived, the only one, or the only one
-// with its idempotency key (a key may come back in a later request, a
-// replay). Where that leaves several, they are marked ambiguous.
-func (t *trace) owner(e faults.Entry) *request {
-	key := t.h.Conventions.KeyHeaderName()
-	var inFlight []*request
-	for i := range t.all {
-		f := t.all[i].front
-		if e.Received.Before(f.Received) || !f.Finished.IsZero() && e.Received.After(f.Finished) {
-			continue
-		}
-		inFlight = append(inFlight, &t.all[i])
-	}
-	if len(inFlight) == 1 {
-		return inFlight[0]
-	}
-	var same []*request
-	for _, r := range inFlight {
-		if k := e.Header(key); k != "" && r.front.Header(key) == k {
-			same = append(same, r)
-		}
-	}
-	if len(same) == 1 {
-		return same[0]
-	}
-	if len(same) == 0 {
-		same = inFlight
-	}
-	for _, r := range same {
-		r.ambiguous = true
-	}
-	return nil
-}
-
-// followed are the requests whose every hop exchange is known.
-func (t *trace) followed() []*request {
-	var out []*request
-	for _, r := range t.reqs {
-		if !r.ambiguous {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// above is what the tier above hop i received for r: 1 at the front.
-func (r request) above(i int) int {
-	if i == 0 {
-		return delivered([]faults.Entry{r.front})
-	}
-	return delivered(r.hops[i-1])
-}
-
-// delivered is how many copies of the requests es a proxy passed on to the
-// tier behind it: one each, none for one it answered itself, two for one
-// it duplicated.
-func delivered(es []faults.Entry) int {
-	n := 0
-	for _, e := range es {
-		n += e.UpstreamCalls
-	}
-	return n
-}
-
+// resends finds a hop that carried more of a request than the tier above
+// it received: key by key, then request by request.
 func (t *trace) resends() (Blame, bool) {
 	if b, ok := t.resendsByKey(); ok {
 		return b, true
@@ -213,7 +99,7 @@ func (t *trace) resends() (Blame, bool) {
 	for _, r := range t.followed() {
 		for i, hp := range t.h.Hops {
 			if n, up := len(r.hops[i]), r.above(i); up > 0 && n > up {
-				return Blame{Tier: hp.From, Why: fmt.Sprintf("the hop %s carried %d requests for the %d %s received: %s re-sent them", hp.Name(), n, up, hp.From, hp.From)}, true
+				return Blame{Tier: hp.From, Why: resentWhy(hp, n, up, "")}, true
 			}
 		}
 	}
@@ -224,11 +110,10 @@ func (t *trace) resends() (Blame, bool) {
 // the requests each hop carried: concurrent copies of one key cannot be
 // followed one by one, but their counts can.
 func (t *trace) resendsByKey() (Blame, bool) {
-	key := t.h.Conventions.KeyHeaderName()
 	withKey := func(es []faults.Entry, k string) []faults.Entry {
 		var out []faults.Entry
 		for _, e := range es {
-			if e.Header(key) == k {
+			if t.key(e) == k {
 				out = append(out, e)
 			}
 		}
@@ -240,7 +125,7 @@ func (t *trace) resendsByKey() (Blame, bool) {
 	}
 	seen := map[string]bool{}
 	for _, r := range t.reqs {
-		k := r.front.Header(key)
+		k := t.key(r.front)
 		if k == "" || seen[k] {
 			continue
 		}
@@ -249,7 +134,7 @@ func (t *trace) resendsByKey() (Blame, bool) {
 		for i, hp := range t.h.Hops {
 			carried := withKey(t.hops[i], k)
 			if n := len(carried); above > 0 && n > above {
-				return Blame{Tier: hp.From, Why: fmt.Sprintf("the hop %s carried %d requests with the key %s for the %d %s received: %s re-sent them", hp.Name(), n, k, above, hp.From, hp.From)}, true
+				return Blame{Tier: hp.From, Why: resentWhy(hp, n, above, k)}, true
 			}
 			above = delivered(carried)
 		}
@@ -257,6 +142,8 @@ func (t *trace) resendsByKey() (Blame, bool) {
 	return Blame{}, false
 }
 
+// cancel finds a tier that kept its request to the next open after the
+// one it was serving went away.
 func (t *trace) cancel() (Blame, bool) {
 	for _, r := range t.followed() {
 		gone := r.front.ClientGone
@@ -275,6 +162,8 @@ func (t *trace) cancel() (Blame, bool) {
 	return Blame{}, false
 }
 
+// budget finds a tier that forwarded no deadline, or a larger one than it
+// was given.
 func (t *trace) budget() (Blame, bool) {
 	for _, r := range t.followed() {
 		budget, ok := entryBudget(r.front)
@@ -299,15 +188,30 @@ func (t *trace) budget() (Blame, bool) {
 	return Blame{}, false
 }
 
+// calls lays the dependency calls at the last tier once every request
+// judged is accounted for: followed hop by hop, or keyed (resendsByKey
+// counted those), and no hop carried more than it was given.
 func (t *trace) calls() (Blame, bool) {
 	last := len(t.h.Hops) - 1
 	if t.deps == 0 || len(t.hops[last]) == 0 {
 		return Blame{}, false
 	}
+	for _, r := range t.reqs {
+		if r.ambiguous && t.key(r.front) == "" {
+			return Blame{}, false
+		}
+		for i := range t.h.Hops {
+			if !r.ambiguous && len(r.hops[i]) > r.above(i) {
+				return Blame{}, false
+			}
+		}
+	}
 	tier := t.tiers[len(t.tiers)-1]
-	return Blame{Tier: tier, Why: fmt.Sprintf("every hop carried one request per request; the dependency calls come from %s", tier)}, true
+	return Blame{Tier: tier, Why: fmt.Sprintf("every hop carried one request per request it was given; the dependency calls are %s's", tier)}, true
 }
 
+// answer finds the tier whose answer the caller got: the deepest one every
+// tier above passed on unchanged, or the one that changed its Retry-After.
 func (t *trace) answer() (Blame, bool) {
 	reqs := t.followed()
 	for i := len(reqs) - 1; i >= 0; i-- {
@@ -342,7 +246,13 @@ func (t *trace) answer() (Blame, bool) {
 			return Blame{Tier: tier, Why: fmt.Sprintf("the %d came from %s, and every tier above passed it on", r.front.Status, tier)}, true
 		}
 		next := r.hops[origin]
-		if len(next) == 0 {
+		switch {
+		case len(t.hops[origin]) == 0:
+			// Nothing crossed the hop in the whole case: the tier above may
+			// not call through it at all.
+			return Blame{Why: fmt.Sprintf("the hop %s carried no request in the case (does %s call %s at {{.Tiers.%s}}?)",
+				t.h.Hops[origin].Name(), tier, t.tiers[origin+1], t.tiers[origin+1])}, true
+		case len(next) == 0:
 			return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %d itself: %s saw no request", tier, r.front.Status, t.tiers[origin+1])}, true
 		}
 		return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %s where %s had answered it %s", tier, answerText(r.front), t.tiers[origin+1], answerText(next[len(next)-1]))}, true
@@ -372,6 +282,7 @@ func answerText(e faults.Entry) string {
 	return statusText(e.Status)
 }
 
+// limiter finds the tier that answered the case's 429s itself.
 func (t *trace) limiter() (Blame, bool) {
 	for _, r := range t.followed() {
 		if r.front.Status != http.StatusTooManyRequests {
@@ -387,6 +298,7 @@ func (t *trace) limiter() (Blame, bool) {
 	return Blame{}, false
 }
 
+// statusText renders a status, "nothing" for none.
 func statusText(s int) string {
 	if s == 0 {
 		return "nothing"

@@ -31,6 +31,8 @@ func TestHarness_BlameFor(t *testing.T) {
 	}
 	gone := func(e faults.Entry, n int) faults.Entry { e.ClientGone = ms(n); return e }
 	dup := func(e faults.Entry) faults.Entry { e.UpstreamCalls = 2; return e }
+	get := func(e faults.Entry) faults.Entry { e.Method = "GET"; return e }
+	onCopy := func(e faults.Entry, prefix string) faults.Entry { e.ID = prefix + e.ID; return e }
 	two := []Hop{{From: "gateway", To: "service"}}
 	three := []Hop{{From: "edge", To: "gateway"}, {From: "gateway", To: "service"}}
 	key := []string{"Idempotency-Key", "k1"}
@@ -53,7 +55,7 @@ func TestHarness_BlameFor(t *testing.T) {
 			entry("front", 0, 90, 201, key...), entry("front", 1, 90, 201, key...), entry("front", 2, 90, 409, key...),
 			entry(hs("service"), 3, 80, 201, key...), entry(hs("service"), 4, 80, 201, key...), entry(hs("service"), 5, 80, 409, key...),
 			entry("dependency", 10, 20, 201), entry("dependency", 11, 21, 201)},
-			"service", "the dependency calls come from service"},
+			"service", "the dependency calls are service's"},
 		{"the front duplicated a request: no tier re-sent it", two, []BlameRule{BlameResends, BlameAnswer}, []faults.Entry{
 			dup(entry("front", 0, 50, 201, key...)), entry(hs("service"), 1, 40, 201, key...), entry(hs("service"), 2, 40, 201, key...)},
 			"service", "the 201 came from service"},
@@ -76,9 +78,29 @@ func TestHarness_BlameFor(t *testing.T) {
 		{"a shrinking budget, then the dependency calls", two, []BlameRule{BlameBudget, BlameCalls}, []faults.Entry{
 			entry("front", 0, 600, 504, "X-Request-Timeout-Ms", "500"), entry(hs("service"), 1, 600, 504, "X-Request-Timeout-Ms", "499"),
 			entry("dependency", 2, 300, 503), entry("dependency", 350, 700, 503)},
-			"service", "the dependency calls come from service"},
-		{"a tier answers itself", two, DefaultBlame, []faults.Entry{entry("front", 0, 2, 429)},
+			"service", "the dependency calls are service's"},
+		{"a tier answers itself", two, DefaultBlame, []faults.Entry{entry("front", 0, 5, 201), entry(hs("service"), 1, 4, 201), entry("front", 10, 12, 429)},
 			"gateway", "gateway answered 429 itself: service saw no request"},
+		{"a hop that carried nothing in the case", two, DefaultBlame, []faults.Entry{entry("front", 0, 5, 201), entry("front", 10, 12, 429)},
+			"", "the hop gateway → service carried no request in the case (does gateway call service at {{.Tiers.service}}?)"},
+		{"a health check on the hop is no re-send", two, DefaultBlame, []faults.Entry{
+			entry("front", 0, 90, 503, key...), entry(hs("service"), 1, 80, 503, key...), get(entry(hs("service"), 20, 21, 200))},
+			"service", "the 503 came from service"},
+		{"an exchange with a key of its own belongs to no request", two, []BlameRule{BlameResends, BlameCalls}, []faults.Entry{
+			entry("front", 0, 90, 503, key...), entry(hs("service"), 1, 80, 503, key...), entry(hs("service"), 20, 21, 200, "Idempotency-Key", "other"),
+			entry("dependency", 2, 10, 503)},
+			"service", "the dependency calls are service's"},
+		{"keyless requests re-sent, not followed: the calls are not laid at the last tier", two, []BlameRule{BlameResends, BlameCalls}, []faults.Entry{
+			entry("front", 0, 90, 502), entry("front", 1, 90, 502),
+			entry(hs("service"), 2, 10, 0), entry(hs("service"), 3, 10, 0), entry(hs("service"), 11, 20, 0), entry(hs("service"), 12, 20, 0),
+			entry("dependency", 4, 8, 503)},
+			"", "2 of the 2 requests judged could not be followed hop by hop"},
+		{"copies of the target are kept apart", two, []BlameRule{BlameResends}, []faults.Entry{
+			onCopy(entry("front", 0, 90, 502), "c1-"), onCopy(entry("front", 1, 90, 502), "c2-"),
+			onCopy(entry(hs("service"), 2, 10, 0), "c1-"), onCopy(entry(hs("service"), 3, 10, 0), "c2-"), onCopy(entry(hs("service"), 11, 20, 0), "c2-")},
+			"gateway", "carried 2 requests for the 1 gateway received"},
+		{"a rule of no kind is skipped", two, []BlameRule{{Name: "custom"}, BlameAnswer}, []faults.Entry{entry("front", 0, 50, 503, key...), entry(hs("service"), 1, 40, 503, key...)},
+			"service", "the 503 came from service"},
 		{"a tier replaces the answer", two, DefaultBlame, []faults.Entry{entry("front", 0, 50, 502, key...), entry(hs("service"), 1, 40, 500, key...)},
 			"gateway", "gateway answered 502 where service had answered it 500"},
 		{"an error page in place of the answer", two, DefaultBlame, []faults.Entry{
@@ -114,7 +136,7 @@ func TestHarness_BlameFor(t *testing.T) {
 			"", "every hop carried one request per request"},
 		{"two requests in flight, no keys: hop exchanges are not guessed", two, []BlameRule{BlameResends}, []faults.Entry{
 			entry("front", 0, 50, 503), entry("front", 1, 50, 503), entry(hs("service"), 2, 10, 503), entry(hs("service"), 11, 20, 503)},
-			"", "every hop carried one request per request"},
+			"", "2 of the 2 requests judged could not be followed hop by hop: they were in flight together with no key to tell them apart"},
 		{"one tier", nil, DefaultBlame, []faults.Entry{entry("front", 0, 50, 503)}, "", "declares one tier"},
 		{"no request", two, DefaultBlame, []faults.Entry{entry(hs("service"), 1, 40, 503)}, "", "no request of the case reached the first tier"},
 	}
@@ -181,5 +203,28 @@ func TestHarness_blameEntries(t *testing.T) {
 	}
 	if b := h.BlameFor([]BlameRule{BlameAnswer}, entries, []faults.Entry{early}); b.Tier != "gateway" || !strings.Contains(b.Why, "passed the 503 on without it") {
 		t.Errorf("BlameFor = %+v; want gateway, which dropped the Retry-After", b)
+	}
+}
+
+// TestHarness_blameEntries_concurrent: the fronts in flight beside an
+// earlier evidence request come along, so the hop exchange of another
+// request is not taken for its.
+func TestHarness_blameEntries_concurrent(t *testing.T) {
+	t.Parallel()
+	j := faults.NewJournal()
+	t0 := time.Now()
+	rec := func(id, side string, from, to, status int, key string) faults.Entry {
+		return j.Record(faults.Entry{ID: id, Side: side, Method: "POST", Received: t0.Add(time.Duration(from) * time.Millisecond),
+			Finished: t0.Add(time.Duration(to) * time.Millisecond), Status: status, UpstreamCalls: 1, Headers: map[string]string{"Idempotency-Key": key}})
+	}
+	bad := rec("front-1", "front", 0, 50, 429, "a")
+	rec("front-2", "front", 1, 60, 201, "b")
+	rec("hop:service-1", HopSide("service"), 2, 40, 429, "a")
+	rec("hop:service-2", HopSide("service"), 3, 55, 201, "b")
+	window := []faults.Entry{rec("front-9", "front", 1000, 1010, 201, "z")}
+	h := &Harness{Journal: j, Hops: []Hop{{From: "gateway", To: "service"}}}
+	b := h.BlameFor([]BlameRule{BlameLimiter}, h.blameEntries(window, []faults.Entry{bad}), []faults.Entry{bad})
+	if b.Tier != "service" {
+		t.Errorf("BlameFor = %+v; want service, whose 429 the gateway passed on", b)
 	}
 }

@@ -149,8 +149,8 @@ func (c *Case) Entries(side string) []faults.Entry {
 	return c.Harness.Journal.After(c.mark, faults.BySide(side))
 }
 
-// Settle waits until no proxy (front, hops, dependency) has an exchange in flight, bounded so a
-// target that never lets go cannot hang the run.
+// Settle waits until no proxy (front, hops, dependency) has an exchange in
+// flight, bounded so a target that never lets go cannot hang the run.
 func (h *Harness) Settle(ctx context.Context) {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {

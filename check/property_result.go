@@ -52,18 +52,48 @@ func (h *Trouble) Skip(t *rapid.T, what string, err error) {
 // drive (Copies), one worker per copy, side by side (properties.ExploreEach):
 // newRun makes worker w's case function on its copy hw, and is called for
 // each worker in order before any runs. Result.Worker names the worker
-// whose case a failure tells.
+// whose case a failure tells; that case's exchanges on every side are kept
+// for laying the failure at a tier (failedCase).
 func (h *Harness) ExploreEach(id string, cfg properties.Config, newRun func(w int, hw *Harness) func(*rapid.T) bool) properties.Result {
 	hs := h.Copies()
 	runs := make([]func(*rapid.T) bool, len(hs))
+	last := make([][]faults.Entry, len(hs)) // each worker's latest case: a failure's final replay
 	for w, hw := range hs {
-		runs[w] = newRun(w, hw)
+		run := newRun(w, hw)
+		runs[w] = func(t *rapid.T) bool {
+			mark := hw.Journal.LastSeq()
+			defer func() { last[w] = hw.Journal.After(mark) }()
+			return run(t)
+		}
 	}
 	r := properties.ExploreEach(id, cfg, runs)
 	if r.Failed && r.Workers > 1 {
 		r.WorkerName = fmt.Sprintf("copy %d (worker %d of %d)", hs[r.Worker].CopyN, r.Worker+1, r.Workers)
 	}
+	if r.Failed && r.Worker < len(last) {
+		h.Shared(failedCaseKey(id), func() any { return new(failedCase) }).(*failedCase).set(last[r.Worker])
+	}
 	return r
+}
+
+// failedCaseKey keys the exchanges of a property's failing case among the
+// run's shared values.
+type failedCaseKey string
+
+// failedCase holds the exchanges of the case a property's failure tells.
+type failedCase struct {
+	mu      sync.Mutex
+	entries []faults.Entry
+}
+
+func (f *failedCase) set(es []faults.Entry) { f.mu.Lock(); f.entries = es; f.mu.Unlock() }
+
+func (f *failedCase) get() []faults.Entry { f.mu.Lock(); defer f.mu.Unlock(); return f.entries }
+
+// failedCaseOf returns the exchanges of the case the failure of the
+// property explored as id tells, none if it did not fail.
+func (h *Harness) failedCaseOf(id string) []faults.Entry {
+	return h.Shared(failedCaseKey(id), func() any { return new(failedCase) }).(*failedCase).get()
 }
 
 // WorkerID names worker w's cases of the property id: id itself for the

@@ -124,7 +124,7 @@ func (h *Harness) once(parent context.Context, c Check, id string) Result {
 	defer cs.Done(ctx)
 	res := c.Run(ctx, cs)
 	if res.Status == reports.StatusFail && len(h.Hops) > 0 && res.Tier == "" {
-		b := h.BlameFor(h.blameRules(c), h.blameEntries(cs.Evidence(), res.Evidence), res.Evidence)
+		b := h.blame(c, cs, res)
 		res.Tier = b.Tier
 		res.Observed += "; " + b.String()
 	}
@@ -176,10 +176,25 @@ func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check 
 	return rc
 }
 
+// blame lays c's failure res at a tier. A property's case window spans
+// every case it drew: only the failing case's exchanges tell its tier, the
+// evidence it gives or, where that shows no request, the case the kit kept
+// (ExploreEach).
+func (h *Harness) blame(c Check, cs *Case, res Result) Blame {
+	hasFront := slices.ContainsFunc(res.Evidence, func(e faults.Entry) bool { return e.Side == "front" })
+	switch {
+	case !c.Explores || hasFront:
+		return h.BlameFor(h.blameRules(c), h.blameEntries(cs.Evidence(), res.Evidence), res.Evidence)
+	case len(h.failedCaseOf(cs.ID)) > 0:
+		return h.BlameFor(h.blameRules(c), h.failedCaseOf(cs.ID), nil)
+	}
+	return Blame{Why: "the property's failing case left no exchanges to follow"}
+}
+
 // blameEntries are the exchanges a failure's tier is judged by: the case's,
 // its evidence (a property's may come from a copy lent to it, whose journal
-// is not the case's), and the hop exchanges of the journal while the
-// evidence's front requests earlier than the case were in flight (a
+// is not the case's), and the front and hop exchanges of the journal while
+// the evidence's front requests earlier than the case were in flight (a
 // run-wide check judges answers from the whole run).
 func (h *Harness) blameEntries(window, evidence []faults.Entry) []faults.Entry {
 	all := unionByID(window, evidence)
@@ -209,9 +224,11 @@ func (h *Harness) blameEntries(window, evidence []faults.Entry) []faults.Entry {
 	if lo.IsZero() {
 		return all
 	}
+	// The fronts in flight beside them come too, so a hop exchange is not
+	// taken for an evidence request's when another's was in flight.
 	earlier := h.Journal.After(0, func(e *faults.Entry) bool {
 		_, hop := HopTier(e.Side)
-		return hop && !e.Received.Before(lo) && !e.Received.After(hi)
+		return (hop || e.Side == "front") && !e.Received.After(hi) && (e.Finished.IsZero() || !e.Finished.Before(lo))
 	})
 	return unionByID(all, earlier)
 }

@@ -130,9 +130,9 @@ type Check struct {
 	Change         Change      `json:"change,omitempty"` // how a failure compares with the baseline
 }
 
-// Exchange is one journal entry kept as evidence. Side is "client", "front"
-// or "dependency", or "hop:TIER" for the hop into a tier; At is the offset from the run start; Status 0 means no
-// response was received.
+// Exchange is one journal entry kept as evidence. Side is "client",
+// "front", "dependency", or "hop:TIER" for the hop into a tier; At is the
+// offset from the run start; Status 0 means no response was received.
 type Exchange struct {
 	ID      uint64            `json:"id"`
 	Side    string            `json:"side"`

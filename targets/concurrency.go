@@ -51,5 +51,13 @@ func (t *Target) copyProblems(kind Kind, n int) []Problem {
 			out = append(out, Problem{Path: fmt.Sprintf("dependencies[%d].listen", i), Msg: fmt.Sprintf("a fixed address cannot take %d copies' proxies (concurrency %d): use port 0", n, n)})
 		}
 	}
+	for i, tr := range t.Tiers {
+		if tr.Listen != "" && !strings.HasSuffix(tr.Listen, ":0") {
+			out = append(out, Problem{Path: fmt.Sprintf("tiers[%d].listen", i), Msg: fmt.Sprintf("a fixed address cannot take %d copies' hop proxies (concurrency %d): use port 0", n, n)})
+		}
+		if kind == KindProcess && tr.URL != "" && !strings.Contains(tr.URL, ".Ports.") {
+			out = append(out, Problem{Path: fmt.Sprintf("tiers[%d].url", i), Msg: fmt.Sprintf("a fixed address would make %d copies share the tier %s (concurrency %d): use {{.Ports.NAME}}", n, tr.Name, n)})
+		}
+	}
 	return out
 }

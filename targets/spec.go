@@ -148,7 +148,8 @@ type Tier struct {
 	URL string `yaml:"url"`
 	// Listen is host:port for the hop proxy before the tier. Required for
 	// kind running (the tier above already calls a fixed address); empty =
-	// a free loopback port. The first tier has none.
+	// a free loopback port (every interface for kind compose, whose
+	// containers reach the host on its bridge). The first tier has none.
 	Listen string `yaml:"listen"`
 }
 

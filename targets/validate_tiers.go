@@ -3,7 +3,10 @@ package targets
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
+	"strings"
 )
 
 // checkTiers validates the chain of tiers: two or more, uniquely named, the
@@ -38,7 +41,32 @@ func (v *validator) checkTiers() {
 			continue
 		}
 		v.checkTierAddrs(p, tr)
+		v.checkTierUsed(p, tr)
 	}
+}
+
+// checkTierUsed requires a kind that starts the tier above to pass it the
+// hop proxy's URL: a tier above that calls the tier directly goes around
+// the hop, and nothing between them is seen.
+func (v *validator) checkTierUsed(p string, tr Tier) {
+	var texts []string
+	where := ""
+	switch v.kind {
+	case KindProcess:
+		texts = append(slices.Clone(v.t.Process.Command), slices.Collect(maps.Values(v.t.Process.Env))...)
+		where = "process.command or process.env"
+	case KindCompose:
+		texts = slices.Collect(maps.Values(v.t.Compose.Env))
+		where = "compose.env"
+	default:
+		return
+	}
+	for _, text := range texts {
+		if strings.Contains(text, ".Tiers."+tr.Name) || strings.Contains(text, `.Tiers "`+tr.Name+`"`) {
+			return
+		}
+	}
+	v.errf(p+".name", "no template in %s passes {{.Tiers.%s}} on: the tier above would call %s directly, around the hop proxy", where, templateName(tr.Name), tr.Name)
 }
 
 // checkTierAddrs checks where a tier after the first listens and where its

@@ -47,9 +47,10 @@ func hopsNoResend(ctx context.Context, c *check.Case) check.Result {
 				return check.Inconclusive("%v", err)
 			}
 			what := fmt.Sprintf("on the hop %s, %s", hp.Name(), hf.what)
-			r, counts := hopRequest(ctx, c, op.Method)
+			r, carried := hopRequest(ctx, c, op.Method)
 			remove()
-			if b, ok := resent(h, counts); ok {
+			counts := lens(carried)
+			if b, ok := h.Resent(carried, lenOf); ok {
 				return blamed(check.Fail(want, fmt.Sprintf("%s: %s, client got %s; %s", what, countText(h, counts), check.Describe(r), b), c.Evidence()...), b)
 			}
 			if counts[len(counts)-1] > 0 {
@@ -63,46 +64,44 @@ func hopsNoResend(ctx context.Context, c *check.Case) check.Result {
 		if err != nil {
 			return check.Inconclusive("%v", err)
 		}
-		r, counts := hopRequest(ctx, c, op.Method)
+		r, carried := hopRequest(ctx, c, op.Method)
 		remove()
+		counts := lens(carried)
 		what := "with every dependency call answered 503"
-		if b, ok := resent(h, counts); ok {
+		if b, ok := h.Resent(carried, lenOf); ok {
 			return blamed(check.Fail(want, fmt.Sprintf("%s: %s, client got %s; %s", what, countText(h, counts), check.Describe(r), b), c.Evidence()...), b)
 		}
 		seen = append(seen, fmt.Sprintf("%s: %s, client got %s", what, countText(h, counts), check.Describe(r)))
 	}
 	if reached == 0 {
-		return check.Inconclusive("no POST reached the last tier: %s", strings.Join(seen, "; "))
+		return check.Inconclusive("no POST reached the last hop: %s", strings.Join(seen, "; "))
 	}
 	return check.Pass(want, strings.Join(seen, "; "), c.Evidence()...)
 }
 
-// hopRequest sends one operation alone and returns its reply and how many
-// requests with method each hop carried for it.
-func hopRequest(ctx context.Context, c *check.Case, method string) (check.Reply, []int) {
+// hopRequest sends one operation alone and returns its reply and, hop by
+// hop, the exchanges that carried it.
+func hopRequest(ctx context.Context, c *check.Case, method string) (check.Reply, [][]faults.Entry) {
 	h := c.Harness
 	h.Settle(ctx)
 	mark := h.Journal.LastSeq()
-	r := h.Send(ctx, check.Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
+	key := c.Key()
+	r := h.Send(ctx, check.Call{Key: key, Tenant: c.Tenant(), Amount: c.Amount()})
 	h.Settle(ctx)
-	counts := make([]int, len(h.Hops))
-	for i, hp := range h.Hops {
-		counts[i] = len(h.Journal.After(mark, faults.BySide(hp.Side()), faults.ByMethod(method)))
-	}
-	return r, counts
+	return r, h.HopEntries(mark, method, h.Conventions.FormatKey(key))
 }
 
-// resent blames the first tier whose hop carried more requests than the
-// tier received (one, at the front).
-func resent(h *check.Harness, counts []int) (check.Blame, bool) {
-	above := 1
-	for i, hp := range h.Hops {
-		if above > 0 && counts[i] > above {
-			return check.Blame{Tier: hp.From, Why: fmt.Sprintf("the hop %s carried %d requests for the %d %s received: %s re-sent the POST", hp.Name(), counts[i], above, hp.From, hp.From)}, true
-		}
-		above = counts[i]
+// lenOf counts a hop's exchanges one by one: a proxy that sends a POST
+// twice, even side by side, re-sent it.
+func lenOf(es []faults.Entry) int { return len(es) }
+
+// lens counts each hop's exchanges.
+func lens(carried [][]faults.Entry) []int {
+	out := make([]int, len(carried))
+	for i, es := range carried {
+		out[i] = len(es)
 	}
-	return check.Blame{}, false
+	return out
 }
 
 // countText renders what each hop carried: "gateway → service: 1 request".

@@ -138,13 +138,14 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 		return check.Inconclusive("%v", err)
 	}
 	mark := h.Journal.LastSeq()
-	r, lone := logicalRequests(ctx, c, check.Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
+	key := c.Key()
+	r, lone := logicalRequests(ctx, c, check.Call{Key: key, Tenant: c.Tenant(), Amount: c.Amount()})
 	remove()
 	if len(lone) > limit {
 		return check.Fail(want, fmt.Sprintf("a request sent alone as the outage began reached the dependency %d times (key %s), client got %s: more than one layer retries",
 			len(lone), keyList(h, lone[:1]), check.Describe(r)), c.Evidence()...)
 	}
-	if layers := retryingLayers(c, mark, lone); len(layers) > 1 {
+	if layers := retryingLayers(c, mark, key, lone); len(layers) > 1 {
 		return check.Fail(want, fmt.Sprintf("a request sent alone as the outage began: %s, client got %s: more than one layer retries",
 			strings.Join(layers, "; "), check.Describe(r)), c.Evidence()...)
 	}
@@ -168,23 +169,25 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 }
 
 // retryingLayers names the tiers of a multi-tier target that retried one
-// request sent after mark: each whose hop to the next carried more requests
-// than it received, and the last if the dependency saw more attempts than
-// the requests the last tier received.
-func retryingLayers(c *check.Case, mark uint64, calls []faults.Entry) []string {
+// request sent alone after mark: each whose hop to the next carried more
+// attempts of it than it received (hedged copies, overlapping, are one
+// attempt), and the last if the dependency saw more attempts than the
+// last tier received requests.
+func retryingLayers(c *check.Case, mark uint64, key string, calls []faults.Entry) []string {
 	h := c.Harness
 	op, err := h.Operation.Prepare(check.Values{}, false)
 	if len(h.Hops) == 0 || err != nil {
 		return nil
 	}
+	carried := h.HopEntries(mark, op.Method, h.Conventions.FormatKey(key))
 	var layers []string
 	above := 1
-	for _, hp := range h.Hops {
-		n := len(h.Journal.After(mark, faults.BySide(hp.Side()), faults.ByMethod(op.Method)))
+	for i, hp := range h.Hops {
+		n := len(check.Attempts(carried[i]))
 		if above > 0 && n > above {
-			layers = append(layers, fmt.Sprintf("%s re-sent it (%d requests on the hop %s for %d)", hp.From, n, hp.Name(), above))
+			layers = append(layers, fmt.Sprintf("%s re-sent it (%d attempts on the hop %s for %d)", hp.From, n, hp.Name(), above))
 		}
-		above = n
+		above = len(carried[i])
 	}
 	if attempts := len(check.Attempts(calls)); above > 0 && attempts > above {
 		layers = append(layers, fmt.Sprintf("%s retried (%d dependency attempts for %d requests)", h.Hops[len(h.Hops)-1].To, attempts, above))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,7 +84,9 @@ func dlPropagates(name string) func(ctx context.Context, c *check.Case) check.Re
 // tier that sent the request.
 func (c *dlCase) hopBudgets(want string, front faults.Entry, b time.Duration) (seen []string, _ check.Result, failed bool) {
 	for _, hp := range c.Harness.Hops {
-		for i, e := range c.Entries(hp.Side()) {
+		// The request's own copies: a tier's health checks carry no budget.
+		carried := slices.DeleteFunc(c.Entries(hp.Side()), func(e faults.Entry) bool { return e.Method != front.Method })
+		for i, e := range carried {
 			elapsed := e.Received.Sub(front.Received)
 			allowed := b - elapsed + c.tol
 			d, present, err := dlDownstreamBudget(e)

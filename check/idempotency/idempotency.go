@@ -15,12 +15,17 @@ const (
 	Name     = "idempotency"
 )
 
+// answerBlame lays a wrong answer (a replay, a status, a problem type) at
+// the door of the tier whose answer the caller got; the suite's own rules
+// lay a second effect at the tier that made the dependency calls.
+var answerBlame = []check.BlameRule{check.BlameResends, check.BlameAnswer}
+
 // Idempotency returns the duplicate-side-effect suite.
 func checks() []check.Check {
 	return []check.Check{
 		{ID: "IK-03", Suite: Name, Level: reports.LevelShould, Source: ikSource + " §2.6",
 			Title: "a first request with a fresh key is processed once", Run: keyed(firstRequest)},
-		{ID: "IK-04", Suite: Name, Needs: []check.Need{needKeyKept(2 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.6",
+		{ID: "IK-04", Suite: Name, Blame: answerBlame, Needs: []check.Need{needKeyKept(2 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.6",
 			Title: "a retry after completion replays the stored response with no second effect", Run: keyed(replayAfterCompletion)},
 		{ID: "IK-17a", Suite: Name, Needs: []check.Need{needKeyKept(5 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §1, §2.6",
 			Title: "a response lost after commit, then a retry with the same key: one effect, the original answer", Run: keyed(lostResponseFront)},
@@ -28,18 +33,18 @@ func checks() []check.Check {
 			Title: "a response lost between the service and its dependency: the service's own retry does not charge twice", Run: keyed(lostResponseDependency)},
 		{ID: "IK-07", Suite: Name, Needs: []check.Need{needKeyKept(5 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.6, §2.7",
 			Title: "concurrent copies of one request: one effect, the rest 409 or the replay", Run: keyed(concurrentCopies)},
-		{ID: "IK-06", Suite: Name, Needs: []check.Need{needKeyKept(2 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.7; RFC 9110 §15.5.21",
+		{ID: "IK-06", Suite: Name, Blame: answerBlame, Needs: []check.Need{needKeyKept(2 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.7; RFC 9110 §15.5.21",
 			Title: "the same key with a different payload is rejected with no new effect", Run: keyed(payloadMismatch)},
-		{ID: "IK-05", Suite: Name, Level: reports.LevelShould, Source: ikSource + " §2.7",
+		{ID: "IK-05", Suite: Name, Blame: answerBlame, Level: reports.LevelShould, Source: ikSource + " §2.7",
 			Title: "a request without a key is refused with 400 and a documentation link", Run: keyed(missingKey)},
 		// §2.1 makes the key an sf-String, which admits spaces, escaped quotes,
 		// SQL or NoSQL metacharacters and path segments; §5 asks a resource to
 		// validate keys against the format it publishes, which the spec does
 		// not declare. So either answer is allowed; what every format demands
 		// is that the resource survives the key.
-		{ID: "IK-14", Suite: Name, Level: reports.LevelRecommended, Source: ikSource + " §2.1, §5; RFC 9651 §3.3.3",
+		{ID: "IK-14", Suite: Name, Blame: answerBlame, Level: reports.LevelRecommended, Source: ikSource + " §2.1, §5; RFC 9651 §3.3.3",
 			Title: "malformed, oversized and hostile keys get 400 or ordinary handling, never a 5xx or a dropped connection", Run: keyed(malformedKeys)},
-		{ID: "IK-13", Suite: Name, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedTenancy, needKeyKept(2 * time.Second)}, Source: ikSource + " §5",
+		{ID: "IK-13", Suite: Name, Blame: answerBlame, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedTenancy, needKeyKept(2 * time.Second)}, Source: ikSource + " §5",
 			Title: "the same key from two tenants: two effects, neither sees the other's response", Run: keyed(crossTenant)},
 		{ID: "IK-17p", Suite: Name, Takes: ikExplore, Explores: true, Needs: []check.Need{needKeyKept(time.Minute)}, Level: reports.LevelShould, Source: ikSource + " §1, §2.6 (a property over random operations and faults)",
 			Title: "property: under random retries, bursts, payload changes, tenants and faults, at most one effect per (tenant, key)", Run: idempotencyProperty},
@@ -80,5 +85,5 @@ func replayAfterCompletion(ctx context.Context, c *check.Case) check.Result {
 // Suite is the idempotency suite: duplicate side effects under lost
 // answers, retries and concurrent copies.
 func Suite() check.Suite {
-	return check.Suite{Name: Name, Checks: checks(), Blame: []check.BlameRule{check.BlameResends, check.BlameAnswer, check.BlameCalls}}
+	return check.Suite{Name: Name, Checks: checks(), Blame: []check.BlameRule{check.BlameResends, check.BlameCalls, check.BlameAnswer}}
 }

@@ -97,12 +97,6 @@ func (c Config) invalidValues() []string {
 	return []string{"1.5s", "-1", "1.5", "5s", "120, 60", "soon", "Sun, 06 Nov 1994"}
 }
 
-// RetryAfter returns the Retry-After suite. Server-side checks drive the
-// target into 429 and 503 and hold its Retry-After to its word; client-side
-// checks answer the target's dependency calls with 429/503 and a
-// Retry-After and time the target's next call in the dependency journal.
-// Checks that fail the dependency first send BreakerFlush successes, so the
-// target's circuit breaker never sees more than one case's failures.
 // answerBlame lays a Retry-After missing or wrong on an answer at the
 // door of the tier that answered, or of the tier that dropped it.
 var answerBlame = []check.BlameRule{check.BlameAnswer}
@@ -111,6 +105,12 @@ var answerBlame = []check.BlameRule{check.BlameAnswer}
 // limiter refused.
 var limiterBlame = []check.BlameRule{check.BlameLimiter, check.BlameAnswer}
 
+// RetryAfter returns the Retry-After suite. Server-side checks drive the
+// target into 429 and 503 and hold its Retry-After to its word; client-side
+// checks answer the target's dependency calls with 429/503 and a
+// Retry-After and time the target's next call in the dependency journal.
+// Checks that fail the dependency first send BreakerFlush successes, so the
+// target's circuit breaker never sees more than one case's failures.
 func checks() []check.Check {
 	return []check.Check{
 		{ID: "HS-01a", Suite: Name, Blame: limiterBlame, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: raSource + "; RFC 6585 §4",

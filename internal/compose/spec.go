@@ -14,7 +14,7 @@ import (
 const DefaultStartupTimeout = 60 * time.Second
 
 // Defaults fills a kind-compose spec's zero fields: the startup timeout,
-// the dependency host, and where the dependency proxies listen. Containers
+// the dependency host, and where the dependency and hop proxies listen. Containers
 // on a bridge network reach the host at its gateway address, so the proxies
 // listen on every interface unless the services share the host's network
 // (dependency_host loopback). It assigns fields only, so it is idempotent.

@@ -7,9 +7,9 @@
 # RESILCHECK names the resilcheck binary (default: resilcheck on PATH);
 # APACHE2 the httpd binary (default: apache2 or httpd on PATH, else
 # /usr/sbin/apache2, Debian's apache2-bin); APACHE_MODULES its modules
-# directory (default: Debian's /usr/lib/apache2/modules, else Fedora's).
+# directory (default: Debian's /usr/lib/apache2/modules, else Fedora's);
+# HTTPD_CONF_IN the configuration template (default: httpd.conf.in here).
 set -eu
-bin=${RESILCHECK:-resilcheck}
 httpd=${APACHE2:-$(command -v apache2 || command -v httpd || echo /usr/sbin/apache2)}
 modules=${APACHE_MODULES:-}
 if [ -z "$modules" ]; then
@@ -19,11 +19,8 @@ if [ -z "$modules" ]; then
 fi
 port=$1 processor=$2 dir=$3 service_port=$4 hop=$5
 here=$(cd "$(dirname "$0")" && pwd)
-ready=$dir/service.ready
-mkfifo "$ready"
-"$bin" reference service --addr "127.0.0.1:$service_port" \
-  --processor-url "$processor" --store "sqlite:$dir/payments.db" >"$ready" &
-read -r _ _ <"$ready"
+. "$here/../payments.sh"
+start_payments "$service_port" "$processor" "$dir"
 # httpd started as root serves from children that switch to User and Group;
 # as anyone else it stays who it is and takes no such directives.
 user="# User: not started as root" group="# Group: not started as root"
@@ -33,5 +30,5 @@ fi
 mkdir -p "$dir/httpd"
 sed -e "s|@PORT@|$port|g" -e "s|@HOP@|$hop|g" -e "s|@DIR@|$dir/httpd|g" \
   -e "s|@MODULES@|$modules|g" -e "s|@USER@|$user|" -e "s|@GROUP@|$group|" \
-  "$here/httpd.conf.in" >"$dir/httpd/httpd.conf"
+  "${HTTPD_CONF_IN:-$here/httpd.conf.in}" >"$dir/httpd/httpd.conf"
 exec "$httpd" -d "$dir/httpd" -f "$dir/httpd/httpd.conf" -DFOREGROUND

@@ -7,15 +7,11 @@
 # RESILCHECK names the resilcheck binary (default: resilcheck on PATH);
 # NGINX the nginx binary (default: nginx on PATH, else /usr/sbin/nginx).
 set -eu
-bin=${RESILCHECK:-resilcheck}
 nginx=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 port=$1 processor=$2 dir=$3 service_port=$4 hop=$5
 here=$(cd "$(dirname "$0")" && pwd)
-ready=$dir/service.ready
-mkfifo "$ready"
-"$bin" reference service --addr "127.0.0.1:$service_port" \
-  --processor-url "$processor" --store "sqlite:$dir/payments.db" >"$ready" &
-read -r _ _ <"$ready"
+. "$here/../payments.sh"
+start_payments "$service_port" "$processor" "$dir"
 mkdir -p "$dir/nginx"
 sed -e "s|@PORT@|$port|g" -e "s|@SERVICE_HOSTPORT@|${hop#http://}|g" -e "s|@DIR@|$dir/nginx|g" \
   "$here/nginx.conf.in" >"$dir/nginx/nginx.conf"

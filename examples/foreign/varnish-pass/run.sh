@@ -10,22 +10,19 @@
 # built with (gcc on Debian), runs in the foreground (-F) and, with -j none,
 # as whoever starts it, root included, with its working directory (-n) under
 # DATA_DIR. One worker pool of 20 threads and a 16 MB log keep each copy
-# small; neither changes what Varnish does with a request.
+# small; neither changes what Varnish does with a request. VARNISH_VCL_IN
+# names the VCL template (default: varnish.vcl.in here).
 set -eu
-bin=${RESILCHECK:-resilcheck}
 varnishd=${VARNISHD:-$(command -v varnishd || echo /usr/sbin/varnishd)}
 port=$1 processor=$2 dir=$3 service_port=$4 hop=$5
 here=$(cd "$(dirname "$0")" && pwd)
-ready=$dir/service.ready
-mkfifo "$ready"
-"$bin" reference service --addr "127.0.0.1:$service_port" \
-  --processor-url "$processor" --store "sqlite:$dir/payments.db" >"$ready" &
-read -r _ _ <"$ready"
+. "$here/../payments.sh"
+start_payments "$service_port" "$processor" "$dir"
 hostport=${hop#http://}
 hostport=${hostport%%/*}
 mkdir -p "$dir/varnish"
 sed -e "s|@HOST@|${hostport%:*}|g" -e "s|@PORT@|${hostport##*:}|g" \
-  "$here/varnish.vcl.in" >"$dir/varnish/varnish.vcl"
+  "${VARNISH_VCL_IN:-$here/varnish.vcl.in}" >"$dir/varnish/varnish.vcl"
 exec "$varnishd" -F -j none -a "127.0.0.1:$port" -f "$dir/varnish/varnish.vcl" \
   -n "$dir/varnish/work" -s malloc,32m \
   -p thread_pools=1 -p thread_pool_min=20 -p vsl_space=16M

@@ -91,8 +91,9 @@ func (g *Gateway) call(ctx context.Context, r *http.Request, tenant, path string
 		up, err := g.forward(ctx, r, tenant, path, payload)
 		failed := err != nil || up.status >= 500
 		if onReset {
-			// A proxy's "next upstream on error": at once, and only when no
-			// answer came back (errBudgetSpent sent nothing).
+			// A proxy's "next upstream on error": at once, on any transport
+			// error, a body cut short after the status included (nginx's
+			// "error" covers both); errBudgetSpent sent nothing.
 			if err == nil || errors.Is(err, errBudgetSpent) || i >= attempts || ctx.Err() != nil {
 				return up, err
 			}
