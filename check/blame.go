@@ -246,13 +246,7 @@ func (t *trace) answer() (Blame, bool) {
 			return Blame{Tier: tier, Why: fmt.Sprintf("the %d came from %s, and every tier above passed it on", r.front.Status, tier)}, true
 		}
 		next := r.hops[origin]
-		switch {
-		case len(t.hops[origin]) == 0:
-			// Nothing crossed the hop in the whole case: the tier above may
-			// not call through it at all.
-			return Blame{Why: fmt.Sprintf("the hop %s carried no request in the case (does %s call %s at {{.Tiers.%s}}?)",
-				t.h.Hops[origin].Name(), tier, t.tiers[origin+1], t.tiers[origin+1])}, true
-		case len(next) == 0:
+		if len(next) == 0 {
 			return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %d itself: %s saw no request", tier, r.front.Status, t.tiers[origin+1])}, true
 		}
 		return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %s where %s had answered it %s", tier, answerText(r.front), t.tiers[origin+1], answerText(next[len(next)-1]))}, true

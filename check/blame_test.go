@@ -81,8 +81,6 @@ func TestHarness_BlameFor(t *testing.T) {
 			"service", "the dependency calls are service's"},
 		{"a tier answers itself", two, DefaultBlame, []faults.Entry{entry("front", 0, 5, 201), entry(hs("service"), 1, 4, 201), entry("front", 10, 12, 429)},
 			"gateway", "gateway answered 429 itself: service saw no request"},
-		{"a hop that carried nothing in the case", two, DefaultBlame, []faults.Entry{entry("front", 0, 5, 201), entry("front", 10, 12, 429)},
-			"", "the hop gateway → service carried no request in the case (does gateway call service at {{.Tiers.service}}?)"},
 		{"a health check on the hop is no re-send", two, DefaultBlame, []faults.Entry{
 			entry("front", 0, 90, 503, key...), entry(hs("service"), 1, 80, 503, key...), get(entry(hs("service"), 20, 21, 200))},
 			"service", "the 503 came from service"},
@@ -143,7 +141,10 @@ func TestHarness_BlameFor(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			h := &Harness{Hops: c.hops}
+			h := &Harness{Hops: c.hops, Journal: faults.NewJournal()}
+			for _, e := range c.entries {
+				h.Journal.Record(e)
+			}
 			b := h.BlameFor(c.rules, c.entries, nil)
 			if b.Tier != c.tier || !strings.Contains(b.Why, c.why) {
 				t.Errorf("BlameFor = %+v; want tier %q with %q", b, c.tier, c.why)
@@ -226,5 +227,20 @@ func TestHarness_blameEntries_concurrent(t *testing.T) {
 	b := h.BlameFor([]BlameRule{BlameLimiter}, h.blameEntries(window, []faults.Entry{bad}), []faults.Entry{bad})
 	if b.Tier != "service" {
 		t.Errorf("BlameFor = %+v; want service, whose 429 the gateway passed on", b)
+	}
+}
+
+// TestHarness_BlameFor_answeredItself: requests a tier answered itself in
+// a case (a limiter's, a health route's) are laid at it when its hop has
+// carried requests earlier in the run.
+func TestHarness_BlameFor_answeredItself(t *testing.T) {
+	t.Parallel()
+	t0 := time.Now()
+	j := faults.NewJournal()
+	j.Record(faults.Entry{ID: "hop:service-1", Side: HopSide("service"), Method: "POST", Received: t0, Finished: t0.Add(time.Millisecond), Status: 201})
+	h := &Harness{Journal: j, Hops: []Hop{{From: "gateway", To: "service"}}}
+	front := faults.Entry{ID: "front-9", Side: "front", Method: "GET", Received: t0.Add(time.Second), Finished: t0.Add(time.Second + time.Millisecond), Status: 200}
+	if b := h.BlameFor([]BlameRule{BlameAnswer}, []faults.Entry{front}, nil); b.Tier != "gateway" || !strings.Contains(b.Why, "gateway answered 200 itself") {
+		t.Errorf("BlameFor = %+v; want gateway, which answered itself", b)
 	}
 }
