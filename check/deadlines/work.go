@@ -47,13 +47,17 @@ func dlNoWorkAfterDeadline(ctx context.Context, cs *check.Case) check.Result {
 		return check.Inconclusive("the target made no dependency call (it answered %s)", check.Describe(r))
 	}
 	var late []string
+	var margin time.Duration // how far past the tolerance the latest call started
 	for i, e := range calls {
 		if after := e.Received.Sub(deadline); after > c.tol {
 			late = append(late, fmt.Sprintf("call %d started %s after the deadline", i+1, dlMs(after)))
+			margin = max(margin, after-c.tol)
 		}
 	}
 	if len(late) > 0 {
-		return check.Fail(want, fmt.Sprintf("%d of %d calls started after the deadline: %v; client got %s", len(late), len(calls), late, check.Describe(r)), c.Evidence()...)
+		res := check.Fail(want, fmt.Sprintf("%d of %d calls started after the deadline: %v; client got %s", len(late), len(calls), late, check.Describe(r)), c.Evidence()...)
+		res.Margin = margin
+		return res
 	}
 	last := calls[len(calls)-1]
 	return check.Pass(want, fmt.Sprintf("%d calls, the last started %s the deadline; client got %s",

@@ -52,6 +52,7 @@ func raHonoursDates(ctx context.Context, c *check.Case) check.Result {
 	var seen []string
 	var ev []faults.Entry
 	var failed bool
+	var margin time.Duration // the farthest past its bound of the failures (raJudgeWait)
 	for _, f := range raDateForms {
 		status := []int{http.StatusServiceUnavailable, http.StatusTooManyRequests}[c.IntN(2)]
 		var date, until time.Time
@@ -68,15 +69,22 @@ func raHonoursDates(ctx context.Context, c *check.Case) check.Result {
 				f.name, check.Ms(o.next.Received.Sub(until)), check.Ms(o.gap())))
 		case reports.StatusFail:
 			failed = true
+			margin = max(margin, res.Margin)
 			seen = append(seen, f.name+": "+res.Observed)
 		default:
 			return res
 		}
 	}
 	if failed {
-		return check.Fail(want, strings.Join(seen, "; "), ev...)
+		return early(check.Fail(want, strings.Join(seen, "; "), ev...), margin)
 	}
 	return check.Pass(want, strings.Join(seen, "; "), ev...)
+}
+
+// early is res with how far past its bound it came as its margin.
+func early(res check.Result, by time.Duration) check.Result {
+	res.Margin = by
+	return res
 }
 
 // raJudgeWait holds the call after the faulted one to a minimum gap after
@@ -97,12 +105,14 @@ func raJudgeWait(c *check.Case, o raDepOutcome, err error, what string, minGap t
 			what, check.Describe(o.reply.Reply))
 	}
 	gap := o.gap()
+	// A stall can only shrink a measured gap by its length (the answer's
+	// end journaled late), so how early the call came is the margin.
 	if gap+tol < minGap {
-		return check.Fail(want, fmt.Sprintf("the next call came %s after %s", check.Ms(gap), what), o.evidence...)
+		return early(check.Fail(want, fmt.Sprintf("the next call came %s after %s", check.Ms(gap), what), o.evidence...), minGap-gap-tol)
 	}
 	if !notBefore.IsZero() && o.next.Received.Add(tol).Before(notBefore) {
-		return check.Fail(want, fmt.Sprintf("the next call came %s after %s, %s before its date",
-			check.Ms(gap), what, check.Ms(notBefore.Sub(o.next.Received))), o.evidence...)
+		return early(check.Fail(want, fmt.Sprintf("the next call came %s after %s, %s before its date",
+			check.Ms(gap), what, check.Ms(notBefore.Sub(o.next.Received))), o.evidence...), notBefore.Sub(o.next.Received)-tol)
 	}
 	return check.Pass(want, fmt.Sprintf("the next call came %s after %s; the client got %s", check.Ms(gap), what, check.Describe(o.reply.Reply)), o.evidence...)
 }
@@ -149,7 +159,7 @@ func raInvalidFallsBack(ctx context.Context, c *check.Case) check.Result {
 		case len(calls) == 0:
 			return check.Inconclusive("the target made no dependency call (client got %s)", check.Describe(o.reply.Reply))
 		case len(calls) > cfg.stormLimit(h):
-			return check.Fail(want, fmt.Sprintf("Retry-After %q: %d calls for one request", v, len(calls)), ev...)
+			return early(check.Fail(want, fmt.Sprintf("Retry-After %q: %d calls for one request", v, len(calls)), ev...), check.NotTimed)
 		case len(calls) == 1:
 			return raNoRetry(ctx, c, want, v, o, ev)
 		}
@@ -157,8 +167,8 @@ func raInvalidFallsBack(ctx context.Context, c *check.Case) check.Result {
 		for i := 1; i < len(calls); i++ {
 			gap := calls[i].Received.Sub(calls[i-1].Finished)
 			if _, hi, ok := r.WaitBounds(i - 1); ok && gap > hi+tol {
-				return check.Fail(want, fmt.Sprintf("Retry-After %q: call %d came %s after the previous answer, beyond the declared backoff's %s",
-					v, i+1, check.Ms(gap), check.Ms(hi)), ev...)
+				return early(check.Fail(want, fmt.Sprintf("Retry-After %q: call %d came %s after the previous answer, beyond the declared backoff's %s",
+					v, i+1, check.Ms(gap), check.Ms(hi)), ev...), gap-hi-tol)
 			}
 			gaps = append(gaps, check.Ms(gap))
 		}
@@ -218,9 +228,9 @@ func raHugeIsCapped(ctx context.Context, c *check.Case) check.Result {
 	case o.faulted == nil:
 		return check.Inconclusive("the target made no dependency call (client got %s)", check.Describe(r.Reply))
 	case r.Err != nil:
-		return check.Fail(want, fmt.Sprintf("no answer: %v after %s", r.Err, check.Ms(r.Took)), o.evidence...)
+		return early(check.Fail(want, fmt.Sprintf("no answer: %v after %s", r.Err, check.Ms(r.Took)), o.evidence...), r.Took-budget-cfg.answerSlack())
 	case r.Took > budget+cfg.answerSlack():
-		return check.Fail(want, fmt.Sprintf("answered %d only after %s", r.Status, check.Ms(r.Took)), o.evidence...)
+		return early(check.Fail(want, fmt.Sprintf("answered %d only after %s", r.Status, check.Ms(r.Took)), o.evidence...), r.Took-budget-cfg.answerSlack())
 	}
 	how := "gave up without calling again"
 	if o.next != nil {

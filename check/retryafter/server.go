@@ -13,8 +13,9 @@ import (
 	"github.com/resilcheck/resilcheck/headers"
 )
 
-// malformed marks a failure for a missing or malformed Retry-After: it
-// rests on no measured time, so a stall of the runner does not void it.
+// malformed marks a failure for a missing, malformed or self-contradicting
+// Retry-After: it rests on no measured time, so a stall of the runner does
+// not void it.
 func malformed(res check.Result) check.Result {
 	res.Margin = check.NotTimed
 	return res
@@ -66,8 +67,10 @@ func raTruthful429(ctx context.Context, c *check.Case) check.Result {
 	default:
 		elapsed := probe.at.Sub(first.sent)
 		if elapsed+tol < firstRA.Delay-time.Second {
-			return check.Fail(want, fmt.Sprintf("admitted (%d) at most %s after a 429 whose Retry-After %q promised no quota for %s",
+			res := check.Fail(want, fmt.Sprintf("admitted (%d) at most %s after a 429 whose Retry-After %q promised no quota for %s",
 				probe.Status, check.Ms(elapsed), first.Header.Get("Retry-After"), firstRA.Delay-time.Second), c.Evidence()...)
+			res.Margin = firstRA.Delay - time.Second - elapsed - tol
+			return res
 		}
 		notes = append(notes, fmt.Sprintf("a request %s after the first 429 was admitted (%d), within Retry-After %q's 1-second resolution",
 			check.Ms(probe.sent.Sub(first.at)), probe.Status, first.Header.Get("Retry-After")))
@@ -119,7 +122,7 @@ func raNotBeforeReset(ctx context.Context, c *check.Case) check.Result {
 		compared++
 		reset := time.Duration(t) * time.Second
 		if ra.Delay+tol < reset {
-			return check.Fail(want, fmt.Sprintf("a 429 says Retry-After %q (%s) but %s=%d", r.Header.Get("Retry-After"), ra.Delay, form, t), c.Evidence()...)
+			return malformed(check.Fail(want, fmt.Sprintf("a 429 says Retry-After %q (%s) but %s=%d", r.Header.Get("Retry-After"), ra.Delay, form, t), c.Evidence()...))
 		}
 		seen = append(seen, fmt.Sprintf("Retry-After %q vs %s=%d", r.Header.Get("Retry-After"), form, t))
 	}
