@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,14 +20,15 @@ import (
 type Case struct {
 	*Harness
 	ID   string
-	rnd  *rand.Rand
+	rnd  *rand.Rand // the case's draws (faults, values, amounts)
+	keys *rand.Rand // its idempotency keys
 	mark uint64
 
 	mu      sync.Mutex
 	rules   []placed
 	n       int
 	turn    int      // declared tenants handed out
-	keys    []string // handed out by key: the probe counts those sent
+	handed  []string // keys handed out by Key: the probe counts those sent
 	tracked []Values // (tenant, key) pairs used otherwise, for the probe
 	// disagreements records where the ledger and the probe counted
 	// differently; the idempotency suite fails a check that saw one.
@@ -39,10 +41,16 @@ type placed struct {
 }
 
 // NewCase starts a case once the target is quiet; callers defer done.
+// A case judged again (id ending in againSuffix) draws what the first run
+// drew, with keys and tenants of its own: the same scenario, on records
+// the target has not stored.
 func (h *Harness) NewCase(ctx context.Context, id string) *Case {
 	h.Settle(ctx)
-	return &Case{Harness: h, ID: id, rnd: h.Rand(id), mark: h.Journal.LastSeq()}
+	return &Case{Harness: h, ID: id, rnd: h.Rand(strings.TrimSuffix(id, againSuffix)), keys: h.Rand(id + "/keys"), mark: h.Journal.LastSeq()}
 }
+
+// againSuffix names the case of a check judged again (rejudged).
+const againSuffix = "/again"
 
 // Sub starts a nested case with its own generator, rules and window, for
 // work that must not draw from or blame the enclosing case (a warm-up, one
@@ -84,12 +92,12 @@ func (c *Case) Key() string {
 	defer c.mu.Unlock()
 	var b [16]byte
 	for i := range b {
-		b[i] = byte(c.rnd.Uint32())
+		b[i] = byte(c.keys.Uint32())
 	}
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	k := fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-	c.keys = append(c.keys, k)
+	c.handed = append(c.handed, k)
 	return k
 }
 
@@ -98,7 +106,10 @@ func (c *Case) Key() string {
 // other check uses, so quotas and idempotency records of checks never meet.
 func (c *Case) Tenant() string {
 	n := c.next()
-	t := fmt.Sprintf("rc-%s-%d-%04x", c.ID, n, c.IntN(1<<16))
+	c.mu.Lock()
+	suffix := c.keys.IntN(1 << 16)
+	c.mu.Unlock()
+	t := fmt.Sprintf("rc-%s-%d-%04x", c.ID, n, suffix)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ts := c.Harness.Conventions.Tenants; len(ts) > 0 {

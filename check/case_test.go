@@ -47,7 +47,7 @@ func TestCase_effects(t *testing.T) {
 	h := quietHarness()
 	h.Probe, h.NoLedger = probe, true
 	c := h.NewCase(ctx, "IK-13")
-	c.keys = []string{"k1"}
+	c.handed = []string{"k1"}
 	sent(h, "k1", "acme")
 	sent(h, "k1", "globex")
 	sent(h, "not-drawn", "acme") // a malformed key the case did not draw (IK-14)
@@ -62,7 +62,7 @@ func TestCase_effects(t *testing.T) {
 	h = quietHarness()
 	h.Probe, h.NoLedger = byKey, true
 	c = h.NewCase(ctx, "IK-07")
-	c.keys = []string{"k1", "k2"}
+	c.handed = []string{"k1", "k2"}
 	sent(h, `"k1"`, "acme") // sf-string keys arrive quoted
 	sent(h, `"k2"`, "globex")
 	if ef := c.Effects(ctx); ef.Total != 2 {
@@ -72,7 +72,7 @@ func TestCase_effects(t *testing.T) {
 	h = quietHarness()
 	h.Probe = probe
 	c = h.NewCase(ctx, "IK-03")
-	c.keys = []string{"k1"}
+	c.handed = []string{"k1"}
 	sent(h, "k1", "acme")
 	if ef := c.Effects(ctx); ef.Total != 0 || !strings.Contains(c.Disagreed(), "ledger counted 0 effects, the target's probe 1") {
 		t.Errorf("ledger and probe: total %d, disagreement %q", ef.Total, c.Disagreed())
@@ -96,5 +96,21 @@ func TestHarness_send_keyHeaderOf(t *testing.T) {
 	h.Send(ctx, Call{Key: "k2", Op: &order})
 	if a, b := <-got, <-got; a.Get("X-Idem-Key") != `"k1"` || b.Get("X-Order-Key") != `"k2"` || b.Get("X-Idem-Key") != "" {
 		t.Errorf("keys sent: %v then %v", a, b)
+	}
+}
+
+// TestHarness_NewCase_again: a case judged again draws what the first run
+// drew, with keys and tenants of its own.
+func TestHarness_NewCase_again(t *testing.T) {
+	t.Parallel()
+	h := quietHarness()
+	first, again := h.NewCase(t.Context(), "HS-09"), h.NewCase(t.Context(), "HS-09"+againSuffix)
+	for i := range 5 {
+		if a, b := first.IntN(1000), again.IntN(1000); a != b {
+			t.Fatalf("draw %d: %d then %d; want the same scenario", i, a, b)
+		}
+	}
+	if first.Key() == again.Key() || first.Tenant() == again.Tenant() {
+		t.Error("the second run reused the first's key or tenant, which the target has stored")
 	}
 }

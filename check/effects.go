@@ -100,7 +100,7 @@ func (c *Case) probeCount(ctx context.Context) (int, error) {
 // one key's effect once per tenant the case handed out.
 func (c *Case) pairs() []Values {
 	c.mu.Lock()
-	keys, tracked := slices.Clone(c.keys), slices.Clone(c.tracked)
+	keys, tracked := slices.Clone(c.handed), slices.Clone(c.tracked)
 	c.mu.Unlock()
 	th := c.Harness.Conventions.TenantHeaderName()
 	var out []Values

@@ -95,13 +95,13 @@ func stalledPass(res Result, seen stalls) bool {
 
 // rejudged is the verdict on a timed check that failed while the runner
 // stalled beyond stallLimit. That failure is not trusted, so the check
-// runs again, with draws of its own (fresh keys and tenants, which a
-// target that stores keys needs). The second run stands if the runner
-// kept within the limit: a failure confirms the first run's, which is
-// kept since the seed replays it, and a pass says what the first run saw;
-// otherwise the check is inconclusive.
+// runs again: the same draws, with keys and tenants of its own (which a
+// target that stores keys needs), so the same scenario is judged. The
+// second run stands if the runner kept within the limit: a failure
+// confirms the first run's, which is kept since the seed replays it, and
+// a pass says what the first run saw; otherwise the check is inconclusive.
 func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalled stalls) Result {
-	res, seen := h.watched(parent, c, c.ID+"/again")
+	res, seen := h.watched(parent, c, c.ID+againSuffix)
 	stall, again := stalled.worst, seen.worst
 	limit := h.stallLimit()
 	firstSaw := withoutStory(first.Observed)
