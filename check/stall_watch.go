@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
 )
 
@@ -15,8 +16,38 @@ const stallEvery = 10 * time.Millisecond
 
 // stalls is what a stall watch saw: its latest wake-up's lateness, and
 // all its wake-ups' lateness summed, which bounds how much the runner can
-// have delayed anything timed meanwhile.
-type stalls struct{ worst, total time.Duration }
+// have delayed anything timed meanwhile; and each late wake-up, so the sum
+// over one stretch of time can be taken.
+type stalls struct {
+	worst, total time.Duration
+	late         []stall
+}
+
+// stall is one wake-up of a stall watch that came late: when it woke, and
+// by how much.
+type stall struct {
+	at   time.Time
+	late time.Duration
+}
+
+// maxStalls bounds the wake-ups a watch keeps: 100 s of them.
+const maxStalls = 10000
+
+// within sums the lateness of the wake-ups from..to (each counted with
+// the stretch it delayed, which ends at its wake-up), or the whole watch's
+// when it kept too few to tell.
+func (s stalls) within(from, to time.Time) time.Duration {
+	if len(s.late) >= maxStalls || from.IsZero() || to.Before(from) {
+		return s.total
+	}
+	var sum time.Duration
+	for _, st := range s.late {
+		if !st.at.Before(from) && !st.at.Add(-st.late).After(to) {
+			sum += st.late
+		}
+	}
+	return sum
+}
 
 // watchStalls measures how late each of its wake-ups comes until the
 // returned function is called, which returns the latest and their sum. The
@@ -39,9 +70,13 @@ func watchStalls() (stop func() stalls) {
 				return
 			case <-t.C:
 			}
-			late := max(time.Since(start)-stallEvery, 0)
+			now := time.Now()
+			late := max(now.Sub(start)-stallEvery, 0)
 			seen.worst = max(seen.worst, late)
 			seen.total += late
+			if late > 0 && len(seen.late) < maxStalls {
+				seen.late = append(seen.late, stall{at: now, late: late})
+			}
 			t.Reset(stallEvery)
 		}
 	}()
@@ -82,9 +117,33 @@ func (h *Harness) watched(parent context.Context, c Check, id string) (res Resul
 // stalledFailure says res failed while the runner stalled beyond limit by
 // more than the failure could bear: a failure later than its bound by more
 // than every stall together was late by the target's doing, whatever the
-// runner did meanwhile (Result.Margin).
+// runner did meanwhile (Result.Margin). The stalls counted are those while
+// its evidence was exchanged, where it has any: a stall elsewhere in a
+// long check delayed nothing it judged.
 func stalledFailure(res Result, seen stalls, limit time.Duration) bool {
-	return res.Status == reports.StatusFail && seen.worst > limit && res.Margin <= seen.total
+	if res.Status != reports.StatusFail || seen.worst <= limit {
+		return false
+	}
+	from, to := evidenceSpan(res.Evidence)
+	return res.Margin <= seen.within(from, to)
+}
+
+// evidenceSpan is when the exchanges ev began and ended; zero times when
+// there are none.
+func evidenceSpan(ev []faults.Entry) (from, to time.Time) {
+	for _, e := range ev {
+		if from.IsZero() || e.Received.Before(from) {
+			from = e.Received
+		}
+		end := e.Finished
+		if end.IsZero() {
+			end = e.Received
+		}
+		if end.After(to) {
+			to = end
+		}
+	}
+	return from, to
 }
 
 // stalledPass says res passed by a margin a stall of the runner may have

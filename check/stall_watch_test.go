@@ -133,3 +133,40 @@ func ExampleHarness_stallLimit() {
 	fmt.Println(h.stallLimit())
 	// Output: 20ms
 }
+
+// TestStalls_within: a failure is weighed against the stalls while its
+// evidence was exchanged, not against every stall of a long check.
+func TestStalls_within(t *testing.T) {
+	t.Parallel()
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	s := stalls{worst: 300 * time.Millisecond, total: 420 * time.Millisecond, late: []stall{
+		{at(100), 100 * time.Millisecond}, {at(1000), 300 * time.Millisecond}, {at(2000), 20 * time.Millisecond}}}
+	cases := []struct {
+		name     string
+		from, to time.Time
+		want     time.Duration
+	}{
+		{"around the first", at(50), at(150), 100 * time.Millisecond},
+		{"overlapping the second's end only", at(900), at(1500), 300 * time.Millisecond},
+		{"before the second began", at(150), at(650), 0},
+		{"all of them", at(0), at(3000), 420 * time.Millisecond},
+		{"no evidence", time.Time{}, time.Time{}, 420 * time.Millisecond},
+	}
+	for _, c := range cases {
+		if got := s.within(c.from, c.to); got != c.want {
+			t.Errorf("%s: within = %s; want %s", c.name, got, c.want)
+		}
+	}
+	ev := []faults.Entry{{Received: at(20), Finished: at(160)}, {Received: at(40)}}
+	if from, to := evidenceSpan(ev); !from.Equal(at(20)) || !to.Equal(at(160)) {
+		t.Errorf("evidenceSpan = %v..%v", from, to)
+	}
+	late := Result{Status: reports.StatusFail, Margin: 200 * time.Millisecond, Evidence: ev}
+	if stalledFailure(late, s, 50*time.Millisecond) {
+		t.Error("a failure 200 ms past its bound, amid a 100 ms stall, was not trusted")
+	}
+	if !stalledFailure(Result{Status: reports.StatusFail, Margin: 200 * time.Millisecond}, s, 50*time.Millisecond) {
+		t.Error("a failure with no evidence was weighed against less than every stall")
+	}
+}
