@@ -39,12 +39,8 @@ func (e *environment) placeTiers(ports map[string]int) (map[string]string, error
 func (e *environment) placeTier(_ context.Context, name, upstream string) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	placed, launched := e.tiers[name]
-	switch {
-	case !launched:
-		return "", fmt.Errorf("certify: tier %q is not one the launcher starts", name)
-	case placed:
-		return "", fmt.Errorf("certify: tier %q placed twice", name)
+	if err := claim(e.tiers, "tier", name); err != nil {
+		return "", err
 	}
 	i := slices.IndexFunc(e.spec.Tiers, func(t targets.Tier) bool { return t.Name == name })
 	if i < 1 {
@@ -67,14 +63,10 @@ func (e *environment) addHop(i int, upstream string) (*faults.Proxy, error) {
 		return nil, fmt.Errorf("%w: tier %s: %q is not a URL to forward to", ErrConfig, tr.Name, upstream)
 	}
 	side := check.HopSide(tr.Name)
-	opts := append([]faults.Option{faults.WithSide(side), faults.WithSeed(e.seed), faults.WithJournal(e.journal),
-		faults.WithLogger(e.log.With("proxy", side)), faults.WithUpstream(u), faults.WithHeaders(journalHeaders(e.spec)...)}, e.proxyOpts...)
-	p, err := faults.NewProxy(opts...)
+	p, err := startProxy(side, u.String(), tr.Listen, e.seed, e.journal, e.log,
+		append([]faults.Option{faults.WithHeaders(journalHeaders(e.spec)...)}, e.proxyOpts...)...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: tier %s: %w", ErrConfig, tr.Name, err)
-	}
-	if _, err := p.Start(cmp.Or(tr.Listen, "127.0.0.1:0")); err != nil {
-		return nil, fmt.Errorf("%w: tier %s hop proxy: %w", ErrUnhealthy, tr.Name, err)
+		return nil, fmt.Errorf("%w: tier %s: %w", ErrUnhealthy, tr.Name, err)
 	}
 	e.closers = append(e.closers, func() { shutdown(p) })
 	e.target.URLs[side] = p.URL()

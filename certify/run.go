@@ -267,7 +267,10 @@ func selectChecks(suites []check.Suite, suiteNames, ids []string) ([]check.Check
 	return out, nil
 }
 
-func startProxy(side, upstream string, seed uint64, j *faults.Journal, log *slog.Logger, extra ...faults.Option) (*faults.Proxy, error) {
+// startProxy starts a proxy journaled as side, forwarding to upstream and
+// listening at listen (empty: a free loopback port): the front proxy and
+// each hop proxy between tiers.
+func startProxy(side, upstream, listen string, seed uint64, j *faults.Journal, log *slog.Logger, extra ...faults.Option) (*faults.Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return nil, fmt.Errorf("certify: %s upstream: %w", side, err)
@@ -277,7 +280,7 @@ func startProxy(side, upstream string, seed uint64, j *faults.Journal, log *slog
 	if err != nil {
 		return nil, fmt.Errorf("certify: %s proxy: %w", side, err)
 	}
-	if _, err := p.Start("127.0.0.1:0"); err != nil {
+	if _, err := p.Start(cmp.Or(listen, "127.0.0.1:0")); err != nil {
 		return nil, fmt.Errorf("certify: %s proxy: %w", side, err)
 	}
 	return p, nil

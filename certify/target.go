@@ -142,7 +142,7 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 	if err := env.checkPlaced(); err != nil {
 		return nil, err
 	}
-	front, err := startProxy("front", running.URL, seed, j, log, append([]faults.Option{faults.WithHeaders(journalHeaders(t)...)}, proxyOpts...)...)
+	front, err := startProxy("front", running.URL, "", seed, j, log, append([]faults.Option{faults.WithHeaders(journalHeaders(t)...)}, proxyOpts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -162,12 +162,8 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 func (e *environment) placeDependency(_ context.Context, name, upstream string) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	placed, launched := e.launched[name]
-	switch {
-	case !launched:
-		return "", fmt.Errorf("certify: dependency %q is not one the launcher starts", name)
-	case placed:
-		return "", fmt.Errorf("certify: dependency %q placed twice", name)
+	if err := claim(e.launched, "dependency", name); err != nil {
+		return "", err
 	}
 	i := slices.IndexFunc(e.spec.Dependencies, func(d targets.Dependency) bool { return d.Name == name })
 	if i < 0 {
@@ -179,6 +175,20 @@ func (e *environment) placeDependency(_ context.Context, name, upstream string) 
 	}
 	e.launched[name] = true
 	return p.URL(), nil
+}
+
+// claim says why the launcher may not place the proxy before what name
+// now: it is not one the launcher starts (launched has no entry), or it
+// was placed already (its entry is true).
+func claim(launched map[string]bool, what, name string) error {
+	placed, ok := launched[name]
+	switch {
+	case !ok:
+		return fmt.Errorf("certify: %s %q is not one the launcher starts", what, name)
+	case placed:
+		return fmt.Errorf("certify: %s %q placed twice", what, name)
+	}
+	return nil
 }
 
 // checkPlaced fails when the launcher started a declared dependency without

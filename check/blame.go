@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
-	"github.com/resilcheck/resilcheck/headers"
 )
 
 // Blame names the tier of a multi-tier target a failure lies with, and the
@@ -166,8 +165,8 @@ func (t *trace) cancel() (Blame, bool) {
 // was given.
 func (t *trace) budget() (Blame, bool) {
 	for _, r := range t.followed() {
-		budget, ok := entryBudget(r.front)
-		if !ok {
+		budget, ok, err := EntryBudget(r.front)
+		if !ok || err != nil {
 			continue
 		}
 		for i, hp := range t.h.Hops {
@@ -175,9 +174,9 @@ func (t *trace) budget() (Blame, bool) {
 				break
 			}
 			e := r.hops[i][0]
-			b, ok := entryBudget(e)
+			b, ok, err := EntryBudget(e)
 			switch {
-			case !ok:
+			case !ok || err != nil:
 				return Blame{Tier: hp.From, Why: fmt.Sprintf("the request carried a budget of %s; %s forwarded none to %s", Ms(budget), hp.From, hp.To)}, true
 			case b > budget:
 				return Blame{Tier: hp.From, Why: fmt.Sprintf("%s was given a budget of %s and forwarded %s to %s", hp.From, Ms(budget), Ms(b), hp.To)}, true
@@ -303,15 +302,4 @@ func statusText(s int) string {
 // at renders t as an offset into the request's exchange.
 func at(front faults.Entry, t time.Time) string {
 	return "+" + Ms(t.Sub(front.Received))
-}
-
-// entryBudget is the deadline a journaled request carried, in any of the
-// headers headers.Timeout reads.
-func entryBudget(e faults.Entry) (time.Duration, bool) {
-	hd := http.Header{}
-	for k, v := range e.Headers {
-		hd.Set(k, v)
-	}
-	d, ok, err := headers.Timeout(hd)
-	return d, ok && err == nil
 }

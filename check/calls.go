@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/headers"
 )
 
 // EffectCalls returns the operation's effectful dependency calls (its
@@ -33,4 +35,15 @@ func (h *Harness) FrontCalls(mark uint64) []faults.Entry {
 func byReceived(es []faults.Entry) []faults.Entry {
 	slices.SortStableFunc(es, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
 	return es
+}
+
+// EntryBudget reads the deadline a journaled request carried, in any of
+// the deadline headers the journal records (headers.Timeout's order); ok
+// is false when it carried none, and err says a present one is malformed.
+func EntryBudget(e faults.Entry) (d time.Duration, ok bool, err error) {
+	hd := http.Header{}
+	for k, v := range e.Headers {
+		hd[k] = []string{v}
+	}
+	return headers.Timeout(hd)
 }

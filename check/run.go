@@ -182,11 +182,11 @@ func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check 
 // (ExploreEach).
 func (h *Harness) blame(c Check, cs *Case, res Result) Blame {
 	hasFront := slices.ContainsFunc(res.Evidence, func(e faults.Entry) bool { return e.Side == "front" })
-	switch {
-	case !c.Explores || hasFront:
+	if !c.Explores || hasFront {
 		return h.BlameFor(h.blameRules(c), h.blameEntries(cs.Evidence(), res.Evidence), res.Evidence)
-	case len(h.failedCaseOf(cs.ID)) > 0:
-		return h.BlameFor(h.blameRules(c), h.failedCaseOf(cs.ID), nil)
+	}
+	if failed := h.failedCaseOf(cs.ID); len(failed) > 0 {
+		return h.BlameFor(h.blameRules(c), failed, nil)
 	}
 	return Blame{Why: "the property's failing case left no exchanges to follow"}
 }
@@ -198,39 +198,21 @@ func (h *Harness) blame(c Check, cs *Case, res Result) Blame {
 // run-wide check judges answers from the whole run).
 func (h *Harness) blameEntries(window, evidence []faults.Entry) []faults.Entry {
 	all := unionByID(window, evidence)
-	var first time.Time
-	if len(window) > 0 {
-		first = window[0].Received
-		for _, e := range window {
-			if e.Received.Before(first) {
-				first = e.Received
-			}
-		}
-	}
-	var lo, hi time.Time
-	for _, e := range evidence {
-		if e.Side != "front" || !first.IsZero() && !e.Received.Before(first) {
-			continue
-		}
-		if lo.IsZero() || e.Received.Before(lo) {
-			lo = e.Received
-		}
-		for _, t := range []time.Time{e.Received, e.Finished} {
-			if t.After(hi) {
-				hi = t
-			}
-		}
-	}
+	first, _ := evidenceSpan(window)
+	earlier := slices.DeleteFunc(slices.Clone(evidence), func(e faults.Entry) bool {
+		return e.Side != "front" || !first.IsZero() && !e.Received.Before(first)
+	})
+	lo, hi := evidenceSpan(earlier)
 	if lo.IsZero() {
 		return all
 	}
 	// The fronts in flight beside them come too, so a hop exchange is not
 	// taken for an evidence request's when another's was in flight.
-	earlier := h.Journal.After(0, func(e *faults.Entry) bool {
+	around := h.Journal.After(0, func(e *faults.Entry) bool {
 		_, hop := HopTier(e.Side)
 		return (hop || e.Side == "front") && !e.Received.After(hi) && (e.Finished.IsZero() || !e.Finished.Before(lo))
 	})
-	return unionByID(all, earlier)
+	return unionByID(all, around)
 }
 
 // unionByID is a followed by the entries of b it lacks.

@@ -100,12 +100,18 @@ func (p Process) Render(v ProcessValues) (argv []string, env map[string]string, 
 // RenderUpstream expands a kind-process dependency's upstream with v (its
 // {{.Ports.NAME}}); an upstream without a template is returned as written.
 func (d Dependency) RenderUpstream(v UpstreamValues) (string, error) {
-	if !strings.Contains(d.Upstream, "{{") {
-		return d.Upstream, nil
+	return renderAddress(d.Upstream, v, "dependency "+d.Name+": upstream")
+}
+
+// renderAddress expands an address that may name free ports with v; one
+// without a template is returned as written. what names the field in errors.
+func renderAddress(text string, v UpstreamValues, what string) (string, error) {
+	if !strings.Contains(text, "{{") {
+		return text, nil
 	}
-	s, err := render(d.Upstream, v)
+	s, err := render(text, v)
 	if err != nil {
-		return "", fmt.Errorf("targets: dependency %s: upstream: %w", d.Name, err)
+		return "", fmt.Errorf("targets: %s: %w", what, err)
 	}
 	return s, nil
 }
@@ -130,12 +136,5 @@ func renderHeaders(in map[string]string, v RequestValues) (http.Header, error) {
 // RenderURL expands a kind-process tier's URL with the named free ports;
 // a URL without a template is returned as is.
 func (tr Tier) RenderURL(v UpstreamValues) (string, error) {
-	if !strings.Contains(tr.URL, "{{") {
-		return tr.URL, nil
-	}
-	s, err := render(tr.URL, v)
-	if err != nil {
-		return "", fmt.Errorf("targets: tier %s: url: %w", tr.Name, err)
-	}
-	return s, nil
+	return renderAddress(tr.URL, v, "tier "+tr.Name+": url")
 }

@@ -38,40 +38,43 @@ func hopsNoResend(ctx context.Context, c *check.Case) check.Result {
 	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
-	var seen []string
-	reached := 0
+	// The scenarios: each hop's failures in turn, then the dependency's 503s
+	// (reached counts only the former: a hop the request got to).
+	type scenario struct {
+		what  string
+		proxy *faults.Proxy
+		match faults.Match
+		fault faults.Fault
+		onHop bool
+	}
+	var scenarios []scenario
 	for _, hp := range h.Hops {
 		for _, hf := range hopFailures {
-			_, remove, err := c.Rule(hp.Proxy, faults.Match{Method: op.Method}, hf.fault)
-			if err != nil {
-				return check.Inconclusive("%v", err)
-			}
-			what := fmt.Sprintf("on the hop %s, %s", hp.Name(), hf.what)
-			r, carried := hopRequest(ctx, c, op.Method)
-			remove()
-			counts := lens(carried)
-			if b, ok := h.Resent(carried, lenOf); ok {
-				return blamed(check.Fail(want, fmt.Sprintf("%s: %s, client got %s; %s", what, countText(h, counts), check.Describe(r), b), c.Evidence()...), b)
-			}
-			if counts[len(counts)-1] > 0 {
-				reached++
-			}
-			seen = append(seen, fmt.Sprintf("%s: %s, client got %s", what, countText(h, counts), check.Describe(r)))
+			scenarios = append(scenarios, scenario{fmt.Sprintf("on the hop %s, %s", hp.Name(), hf.what), hp.Proxy, faults.Match{Method: op.Method}, hf.fault, true})
 		}
 	}
 	if h.Dependency != nil {
-		_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault("503"))
+		scenarios = append(scenarios, scenario{"with every dependency call answered 503", h.Dependency, c.EffectMatch(0), failureFault("503"), false})
+	}
+	var seen []string
+	reached := 0
+	for _, sc := range scenarios {
+		_, remove, err := c.Rule(sc.proxy, sc.match, sc.fault)
 		if err != nil {
 			return check.Inconclusive("%v", err)
 		}
 		r, carried := hopRequest(ctx, c, op.Method)
 		remove()
-		counts := lens(carried)
-		what := "with every dependency call answered 503"
+		obs := fmt.Sprintf("%s: %s, client got %s", sc.what, countText(h, carried), check.Describe(r))
 		if b, ok := h.Resent(carried, lenOf); ok {
-			return blamed(check.Fail(want, fmt.Sprintf("%s: %s, client got %s; %s", what, countText(h, counts), check.Describe(r), b), c.Evidence()...), b)
+			res := check.Fail(want, obs+"; "+b.String(), c.Evidence()...)
+			res.Tier = b.Tier
+			return res
 		}
-		seen = append(seen, fmt.Sprintf("%s: %s, client got %s", what, countText(h, counts), check.Describe(r)))
+		if sc.onHop && len(carried[len(carried)-1]) > 0 {
+			reached++
+		}
+		seen = append(seen, obs)
 	}
 	if reached == 0 {
 		return check.Inconclusive("no POST reached the last hop: %s", strings.Join(seen, "; "))
@@ -95,30 +98,15 @@ func hopRequest(ctx context.Context, c *check.Case, method string) (check.Reply,
 // twice, even side by side, re-sent it.
 func lenOf(es []faults.Entry) int { return len(es) }
 
-// lens counts each hop's exchanges.
-func lens(carried [][]faults.Entry) []int {
-	out := make([]int, len(carried))
-	for i, es := range carried {
-		out[i] = len(es)
-	}
-	return out
-}
-
 // countText renders what each hop carried: "gateway → service: 1 request".
-func countText(h *check.Harness, counts []int) string {
-	parts := make([]string, len(counts))
+func countText(h *check.Harness, carried [][]faults.Entry) string {
+	parts := make([]string, len(carried))
 	for i, hp := range h.Hops {
 		noun := "requests"
-		if counts[i] == 1 {
+		if len(carried[i]) == 1 {
 			noun = "request"
 		}
-		parts[i] = fmt.Sprintf("%s: %d %s", hp.Name(), counts[i], noun)
+		parts[i] = fmt.Sprintf("%s: %d %s", hp.Name(), len(carried[i]), noun)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// blamed is res laid at b's tier, which its observation names.
-func blamed(res check.Result, b check.Blame) check.Result {
-	res.Tier = b.Tier
-	return res
 }

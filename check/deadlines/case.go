@@ -112,16 +112,6 @@ func dlTook(e faults.Entry, found bool, r check.Reply) time.Duration {
 	return r.Took
 }
 
-// dlDownstreamBudget reads the budget a dependency call carried, in any of
-// the deadline headers the journal records (headers.Timeout's order).
-func dlDownstreamBudget(e faults.Entry) (d time.Duration, ok bool, err error) {
-	hd := http.Header{}
-	for k, v := range e.Headers {
-		hd[k] = []string{v}
-	}
-	return headers.Timeout(hd)
-}
-
 // quiet waits until the dependency has seen no new call and none in flight
 // for period, so a target still retrying in the background after its
 // answer is observed here rather than blamed on the next check. It gives up

@@ -63,28 +63,6 @@ func TestDeadlineConfig_sendsFormat(t *testing.T) {
 	}
 }
 
-func TestDlDownstreamBudget(t *testing.T) {
-	tests := []struct {
-		name    string
-		headers map[string]string
-		want    time.Duration
-		ok, err bool
-	}{
-		{"milliseconds", map[string]string{"X-Request-Timeout-Ms": "450"}, 450 * time.Millisecond, true, false},
-		{"grpc", map[string]string{"Grpc-Timeout": "250m"}, 250 * time.Millisecond, true, false},
-		{"envoy expected", map[string]string{"X-Envoy-Expected-Rq-Timeout-Ms": "90"}, 90 * time.Millisecond, true, false},
-		{"none", map[string]string{"Idempotency-Key": "k"}, 0, false, false},
-		{"malformed", map[string]string{"Grpc-Timeout": "1.5S"}, 0, false, true},
-		{"repeated", map[string]string{"X-Request-Timeout-Ms": "10, 20"}, 0, false, true},
-	}
-	for _, tt := range tests {
-		d, ok, err := dlDownstreamBudget(faults.Entry{Headers: tt.headers})
-		if d != tt.want || ok != tt.ok || (err != nil) != tt.err {
-			t.Errorf("%s: got %s, %v, %v; want %s, %v, error %v", tt.name, d, ok, err, tt.want, tt.ok, tt.err)
-		}
-	}
-}
-
 // TestDeadlines_catchAnIgnorantTarget proves the checks no reference defect
 // reaches can fail: a target that ignores budgets and its caller, calls its
 // dependency under its own 700 ms timeout with no deadline header, retries

@@ -62,7 +62,7 @@ func dlPropagates(name string) func(ctx context.Context, c *check.Case) check.Re
 		for i, e := range calls {
 			elapsed := e.Received.Sub(front.Received)
 			allowed := b - elapsed + c.tol
-			d, present, err := dlDownstreamBudget(e)
+			d, present, err := check.EntryBudget(e)
 			switch {
 			case err != nil:
 				return check.Fail(want, fmt.Sprintf("call %d at +%s carried a malformed budget: %v", i+1, dlMs(elapsed), err), c.Evidence()...)
@@ -89,7 +89,7 @@ func (c *dlCase) hopBudgets(want string, front faults.Entry, b time.Duration) (s
 		for i, e := range carried {
 			elapsed := e.Received.Sub(front.Received)
 			allowed := b - elapsed + c.tol
-			d, present, err := dlDownstreamBudget(e)
+			d, present, err := check.EntryBudget(e)
 			var obs string
 			switch {
 			case err != nil:

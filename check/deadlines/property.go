@@ -155,7 +155,7 @@ func (m *dlMachine) run(t *rapid.T) bool {
 			m.margin = end.Sub(deadline)
 			t.Fatalf("dependency call %d was held open %s after the request, past the budget of %s", i+1, dlMs(end.Sub(start)), dlMs(budget))
 		}
-		if fwd, ok, err := dlDownstreamBudget(e); err == nil && ok {
+		if fwd, ok, err := check.EntryBudget(e); err == nil && ok {
 			if left := budget - e.Received.Sub(start); fwd > left+m.tol {
 				t.Fatalf("dependency call %d carried a budget of %s when %s was left", i+1, dlMs(fwd), dlMs(left))
 			}
