@@ -65,7 +65,7 @@ func TestMatrix(t *testing.T) {
 			}
 			for _, id := range want.Must {
 				if !slices.Contains(failed, id) {
-					t.Errorf("%s did not catch %s (failed: %v)", id, d, failed)
+					t.Errorf("%s did not catch %s (failed: %v): %s", id, d, failed, verdictOf(res.report, id))
 				}
 			}
 			if got := res.report.Target; got.Kind != "reference" || !slices.Equal(got.Defects, defectNames(d)) {
@@ -74,6 +74,16 @@ func TestMatrix(t *testing.T) {
 			t.Logf("failed: %v (%s, seed %d)", failed, res.report.Duration, res.report.Seed)
 		})
 	}
+}
+
+// verdictOf says what the report holds on check id, for a failure message.
+func verdictOf(rep *reports.Report, id string) string {
+	for _, c := range rep.Checks {
+		if c.ID == id {
+			return fmt.Sprintf("%s; observed %q; reason %q", c.Status, c.Observed, c.Reason)
+		}
+	}
+	return "not in the report"
 }
 
 func caseName(d defect.Name) string {

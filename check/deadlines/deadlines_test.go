@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,6 +90,15 @@ func TestDeadlines_catchAnIgnorantTarget(t *testing.T) {
 		t.Logf("%s %s: %s%s", r.ID, r.Status, r.Observed, r.Reason)
 		if r.Status != want[r.ID] {
 			t.Errorf("%s: %s, want %s (observed %q, reason %q)", r.ID, r.Status, want[r.ID], r.Observed, r.Reason)
+		}
+	}
+	// A check judged again after a stall runs the same Check value a
+	// second time: the verdict must not change (DL-04 once rewrote the
+	// format its closure captured, and its second run was not applicable).
+	again := slices.DeleteFunc(slices.Clone(checks), func(c check.Check) bool { return !strings.HasPrefix(c.ID, "DL-04") })
+	for _, r := range check.Run(t.Context(), h, again, nil) {
+		if r.Status != want[r.ID] {
+			t.Errorf("%s judged again: %s, want %s (observed %q, reason %q)", r.ID, r.Status, want[r.ID], r.Observed, r.Reason)
 		}
 	}
 }

@@ -22,6 +22,9 @@ func dlPropagates(name string) func(ctx context.Context, c *check.Case) check.Re
 	return func(ctx context.Context, cs *check.Case) check.Result {
 		h := cs.Harness
 		own := h.Conventions.DeadlineHeaderName()
+		// A local: the closure runs again when a check is judged twice, and
+		// the format it was made for must not change between runs.
+		name := name
 		switch {
 		case name == dlConventionFormat:
 			name = own
@@ -65,12 +68,14 @@ func dlPropagates(name string) func(ctx context.Context, c *check.Case) check.Re
 			d, present, err := check.EntryBudget(e)
 			switch {
 			case err != nil:
-				return check.Fail(want, fmt.Sprintf("call %d at +%s carried a malformed budget: %v", i+1, dlMs(elapsed), err), c.Evidence()...)
+				return untimed(check.Fail(want, fmt.Sprintf("call %d at +%s carried a malformed budget: %v", i+1, dlMs(elapsed), err), c.Evidence()...))
 			case !present:
-				return check.Fail(want, fmt.Sprintf("call %d at +%s carried no budget (none of X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-timeout-ms)", i+1, dlMs(elapsed)), c.Evidence()...)
+				return untimed(check.Fail(want, fmt.Sprintf("call %d at +%s carried no budget (none of X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-timeout-ms)", i+1, dlMs(elapsed)), c.Evidence()...))
 			case d > allowed:
-				return check.Fail(want, fmt.Sprintf("call %d at +%s carried %s; at most %s was left (%s over, tolerance included)",
+				res := check.Fail(want, fmt.Sprintf("call %d at +%s carried %s; at most %s was left (%s over, tolerance included)",
 					i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(d-allowed)), c.Evidence()...)
+				res.Margin = d - allowed
+				return res
 			}
 			seen = append(seen, fmt.Sprintf("call %d at +%s: %s (%s left; margin %s)", i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(b-elapsed-d)))
 		}
@@ -91,6 +96,7 @@ func (c *dlCase) hopBudgets(want string, front faults.Entry, b time.Duration) (s
 			allowed := b - elapsed + c.tol
 			d, present, err := check.EntryBudget(e)
 			var obs string
+			margin := check.NotTimed
 			switch {
 			case err != nil:
 				obs = fmt.Sprintf("on the hop %s, request %d at +%s carried a malformed budget: %v", hp.Name(), i+1, dlMs(elapsed), err)
@@ -99,15 +105,23 @@ func (c *dlCase) hopBudgets(want string, front faults.Entry, b time.Duration) (s
 			case d > allowed:
 				obs = fmt.Sprintf("on the hop %s, request %d at +%s carried %s; at most %s was left (%s over, tolerance included)",
 					hp.Name(), i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(d-allowed))
+				margin = d - allowed
 			default:
 				seen = append(seen, fmt.Sprintf("%s at +%s: %s", hp.Name(), dlMs(elapsed), dlMs(d)))
 				continue
 			}
 			blame := check.Blame{Tier: hp.From, Why: fmt.Sprintf("%s sent %s that request", hp.From, hp.To)}
 			res := check.Fail(want, obs+"; "+blame.String(), c.Evidence()...)
-			res.Tier = blame.Tier
+			res.Tier, res.Margin = blame.Tier, margin
 			return nil, res, true
 		}
 	}
 	return seen, check.Result{}, false
+}
+
+// untimed marks a failure no stall of the runner can cause: a budget
+// missing or malformed is in the request's headers, whatever the timing.
+func untimed(res check.Result) check.Result {
+	res.Margin = check.NotTimed
+	return res
 }
