@@ -14,6 +14,7 @@ import (
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/clients"
+	"github.com/resilcheck/resilcheck/expect"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -60,7 +61,7 @@ func TestExpectations_complete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := LoadExpectations(filepath.Join(s.name, "expectations.yaml"), ids)
+			e, err := expect.LoadVerdicts(filepath.Join(s.name, "expectations.yaml"), ids)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +125,7 @@ func TestZoo_certify(t *testing.T) {
 			}
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			want, err := LoadExpectations(filepath.Join(s.name, "expectations.yaml"), ids)
+			want, err := expect.LoadVerdicts(filepath.Join(s.name, "expectations.yaml"), ids)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,15 +169,13 @@ func TestZoo_certify(t *testing.T) {
 	}
 }
 
-// prepareNode installs the locked npm dependencies when they are missing.
+// prepareNode runs the service's prepare.sh, as resilcheck matrix does:
+// it installs the locked npm dependencies when they are missing.
 func prepareNode(t *testing.T, spec *targets.Target) string {
-	if _, err := os.Stat(filepath.Join(spec.Dir, "node_modules")); err == nil {
-		return ""
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+	cmd := exec.Command("bash", "prepare.sh")
 	cmd.Dir = spec.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Sprintf("fastify-orders: npm ci failed (no registry?): %v\n%s", err, out)
+		return fmt.Sprintf("%s: prepare.sh failed (no registry?): %v\n%s", filepath.Base(spec.Dir), err, out)
 	}
 	return ""
 }
