@@ -35,6 +35,7 @@ type matrixOpts struct {
 	runs, jobs int
 	seed       uint64
 	quiet      bool
+	list       bool
 }
 
 func (a *app) newMatrixCmd() *cobra.Command {
@@ -66,6 +67,7 @@ expectations file that does not load.`,
 	f.IntVar(&o.jobs, "jobs", 2, "targets certified at a time")
 	f.Uint64Var(&o.seed, "seed", 0, "the matrix's seed (0 draws one; the page prints it)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no line per finished run on stderr")
+	f.BoolVar(&o.list, "list", false, "list the targets found, with their kind and checks, and certify nothing")
 	_ = cmd.MarkFlagDirname("out")
 	return cmd
 }
@@ -98,6 +100,15 @@ func (o *matrixOpts) run(cmd *cobra.Command, dirs []string, a *app) error {
 	}
 	if len(systems) == 0 {
 		return usagef("matrix: no target under %v has a target.yaml with an expectations.yaml beside it", dirs)
+	}
+	if o.list {
+		for _, s := range systems {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\t%s\t%d checks\n", s.Name, s.Spec.Kind, filepath.ToSlash(s.Dir), len(s.IDs))
+		}
+		for _, d := range skipped {
+			fmt.Fprintf(cmd.OutOrStdout(), "# %s: no expectations.yaml, left out\n", d)
+		}
+		return nil
 	}
 	var log io.Writer = cmd.ErrOrStderr()
 	if o.quiet {
