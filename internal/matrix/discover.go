@@ -89,10 +89,12 @@ func Discover(roots []string, cat Catalogue, opts ...targets.Option) (systems []
 		}
 	}
 	slices.SortFunc(systems, func(a, b System) int { return strings.Compare(a.Name, b.Name) })
-	for i := 1; i < len(systems); i++ {
-		if systems[i].Name == systems[i-1].Name {
-			errs = append(errs, fmt.Errorf("matrix: two targets named %q: %s and %s", systems[i].Name, systems[i-1].Dir, systems[i].Dir))
+	dirs := map[string]System{}
+	for _, s := range systems {
+		if o, ok := dirs[s.Slug()]; ok {
+			errs = append(errs, fmt.Errorf("matrix: targets %q (%s) and %q (%s) would share the report directory %s", o.Name, o.Dir, s.Name, s.Dir, s.Slug()))
 		}
+		dirs[s.Slug()] = s
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
@@ -122,4 +124,22 @@ func load(dir string, cat Catalogue, opts []targets.Option) (System, error) {
 		ids = want.Run
 	}
 	return System{Name: name, Dir: dir, Spec: spec, Want: want, IDs: ids}, nil
+}
+
+// Slug is the name of s's report directory: its name with every character
+// but ASCII letters, digits, '-', '_' and '.' replaced by '_', and never
+// hidden, empty or a parent directory, so no spec's name can write its
+// report outside the matrix's directory.
+func (s System) Slug() string {
+	slug := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, s.Name)
+	if slug == "" || strings.HasPrefix(slug, ".") {
+		slug = "_" + slug
+	}
+	return slug
 }

@@ -218,7 +218,7 @@ func TestDiscover_rejects(t *testing.T) {
 			"a/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "alpha"), "a/" + expect.FileName: "target: other\nvariants:\n  - name: p\n"},
 		"a check missing from the verdicts": {
 			"a/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "alpha"), "a/" + expect.FileName: "service: alpha\nchecks:\n  IK-03: {expect: pass, why: a}\n"},
-		"two targets with one name": {
+		"two targets with one report directory": {
 			"a/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "alpha"), "a/" + expect.FileName: "target: alpha\nvariants:\n  - name: p\n",
 			"b/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "alpha"), "b/" + expect.FileName: "target: alpha\nvariants:\n  - name: p\n"},
 		"a spec that does not load": {
@@ -234,5 +234,15 @@ func TestDiscover_rejects(t *testing.T) {
 				t.Fatal("discovered")
 			}
 		})
+	}
+}
+
+func TestSystem_Slug(t *testing.T) {
+	for name, want := range map[string]string{
+		"fastify-orders": "fastify-orders", "a b/c": "a_b_c", "..": "_..", "../x": "_.._x", "": "_", "ünï": "_n_", ".hidden": "_.hidden",
+	} {
+		if got := (System{Name: name}).Slug(); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", name, got, want)
+		}
 	}
 }

@@ -103,7 +103,7 @@ func TargetSeed(seed uint64, name string, run int) uint64 {
 // certifyRow prepares s, certifies it runs times and judges its cells.
 func certifyRow(ctx context.Context, s System, seed uint64, runs int, opts Options, log io.Writer) Row {
 	row := Row{Name: s.Name, Dir: filepath.ToSlash(s.Dir), Kind: string(s.Spec.Kind), Versions: s.Want.Versions, Cells: map[string]Cell{}}
-	dir := filepath.Join(opts.Out, s.Name)
+	dir := filepath.Join(opts.Out, s.Slug())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		row.Error = err.Error()
 		return row
@@ -115,9 +115,9 @@ func certifyRow(ctx context.Context, s System, seed uint64, runs int, opts Optio
 	}
 	var reps []*reports.Report
 	for run := 1; run <= runs && ctx.Err() == nil; run++ {
-		rel := s.Name
+		rel := s.Slug()
 		if runs > 1 {
-			rel = path.Join(s.Name, fmt.Sprintf("run-%d", run))
+			rel = path.Join(s.Slug(), fmt.Sprintf("run-%d", run))
 		}
 		rep, err := certifyOnce(ctx, s, TargetSeed(seed, s.Name, run), filepath.Join(opts.Out, filepath.FromSlash(rel)), opts.Base)
 		if err != nil {
