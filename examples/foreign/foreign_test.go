@@ -36,6 +36,7 @@ var zoo = []struct {
 	{"httpd-error-override", "apache2", prepareResilcheck},
 	{"varnish-pass", "varnishd", prepareResilcheck},
 	{"varnish-retry", "varnishd", prepareResilcheck},
+	{"flask-orders", "python3", prepareDebianPython},
 }
 
 // checkIDs lists the checks a service is certified by: the client suite
@@ -176,6 +177,19 @@ func prepareNode(t *testing.T, spec *targets.Target) string {
 	cmd.Dir = spec.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Sprintf("%s: prepare.sh failed (no registry?): %v\n%s", filepath.Base(spec.Dir), err, out)
+	}
+	return ""
+}
+
+// prepareDebianPython runs the service's prepare.sh, as resilcheck matrix
+// does: it checks that /usr/bin/python3 imports Debian's packages at the
+// versions the expectations were read from (the python3 on PATH may be
+// another interpreter, with pip's packages).
+func prepareDebianPython(t *testing.T, spec *targets.Target) string {
+	cmd := exec.Command("bash", "prepare.sh")
+	cmd.Dir = spec.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Sprintf("%s: prepare.sh failed (Debian's packages missing?): %v\n%s", filepath.Base(spec.Dir), err, out)
 	}
 	return ""
 }
