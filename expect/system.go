@@ -41,6 +41,9 @@ func (w Want) Agrees(s reports.Status, tier string) bool {
 type Target struct {
 	Name     string
 	Versions map[string]string // what the expectations were read from
+	// Seed is the seed the expectations were decided at, which a matrix
+	// certifies the target with; 0: any seed.
+	Seed uint64
 	// Run narrows the checks certified (certify.Config.Checks); empty means
 	// every check of the target's kind.
 	Run    []string
@@ -73,7 +76,7 @@ func LoadTarget(path string, ids []string) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		t := &Target{Name: v.Service, Versions: v.Versions, Checks: map[string]Want{}}
+		t := &Target{Name: v.Service, Versions: v.Versions, Seed: v.Seed, Checks: map[string]Want{}}
 		for id, x := range v.Checks {
 			t.Checks[id] = Want{Allowed: []reports.Status{x.Expect}, Why: x.Why, Tier: x.Tier}
 		}
@@ -87,7 +90,7 @@ func LoadTarget(path string, ids []string) (*Target, error) {
 		if v.Break != "" || v.Spec != "" {
 			continue
 		}
-		t := &Target{Name: f.Target, Versions: f.Versions, Run: v.Run, Checks: map[string]Want{}}
+		t := &Target{Name: f.Target, Versions: f.Versions, Seed: f.Seed, Run: v.Run, Checks: map[string]Want{}}
 		for _, m := range v.verdicts() {
 			for id, why := range m {
 				t.Checks[id] = Want{Allowed: v.Allowed(id), Why: why}

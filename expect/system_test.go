@@ -20,6 +20,7 @@ variants:
     may_fail: {IK-05: racy}
 `)
 	verdicts := write(t, t.TempDir(), `service: y
+seed: 10
 checks:
   IK-03: {expect: fail, why: a, tier: gateway}
   IK-05: {expect: not-applicable, why: b}
@@ -49,8 +50,11 @@ checks:
 			}
 		}
 	}
-	if got, _ := LoadTarget(variants, ids); got.Versions["lib"] != "1.2" {
-		t.Errorf("versions %v", got.Versions)
+	if got, _ := LoadTarget(variants, ids); got.Versions["lib"] != "1.2" || got.Seed != 0 {
+		t.Errorf("versions %v, seed %d", got.Versions, got.Seed)
+	}
+	if got, _ := LoadTarget(verdicts, ids); got.Seed != 10 {
+		t.Errorf("seed %d, want the 10 the verdicts were decided at", got.Seed)
 	}
 }
 

@@ -47,8 +47,10 @@ func (x Expectation) TierOf() string {
 type Verdicts struct {
 	Service string `yaml:"service"`
 	// Versions name what the verdicts were read from (see File.Versions).
-	Versions map[string]string      `yaml:"versions"`
-	Checks   map[string]Expectation `yaml:"checks"`
+	Versions map[string]string `yaml:"versions"`
+	// Seed is the seed the verdicts were decided at (see File.Seed).
+	Seed   uint64                 `yaml:"seed"`
+	Checks map[string]Expectation `yaml:"checks"`
 }
 
 // verdicts are the statuses an expectation may name.

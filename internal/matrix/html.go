@@ -29,7 +29,7 @@ type htmlView struct {
 }
 
 type htmlRow struct {
-	Name, Kind, Versions, Report, Error               string
+	Name, Kind, Versions, Seeds, Report, Error        string
 	Pass, Fail, Inconclusive, NotApplicable, Disagree int
 }
 
@@ -56,7 +56,7 @@ func WriteHTML(w io.Writer, m *Matrix) error {
 		Seed: m.Seed, Runs: m.Runs, Clean: cells == 0 && rows == 0 && m.Unstable() == 0, Groups: m.groups(), Skipped: m.Skipped}
 	for _, r := range m.Rows {
 		n := r.counts()
-		hr := htmlRow{Name: r.Name, Kind: r.Kind, Versions: versions(r.Versions), Error: r.Error,
+		hr := htmlRow{Name: r.Name, Kind: r.Kind, Versions: versions(r.Versions), Seeds: seeds(r.Seeds), Error: r.Error,
 			Pass: n[reports.StatusPass], Fail: n[reports.StatusFail], Inconclusive: n[reports.StatusInconclusive],
 			NotApplicable: n[reports.StatusNotApplicable], Disagree: r.disagreements()}
 		if len(r.Reports) > 0 {

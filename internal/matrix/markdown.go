@@ -18,19 +18,19 @@ func WriteMarkdown(w io.Writer, m *Matrix) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# Resilience matrix\n\n%s.\n\n", mdText(m.Verdict()))
 	fmt.Fprintf(b, "Seed %d, %d %s of each target, resilcheck %s, %s.\n\n", m.Seed, m.Runs, plural(m.Runs, "run"), mdText(orDash(m.Version)), m.Took)
-	fmt.Fprintf(b, "| Target | Kind | Versions | ✓ pass | ✗ fail | ? inconclusive | – not applicable | disagree |\n")
-	fmt.Fprintf(b, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
+	fmt.Fprintf(b, "| Target | Kind | Versions | Seeds | ✓ pass | ✗ fail | ? inconclusive | – not applicable | disagree |\n")
+	fmt.Fprintf(b, "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range m.Rows {
 		name := mdText(r.Name)
 		if len(r.Reports) > 0 {
 			name = fmt.Sprintf("[%s](%s/report.html)", name, href(r.Reports[0]))
 		}
 		if r.Error != "" {
-			fmt.Fprintf(b, "| %s | %s | %s | not certified: %s |||||\n", name, r.Kind, mdText(versions(r.Versions)), mdText(r.Error))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | not certified: %s |||||\n", name, r.Kind, mdText(versions(r.Versions)), seeds(r.Seeds), mdText(r.Error))
 			continue
 		}
 		n := r.counts()
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %d | %d |\n", name, r.Kind, mdText(versions(r.Versions)),
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d | %d | %d | %d |\n", name, r.Kind, mdText(versions(r.Versions)), seeds(r.Seeds),
 			n[reports.StatusPass], n[reports.StatusFail], n[reports.StatusInconclusive], n[reports.StatusNotApplicable], r.disagreements())
 	}
 	for _, g := range m.groups() {

@@ -15,7 +15,8 @@ import (
 // Matrix is a finished run: its columns, its rows, and how it was made.
 type Matrix struct {
 	// Seed is the run's one seed: each target's certification draws from a
-	// seed derived from it, its name and the run's number (TargetSeed).
+	// seed derived from it, its name and the run's number (TargetSeed),
+	// unless its expectations name the seed they were decided at.
 	Seed    uint64           `json:"seed"`
 	Runs    int              `json:"runs"` // certifications of each target
 	Started time.Time        `json:"started"`
@@ -45,6 +46,9 @@ type Row struct {
 	// Reports are the report directories of its runs, relative to the
 	// matrix's output directory.
 	Reports []string `json:"reports"`
+	// Seeds are the seeds its runs drew from: its expectations' where they
+	// name one, else derived from the matrix's (TargetSeed).
+	Seeds []uint64 `json:"seeds"`
 	// Error says why a run certified nothing (a target that never became
 	// healthy, a prepare script that failed); its cells are then empty.
 	Error string          `json:"error,omitempty"`

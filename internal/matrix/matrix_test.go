@@ -59,14 +59,14 @@ func sample() *Matrix {
 		},
 		Rows: []Row{
 			{Name: "orders <svc>", Dir: "examples/orders", Kind: "process", Versions: map[string]string{"fastify": "5.1.0", "got": "14.4.9"},
-				Reports: []string{"orders <svc>/run-1", "orders <svc>/run-2"},
+				Reports: []string{"orders <svc>/run-1", "orders <svc>/run-2"}, Seeds: []uint64{10, 10},
 				Cells: map[string]Cell{
 					"IK-03": {Status: fail, Runs: []reports.Status{fail, fail}, Tier: "nginx", Expected: []reports.Status{pass}, Agrees: false,
 						Observed: "2 effects for one key | *bold*", Link: "orders%20%3Csvc%3E/run-1/report.html#check-IK-03"},
 					"HS-02": {Status: pass, Runs: []reports.Status{pass, inc}, Expected: []reports.Status{pass}, Why: "", Agrees: false, Unstable: true,
 						Link: "orders%20%3Csvc%3E/run-1/report.html#check-HS-02"},
 				}},
-			{Name: "curl", Dir: "examples/clients/curl", Kind: "client", Reports: []string{"curl/run-1", "curl/run-2"},
+			{Name: "curl", Dir: "examples/clients/curl", Kind: "client", Reports: []string{"curl/run-1", "curl/run-2"}, Seeds: []uint64{71, 72},
 				Cells: map[string]Cell{
 					"CL-01": {Status: na, Runs: []reports.Status{na, na}, Expected: []reports.Status{na}, Why: "declares no cap", Agrees: true,
 						Link: "curl/run-1/report.html#check-CL-01"},
@@ -244,5 +244,16 @@ func TestSystem_Slug(t *testing.T) {
 		if got := (System{Name: name}).Slug(); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+func TestSystem_seed(t *testing.T) {
+	pinned := System{Name: "x", Want: &expect.Target{Seed: 10}}
+	free := System{Name: "x", Want: &expect.Target{}}
+	if pinned.seed(7, 1) != 10 || pinned.seed(7, 2) != 10 {
+		t.Error("a target whose expectations name a seed is not certified with it")
+	}
+	if free.seed(7, 1) != TargetSeed(7, "x", 1) || free.seed(7, 1) == free.seed(7, 2) {
+		t.Error("a target with no seed of its own does not draw one per run from the matrix's")
 	}
 }

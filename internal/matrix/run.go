@@ -100,6 +100,16 @@ func TargetSeed(seed uint64, name string, run int) uint64 {
 	return h.Sum64()&(1<<53-1) | 1 // below 2^53, as drawSeed
 }
 
+// seed is the seed run (from 1) of s draws from in a matrix seeded with
+// seed: the one its expectations were decided at, else its own
+// (TargetSeed). A pinned seed leaves its runs differing by timing alone.
+func (s System) seed(seed uint64, run int) uint64 {
+	if s.Want.Seed != 0 {
+		return s.Want.Seed
+	}
+	return TargetSeed(seed, s.Name, run)
+}
+
 // certifyRow prepares s, certifies it runs times and judges its cells.
 func certifyRow(ctx context.Context, s System, seed uint64, runs int, opts Options, log io.Writer) Row {
 	row := Row{Name: s.Name, Dir: filepath.ToSlash(s.Dir), Kind: string(s.Spec.Kind), Versions: s.Want.Versions, Cells: map[string]Cell{}}
@@ -119,13 +129,13 @@ func certifyRow(ctx context.Context, s System, seed uint64, runs int, opts Optio
 		if runs > 1 {
 			rel = path.Join(s.Slug(), fmt.Sprintf("run-%d", run))
 		}
-		rep, err := certifyOnce(ctx, s, TargetSeed(seed, s.Name, run), filepath.Join(opts.Out, filepath.FromSlash(rel)), opts.Base)
+		rep, err := certifyOnce(ctx, s, s.seed(seed, run), filepath.Join(opts.Out, filepath.FromSlash(rel)), opts.Base)
 		if err != nil {
 			row.Error = fmt.Sprintf("run %d: %v", run, err)
 			fmt.Fprintf(log, "%s run %d of %d: %v\n", s.Name, run, runs, err)
 			return row
 		}
-		row.Reports = append(row.Reports, rel)
+		row.Reports, row.Seeds = append(row.Reports, rel), append(row.Seeds, rep.Seed)
 		reps = append(reps, rep)
 		fmt.Fprintf(log, "%s run %d of %d: %s (seed %d, %s)\n", s.Name, run, runs, tally(rep), rep.Seed, time.Duration(rep.Duration).Round(100*time.Millisecond))
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -132,4 +133,18 @@ func href(rel string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.Join(segs, "/")
+}
+
+// seeds renders a row's run seeds: one when its runs share it.
+func seeds(ss []uint64) string {
+	var parts []string
+	for i, s := range ss {
+		if i == 0 || s != ss[0] {
+			parts = append(parts, strconv.FormatUint(s, 10))
+		}
+	}
+	if len(parts) == 1 && len(ss) > 1 {
+		return parts[0] + " (each run)"
+	}
+	return strings.Join(parts, ", ")
 }
