@@ -21,18 +21,22 @@ func prepareNode(t *testing.T, dir string) {
 	}
 }
 
-// TestKy certifies ky 1.14.3's retry through ky/target.yaml.
+// TestKy certifies ky 1.14.3's retry through ky/target.yaml. It runs
+// alone, before the package's parallel tests: ky does not jitter, and
+// CL-13 fails its sixteen clients only while the spread their own
+// start-up herd and the runner's delays add stays under 7 % (2.3-3.9 %
+// alone or beside two CPU hogs; 9.4 %, inconclusive, beside another
+// client's sixteen Node.js processes).
 func TestKy(t *testing.T) {
-	t.Parallel()
 	prepareNode(t, "ky")
 	c, p := fromSpec(t, "ky")
 	certifyAgainst(t, "ky", c, p)
 }
 
 // TestAxiosRetry certifies axios with axios-retry through
-// axios-retry/target.yaml.
+// axios-retry/target.yaml, alone as TestKy is: its jitter (0-20 %) is
+// near the least CL-13 passes.
 func TestAxiosRetry(t *testing.T) {
-	t.Parallel()
 	prepareNode(t, "axios-retry")
 	c, p := fromSpec(t, "axios-retry")
 	certifyAgainst(t, "axios-retry", c, p)
