@@ -52,7 +52,7 @@ type htmlNote struct{ Target, Note, Link string }
 // evidence), then the disagreements and unstable cells with their reasons.
 func WriteHTML(w io.Writer, m *Matrix) error {
 	cells, rows := m.Disagreements()
-	v := htmlView{Verdict: m.Verdict(), Version: orDash(m.Version), Started: m.Started.UTC().Format(time.RFC3339), Took: m.Took.String(),
+	v := htmlView{Verdict: m.Verdict(), Version: orDash(m.Version), Started: m.Started.UTC().Format(time.RFC3339), Took: m.Took.Std().Round(100 * time.Millisecond).String(),
 		Seed: m.Seed, Runs: m.Runs, Clean: cells == 0 && rows == 0 && m.Unstable() == 0, Groups: m.groups(), Skipped: m.Skipped}
 	for _, r := range m.Rows {
 		n := r.counts()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -17,7 +18,7 @@ import (
 func WriteMarkdown(w io.Writer, m *Matrix) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# Resilience matrix\n\n%s.\n\n", mdText(m.Verdict()))
-	fmt.Fprintf(b, "Seed %d, %d %s of each target, resilcheck %s, %s.\n\n", m.Seed, m.Runs, plural(m.Runs, "run"), mdText(orDash(m.Version)), m.Took)
+	fmt.Fprintf(b, "Seed %d, %d %s of each target, resilcheck %s, %s.\n\n", m.Seed, m.Runs, plural(m.Runs, "run"), mdText(orDash(m.Version)), m.Took.Std().Round(100*time.Millisecond))
 	fmt.Fprintf(b, "| Target | Kind | Versions | Seeds | ✓ pass | ✗ fail | ? inconclusive | – not applicable | disagree |\n")
 	fmt.Fprintf(b, "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range m.Rows {
