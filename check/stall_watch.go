@@ -203,3 +203,30 @@ func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalle
 func withoutStory(observed string) string {
 	return strings.Replace(observed, ", shrunk to the story below", "", 1)
 }
+
+// Stalls is what a stall watch started by WatchStalls saw: each wake-up
+// that came late, and when.
+type Stalls struct{ s stalls }
+
+// WatchStalls starts a stall watch for a judge that times something the
+// runner shares the machine with (a client's processes, say); stop ends it
+// and returns what it saw.
+func WatchStalls() (stop func() Stalls) {
+	st := watchStalls()
+	return func() Stalls { return Stalls{st()} }
+}
+
+// Worst is the latest any wake-up came between from and to: how much the
+// runner was delayed at once meanwhile. A zero Stalls saw none.
+func (s Stalls) Worst(from, to time.Time) time.Duration {
+	var worst time.Duration
+	for _, st := range s.s.late {
+		if !st.at.Before(from) && !st.at.Add(-st.late).After(to) {
+			worst = max(worst, st.late)
+		}
+	}
+	if len(s.s.late) >= maxStalls {
+		worst = max(worst, s.s.worst)
+	}
+	return worst
+}

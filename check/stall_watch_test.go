@@ -170,3 +170,25 @@ func TestStalls_within(t *testing.T) {
 		t.Error("a failure with no evidence was weighed against less than every stall")
 	}
 }
+
+func TestStalls_Worst(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	s := Stalls{stalls{late: []stall{{t0.Add(100 * time.Millisecond), 30 * time.Millisecond}, {t0.Add(time.Second), 200 * time.Millisecond}}}}
+	tests := []struct {
+		from, to time.Time
+		want     time.Duration
+	}{
+		{t0, t0.Add(500 * time.Millisecond), 30 * time.Millisecond},
+		{t0, t0.Add(2 * time.Second), 200 * time.Millisecond},
+		{t0.Add(850 * time.Millisecond), t0.Add(900 * time.Millisecond), 200 * time.Millisecond}, // the 200 ms stall spans it
+		{t0.Add(1100 * time.Millisecond), t0.Add(2 * time.Second), 0},
+	}
+	for _, tt := range tests {
+		if got := s.Worst(tt.from, tt.to); got != tt.want {
+			t.Errorf("Worst(+%s, +%s) = %s, want %s", tt.from.Sub(t0), tt.to.Sub(t0), got, tt.want)
+		}
+	}
+	if got := (Stalls{}).Worst(t0, t0.Add(time.Hour)); got != 0 {
+		t.Errorf("a zero Stalls saw %s", got)
+	}
+}

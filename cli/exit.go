@@ -58,9 +58,9 @@ var exitCodes = []struct {
 	{exitUsage, is(certify.ErrConfig, load.ErrSpec, load.ErrUnknownFormat, reports.ErrSchema,
 		reports.ErrUnknownFormat, store.ErrBadURL, gateway.ErrInvalidOption)},
 	{exitUsage, notStarted},
-	{exitFail, is(certify.ErrFailed, errCallFailed)},
+	{exitFail, is(certify.ErrFailed, errCallFailed, errMatrixDisagrees)},
 	{exitFail, as[*load.ThresholdError]},
-	{exitInconclusive, is(certify.ErrUnhealthy, launch.ErrUnhealthy, certify.ErrInconclusive)},
+	{exitInconclusive, is(certify.ErrUnhealthy, launch.ErrUnhealthy, certify.ErrInconclusive, errMatrixUncertified)},
 	{exitInconclusive, as[*load.ShortfallError]},
 	{exitInterrupted, is(certify.ErrInterrupted, context.Canceled)},
 }

@@ -51,7 +51,7 @@ report written), 5 internal error.`,
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd())
 	}
-	root.AddCommand(a.newCertifyCmd(), a.newChecksCmd(), a.newTargetCmd())
+	root.AddCommand(a.newCertifyCmd(), a.newChecksCmd(), a.newTargetCmd(), a.newMatrixCmd())
 	return root
 }
 

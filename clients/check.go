@@ -3,6 +3,7 @@ package clients
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
@@ -26,6 +27,19 @@ type judging struct {
 	policy Policy
 	tol    Tolerance
 	runs   []*ScenarioRun
+	// stalled is how late the runner woke at worst between two instants
+	// while the scenarios ran (check.Stalls.Worst): the clients' processes
+	// share its cores, so what delayed it may have spread their retries.
+	// Nil: never.
+	stalled func(from, to time.Time) time.Duration
+}
+
+// worstStall is j.stalled, or 0 when it is nil.
+func (j *judging) worstStall(from, to time.Time) time.Duration {
+	if j.stalled == nil {
+		return 0
+	}
+	return j.stalled(from, to)
 }
 
 // ran returns the runs that happened.
@@ -50,6 +64,13 @@ func keptRuns(h *check.Harness) *[]*ScenarioRun {
 	return h.Shared(runsKey{}, func() any { return new([]*ScenarioRun) }).(*[]*ScenarioRun)
 }
 
+type stallsKey struct{}
+
+// keptStalls returns where h keeps the runner's stalls while the runs ran.
+func keptStalls(h *check.Harness) *check.Stalls {
+	return h.Shared(stallsKey{}, func() any { return new(check.Stalls) }).(*check.Stalls)
+}
+
 // judged makes a judge of the scenario runs a check's Run: the runs are
 // those Run kept in the case's harness, the policy and tolerance those of
 // the suite's Config there.
@@ -60,7 +81,7 @@ func judged(judge func(*judging) check.Result) func(context.Context, *check.Case
 			return check.Inconclusive("no scenario runs to judge: the client suite judges the calls clients.Run makes")
 		}
 		cfg := check.SuiteConfig[Config](c.Harness, SuiteName)
-		return judge(&judging{policy: cfg.Policy, tol: cfg.Tolerance.withDefaults(), runs: runs})
+		return judge(&judging{policy: cfg.Policy, tol: cfg.Tolerance.withDefaults(), runs: runs, stalled: keptStalls(c.Harness).Worst})
 	}
 }
 

@@ -232,3 +232,32 @@ func TestJudgeBackoff_lateFirstWait(t *testing.T) {
 		t.Errorf("verdicts %v; want no failure", got)
 	}
 }
+
+// TestJudgeDispersal_stalledRunner: on a runner stalled for 250 ms at once
+// while its clients waited, lockstep clients the load spread by up to
+// 250 ms (ky without jitter beside CPU hogs spread 15 %) are not passed,
+// and clients jittered by ±50 % still are.
+func TestJudgeDispersal_stalledRunner(t *testing.T) {
+	stalled := func(time.Time, time.Time) time.Duration { return 250 * time.Millisecond }
+	for _, tt := range []struct {
+		name   string
+		p      backoffPolicy
+		noise  time.Duration
+		stall  func(time.Time, time.Time) time.Duration
+		passes bool
+	}{
+		{"lockstep, spread by the load, no stall seen", scaled(1, 0), 250 * time.Millisecond, nil, true},
+		{"lockstep, spread by the load, the stall seen", scaled(1, 0), 250 * time.Millisecond, stalled, false},
+		{"±50 % jitter, the stall seen", scaled(1, 0.5), 30 * time.Millisecond, stalled, true},
+	} {
+		r := rand.New(rand.NewPCG(3, 4))
+		j := &judging{policy: Policy{MaxAttempts: 4}, tol: Tolerance{}.withDefaults(), runs: synthRuns(r, tt.p, 16, 3, tt.noise), stalled: tt.stall}
+		res := judgeDispersal(j)
+		if (res.Status == reports.StatusPass) != tt.passes {
+			t.Errorf("%s: %s (%s%s); want a pass: %v", tt.name, res.Status, res.Observed, res.Reason, tt.passes)
+		}
+		if !tt.passes && res.Status == reports.StatusFail {
+			t.Errorf("%s: failed a client the load alone may have spread: %s", tt.name, res.Observed)
+		}
+	}
+}

@@ -298,10 +298,11 @@ func judgeDispersal(j *judging) check.Result {
 		seen[id] = true
 		var series [][]time.Duration
 		var ev []faults.Entry
+		var attempts [][]faults.Entry
 		for _, o := range j.ran() {
 			if o.Scenario.ID == id {
 				if waits, e := backoffWaits(o.Attempts); len(waits) >= 1 {
-					series, ev = append(series, waits), append(ev, e...)
+					series, ev, attempts = append(series, waits), append(ev, e...), append(attempts, e)
 				}
 			}
 		}
@@ -309,6 +310,12 @@ func judgeDispersal(j *judging) check.Result {
 			continue
 		}
 		k, median, spread := widestWait(series)
+		// A runner stall while the clients waited can spread lockstep
+		// retries by itself; beyond the runner's usual delays
+		// (lockstepShare), it is taken off the spread a pass needs.
+		from, to := waitSpan(attempts, k)
+		late := j.worstStall(from, to)
+		excess := max(late-time.Duration(lockstepShare*float64(median)), 0)
 		floor := jitterFloor(len(series))
 		failBelow, passFrom := min(lockstepShare, floor), max(lockstepShare, floor)
 		failWhy := fmt.Sprintf("lockstep clients a runner delays spread up to %.0f %%, and %d clients jittered by ±%.0f %% spread less than %.1f %% once in %.0f runs", lockstepShare*100, len(series), smallestJitter*100, floor*100, 1/evidenceLevel)
@@ -327,12 +334,32 @@ func judgeDispersal(j *judging) check.Result {
 				observed += fmt.Sprintf(": wider than a runner's delays spread lockstep clients, but under %.1f %%, no wider than jitter within ±%.1f %% and those delays: too little to spread the retries", narrowSpread*100, narrowJitter*100)
 			}
 			return check.Fail(want, observed, ev...)
+		case share >= passFrom && float64(spread-excess)/float64(median) < passFrom:
+			return check.Inconclusive("%s: wide enough to pass, but the runner was delayed up to %s at once while they waited, which alone can spread clients retrying in lockstep by %.1f %% beyond a runner's usual delays; what is left (%.1f %%) is under the %.1f %% a pass needs",
+				observed, late.Round(time.Millisecond), float64(excess)/float64(median)*100, float64(spread-excess)/float64(median)*100, passFrom*100)
 		case share >= passFrom:
 			return check.Pass(want, observed)
 		}
 		return check.Inconclusive("%s: between %.1f %%, under which it fails, and %.1f %%: %s", observed, failBelow*100, passFrom*100, failWhy)
 	}
 	return check.Inconclusive("no scenario run by several clients at once was retried by two of them: nothing to compare")
+}
+
+// waitSpan is when the clients' wait k went on: from the earliest answer
+// before it to the latest attempt after it.
+func waitSpan(attempts [][]faults.Entry, k int) (from, to time.Time) {
+	for _, as := range attempts {
+		if k+1 >= len(as) {
+			continue
+		}
+		if end := as[k].Finished; from.IsZero() || end.Before(from) {
+			from = end
+		}
+		if next := as[k+1].Received; next.After(to) {
+			to = next
+		}
+	}
+	return from, to
 }
 
 // widestWait returns the index of the wait with the longest median over

@@ -226,12 +226,14 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 	}
 	limit, startUp := opts.limits().of(p), opts.Tolerance.withDefaults().StartUp
 	var wg sync.WaitGroup
+	watch := check.WatchStalls()
 	for _, r := range runs {
 		if r.Skipped == "" {
 			wg.Go(func() { r.do(ctx, srv, c, p, limit, startUp) })
 		}
 	}
 	wg.Wait()
+	stalls := watch()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("clients: interrupted: %w", err)
 	}
@@ -240,6 +242,7 @@ func Run(ctx context.Context, c Client, p Policy, opts Options) (*Result, error)
 	}
 	h := &check.Harness{Journal: srv.Journal(), Seed: seed, Suites: []check.Suite{suite}}
 	*keptRuns(h) = runs
+	*keptStalls(h) = stalls
 	res := &Result{Policy: p, Runs: runs, Journal: srv.Journal(), Tolerances: suite.Tolerances(h)}
 	res.Checks = check.Run(ctx, h, checks, nil)
 	if err := ctx.Err(); err != nil { // check.Run left out the checks after the interrupt

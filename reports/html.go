@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -112,12 +113,12 @@ func newHTMLView(r *Report) htmlView {
 		v.Baseline = append([]string{b.File + ": " + baselineWords(b)}, baselineLists(b)...)
 	}
 	levels := map[string]bool{}
-	for i, c := range failuresFirst(r.Checks) {
+	for _, c := range failuresFirst(r.Checks) {
 		levels[string(c.Level)] = true
 		if c.Status == StatusPass {
-			v.Passing = append(v.Passing, newHTMLCheck(c, i))
+			v.Passing = append(v.Passing, newHTMLCheck(c))
 		} else {
-			hc := newHTMLCheck(c, i)
+			hc := newHTMLCheck(c)
 			hc.GateNote = gateNote(c, r.Gate)
 			v.Attention = append(v.Attention, hc)
 		}
@@ -132,8 +133,20 @@ func newHTMLView(r *Report) htmlView {
 	return v
 }
 
-func newHTMLCheck(c Check, i int) htmlCheck {
-	hc := htmlCheck{Check: c, Word: c.Status.Word(), Anchor: fmt.Sprintf("check-%d", i+1), Open: c.Status == StatusFail,
+// CheckAnchor is the fragment that names check id's section in the HTML
+// report (report.html#check-IK-03), which other pages may link to.
+func CheckAnchor(id string) string {
+	return "check-" + strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, id)
+}
+
+func newHTMLCheck(c Check) htmlCheck {
+	hc := htmlCheck{Check: c, Word: c.Status.Word(), Anchor: CheckAnchor(c.ID), Open: c.Status == StatusFail,
 		Duration: short(c.Duration), Timeline: newTimeline(c.Evidence), Load: newLoadChart(c.Load)}
 	if c.EvidenceTotal > len(c.Evidence) {
 		hc.Sampled = fmt.Sprintf("%d of %d exchanges: those around each injected fault, then the first and the last.", len(c.Evidence), c.EvidenceTotal)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/clients"
-	"github.com/resilcheck/resilcheck/examples/expect"
+	"github.com/resilcheck/resilcheck/expect"
 )
 
 // clientIDs lists the client suite's checks.

@@ -12,7 +12,7 @@ import (
 	"github.com/resilcheck/resilcheck/certify"
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
-	"github.com/resilcheck/resilcheck/examples/expect"
+	"github.com/resilcheck/resilcheck/expect"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )

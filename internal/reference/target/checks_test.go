@@ -6,7 +6,7 @@ import (
 
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
-	"github.com/resilcheck/resilcheck/examples/expect"
+	"github.com/resilcheck/resilcheck/expect"
 	"github.com/resilcheck/resilcheck/internal/reference/defect"
 )
 
@@ -18,7 +18,7 @@ import (
 var unproven = map[string]string{}
 
 // examplesDir holds the example targets whose expectations.yaml files
-// (package examples/expect) may prove checks failing.
+// (package expect) may prove checks failing.
 const examplesDir = "../../../examples"
 
 // TestChecks_provenFailing holds every registered check to an expectation

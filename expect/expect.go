@@ -36,6 +36,13 @@ const FileName = "expectations.yaml"
 type File struct {
 	Path   string `yaml:"-"`
 	Target string `yaml:"target"` // the target's name, as in its target.yaml
+	// Versions name what the expectations were read from: each component
+	// and library with its version (a matrix row shows them).
+	Versions map[string]string `yaml:"versions"`
+	// Seed is the seed the verdicts were decided at, where some check's
+	// draw decides what it can see (which outage, which invalid value);
+	// 0 when none does. A matrix certifies the target with it.
+	Seed uint64 `yaml:"seed"`
 	// Groups are lists of checks for variants to share (as YAML anchors).
 	Groups   map[string][]string `yaml:"groups"`
 	Variants []Variant           `yaml:"variants"` // in the order they are certified

@@ -1,7 +1,8 @@
-// Package foreign certifies services that nobody here designed around
-// resilcheck (the "zoo" of issue 10) and compares every check's verdict with
-// the one their authors' code and libraries call for.
-package foreign
+package expect
+
+// The second format: one verdict per check for a target certified as
+// written (the foreign zoo's services), with the tier a multi-tier
+// target's failure must be laid at.
 
 import (
 	"errors"
@@ -42,27 +43,32 @@ func (x Expectation) TierOf() string {
 	return x.Tier
 }
 
-// Expectations are a service's expected verdicts by check ID.
-type Expectations struct {
-	Service string                 `yaml:"service"`
-	Checks  map[string]Expectation `yaml:"checks"`
+// Verdicts are a service's expected verdicts by check ID.
+type Verdicts struct {
+	Service string `yaml:"service"`
+	// Versions name what the verdicts were read from (see File.Versions).
+	Versions map[string]string `yaml:"versions"`
+	// Seed is the seed the verdicts were decided at (see File.Seed).
+	Seed   uint64                 `yaml:"seed"`
+	Checks map[string]Expectation `yaml:"checks"`
 }
 
 // verdicts are the statuses an expectation may name.
 var verdicts = []reports.Status{reports.StatusPass, reports.StatusFail, reports.StatusNotApplicable, reports.StatusInconclusive}
 
-// LoadExpectations reads an expectations file and checks that it names a
-// verdict with a reason for exactly the check IDs in ids.
-func LoadExpectations(path string, ids []string) (*Expectations, error) {
+// LoadVerdicts reads an expectations file in the per-check format and
+// checks that it names a verdict with a reason for exactly the check IDs
+// in ids.
+func LoadVerdicts(path string, ids []string) (*Verdicts, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("expectations: %w", err)
+		return nil, fmt.Errorf("expect: %w", err)
 	}
-	var e Expectations
+	var e Verdicts
 	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("expectations %s: %w", path, err)
+		return nil, fmt.Errorf("expect %s: %w", path, err)
 	}
 	var errs []error
 	known := map[string]bool{}
@@ -86,14 +92,14 @@ func LoadExpectations(path string, ids []string) (*Expectations, error) {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("expectations %s: %w", path, err)
+		return nil, fmt.Errorf("expect %s: %w", path, err)
 	}
 	return &e, nil
 }
 
 // NeedTiers reports the expected failures that name no tier, for a
 // service whose spec declares tiers.
-func (e *Expectations) NeedTiers(tiers []string) error {
+func (e *Verdicts) NeedTiers(tiers []string) error {
 	var errs []error
 	for _, id := range slices.Sorted(maps.Keys(e.Checks)) {
 		x := e.Checks[id]
@@ -109,7 +115,7 @@ func (e *Expectations) NeedTiers(tiers []string) error {
 }
 
 // Count returns how many checks expect status s.
-func (e *Expectations) Count(s reports.Status) int {
+func (e *Verdicts) Count(s reports.Status) int {
 	n := 0
 	for _, x := range e.Checks {
 		if x.Expect == s {
