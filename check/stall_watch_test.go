@@ -191,4 +191,8 @@ func TestStalls_Worst(t *testing.T) {
 	if got := (Stalls{}).Worst(t0, t0.Add(time.Hour)); got != 0 {
 		t.Errorf("a zero Stalls saw %s", got)
 	}
+	full := Stalls{stalls{worst: time.Second, late: make([]stall, maxStalls)}}
+	if got := full.Worst(t0, t0.Add(time.Millisecond)); got != time.Second {
+		t.Errorf("a watch that kept all it could: Worst = %s, want the whole watch's 1s", got)
+	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // errMatrixDisagrees is a matrix with a cell off its expectations in
-// some run (exit 1); errMatrixUncertified one where a target
+// some run (exit 1, whatever else); errMatrixUncertified one where a target
 // could not be certified, and nothing disagreed (exit 3).
 var (
 	errMatrixDisagrees   = errors.New("the matrix disagrees with its expectations")
@@ -51,14 +51,16 @@ with the expectations, or whose runs (--runs) did not end alike, is marked.
 
 A prepare.sh beside a target's spec runs once, in its directory, before it is
 certified (to install locked packages, say). Process and client targets find
-the resilcheck binary running the matrix in $RESILCHECK.
+the resilcheck binary running the matrix as "resilcheck" first on PATH, and in
+$RESILCHECK unless it is set.
 
 Writes matrix.html (one self-contained page), matrix.md and matrix.json, and
 each run's report beside them. A target certifies at the seed its
 expectations name (seed:), else at one drawn from the matrix's --seed. Exit 0
 when every run of every cell ends as its expectations allow (a cell whose runs
-differ is marked unstable either way), 1 otherwise, 3 when a target could not
-be certified, 2 for a spec or expectations file that does not load.`,
+differ is marked unstable either way), 1 otherwise, else 3 when a target could
+not be certified, 2 for a spec or expectations file that does not load, 4 when
+stopped (the matrix so far is written, its unreached targets saying so).`,
 		Example: `  resilcheck matrix examples/foreign examples/clients
   resilcheck matrix --runs 2 -o site examples/`,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args, a) },
@@ -89,12 +91,11 @@ func (o *matrixOpts) run(cmd *cobra.Command, dirs []string, a *app) error {
 			return usagef("matrix: %s is not a directory", d)
 		}
 	}
-	// Before the specs are read: a command naming resilcheck must exist.
-	unoffer, err := offerSelf()
-	if err != nil {
-		return err
+	if o.out == "" {
+		return usagef("matrix: -o names no directory")
 	}
-	defer unoffer()
+	// Before the specs are read: a command naming resilcheck must exist.
+	defer offerSelf()()
 	cat := matrix.NewCatalogue(check.Catalogue(a.catalogued()), clients.SuiteName)
 	systems, skipped, err := matrix.Discover(dirs, cat, a.specOptions()...)
 	if err != nil {
@@ -111,6 +112,9 @@ func (o *matrixOpts) run(cmd *cobra.Command, dirs []string, a *app) error {
 			fmt.Fprintf(cmd.OutOrStdout(), "# %s: no expectations.yaml, left out\n", d)
 		}
 		return nil
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return usagef("matrix: -o %s: %v", o.out, err)
 	}
 	var log io.Writer = cmd.ErrOrStderr()
 	if o.quiet {
@@ -148,26 +152,29 @@ func (o *matrixOpts) run(cmd *cobra.Command, dirs []string, a *app) error {
 }
 
 // offerSelf makes the resilcheck running the matrix the one its targets
-// start: $RESILCHECK names it (unless set), and a directory holding only a
-// link to it comes first on PATH, so a command `resilcheck ...` runs this
-// build whatever else PATH holds; nothing else on PATH changes order.
-// undo removes the directory.
-func offerSelf() (undo func(), err error) {
+// start: $RESILCHECK names it unless already set, and a directory holding
+// only a link to it, named as the command is on this system, comes first
+// on PATH, so `resilcheck ...` runs this build whatever else PATH holds;
+// nothing else on PATH changes order. Where no link can be made (Windows
+// without the privilege) only $RESILCHECK is offered. The returned
+// function removes the directory.
+func offerSelf() (undo func()) {
 	self, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("matrix: finding resilcheck's own binary: %w", err)
+		return func() {}
 	}
 	if os.Getenv(selfVariable) == "" {
 		_ = os.Setenv(selfVariable, self)
 	}
 	dir, err := os.MkdirTemp("", "resilcheck-matrix-bin-")
 	if err != nil {
-		return nil, fmt.Errorf("matrix: %w", err)
+		return func() {}
 	}
 	undo = func() { _ = os.RemoveAll(dir) }
-	if err := os.Symlink(self, filepath.Join(dir, "resilcheck")); err != nil {
+	if err := os.Symlink(self, filepath.Join(dir, "resilcheck"+filepath.Ext(self))); err != nil {
 		undo()
-		return nil, fmt.Errorf("matrix: %w", err)
+		return func() {}
 	}
-	return undo, os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	_ = os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return undo
 }

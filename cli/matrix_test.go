@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,10 +103,14 @@ func TestMatrix_usage(t *testing.T) {
 		"not a directory": {"matrix", filepath.Join(empty, "missing")},
 		"a bad spec":      {"matrix", bad},
 		"runs 0":          {"matrix", "--runs", "0", empty},
+		"no -o":           {"matrix", "-o", "", bad},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run(t.Context(), append(args, "-o", t.TempDir()), &stdout, &stderr); code != exitUsage {
+			if !slices.Contains(args, "-o") {
+				args = append(args, "-o", t.TempDir())
+			}
+			if code := run(t.Context(), args, &stdout, &stderr); code != exitUsage {
 				t.Errorf("exit %d, want %d: %s", code, exitUsage, stderr.String())
 			}
 		})

@@ -311,8 +311,9 @@ func judgeDispersal(j *judging) check.Result {
 		}
 		k, median, spread := widestWait(series)
 		// A runner stall while the clients waited can spread lockstep
-		// retries by itself; beyond the runner's usual delays
-		// (lockstepShare), it is taken off the spread a pass needs.
+		// retries, or stamp spread ones together; beyond the runner's
+		// usual delays (lockstepShare), neither a pass nor a failure is
+		// given by less than it.
 		from, to := waitSpan(attempts, k)
 		late := j.worstStall(from, to)
 		excess := max(late-time.Duration(lockstepShare*float64(median)), 0)
@@ -329,6 +330,9 @@ func judgeDispersal(j *judging) check.Result {
 		switch {
 		case median < minJudgedWait:
 			return check.Inconclusive("%s: waits under %s are too short to judge on a shared runner, whose own delays spread them as much as jitter would", observed, minJudgedWait)
+		case share < failBelow && float64(spread+excess)/float64(median) >= failBelow:
+			return check.Inconclusive("%s: narrow enough to fail, but the runner was delayed up to %s at once while they waited, and a stall that holds several retries' arrivals stamps them together: they may have spread up to %.1f %%, over the %.1f %% under which it fails",
+				observed, late.Round(time.Millisecond), float64(spread+excess)/float64(median)*100, failBelow*100)
 		case share < failBelow:
 			if share >= lockstepShare {
 				observed += fmt.Sprintf(": wider than a runner's delays spread lockstep clients, but under %.1f %%, no wider than jitter within ±%.1f %% and those delays: too little to spread the retries", narrowSpread*100, narrowJitter*100)

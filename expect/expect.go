@@ -1,17 +1,17 @@
-// Package expect reads the expectations files of example targets: for each
-// variant of a target (the correct service, a -break switch, a change to its
-// spec), the checks that must fail, may fail, are inconclusive or not
-// applicable, each with why, from the service's code. A check a variant runs
-// and does not name must pass. The certification tests judge runs by these
-// files, and the check registry test counts a check as proven failing when
-// some variant's must_fail names it.
+// Package expect reads expectations files: what a target must show on
+// each check, and why, from the target's own code. Two formats share the
+// name expectations.yaml: variants (Load: for each way of running a
+// target, the checks that must fail, may fail, are inconclusive or not
+// applicable; a check not named must pass), which the example targets
+// and clients use, and per-check verdicts (LoadVerdicts: every check's
+// verdict and, on a multi-tier target, the tier a failure is laid at),
+// which the foreign zoo uses. LoadTarget reads either as what the target
+// as written must show, for resilcheck matrix; either may name the
+// versions it was read from and the seed its verdicts were decided at.
 //
-// A target certified once, as written (the foreign zoo's per-check
-// verdicts), joins as one variant: its fail verdicts under must_fail, its
-// not-applicable and inconclusive ones under theirs, pass left out. Only a
-// file in this format counts as proof, and it should only be written for a
-// target whose test runs by default: an expectation no test asserts proves
-// nothing.
+// Only a file whose target a test certifies by default should be written
+// as proof: the check registry test counts a check as proven failing when
+// some variant's must_fail names it.
 package expect
 
 import (

@@ -25,7 +25,8 @@ type Want struct {
 }
 
 // Agrees reports whether status s, laid at tier, is what w allows. The
-// tier is judged only for a failure that w expects at a named tier.
+// tier is judged only for a failure that w expects at a tier: a name, or
+// CannotTell (then no tier may be named).
 func (w Want) Agrees(s reports.Status, tier string) bool {
 	for _, a := range w.Allowed {
 		if a == s {

@@ -28,7 +28,9 @@ type System struct {
 	Dir  string // the directory holding its spec and expectations
 	Spec *targets.Target
 	Want *expect.Target
-	// IDs are the checks its kind is certified by, in catalogue order.
+	// IDs are the checks it is certified by: its expectations' run list
+	// where they give one (in their order), else every check of its kind
+	// in catalogue order.
 	IDs []string
 }
 
@@ -59,6 +61,7 @@ func (c Catalogue) ids(kind targets.Kind) []string {
 // with opts.
 func Discover(roots []string, cat Catalogue, opts ...targets.Option) (systems []System, skipped []string, err error) {
 	var errs []error
+	seen := map[string]bool{}
 	for _, root := range roots {
 		werr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -71,6 +74,12 @@ func Discover(roots []string, cat Catalogue, opts ...targets.Option) (systems []
 				return nil
 			}
 			dir := filepath.Dir(path)
+			if abs, err := filepath.Abs(dir); err == nil {
+				if seen[abs] { // roots that overlap find it twice
+					return nil
+				}
+				seen[abs] = true
+			}
 			want := filepath.Join(dir, expect.FileName)
 			if _, err := os.Stat(want); errors.Is(err, fs.ErrNotExist) {
 				skipped = append(skipped, filepath.ToSlash(dir))
@@ -89,12 +98,14 @@ func Discover(roots []string, cat Catalogue, opts ...targets.Option) (systems []
 		}
 	}
 	slices.SortFunc(systems, func(a, b System) int { return strings.Compare(a.Name, b.Name) })
+	// Case folded: on macOS's and Windows' file systems Curl is curl.
 	dirs := map[string]System{}
 	for _, s := range systems {
-		if o, ok := dirs[s.Slug()]; ok {
+		key := strings.ToLower(s.Slug())
+		if o, ok := dirs[key]; ok {
 			errs = append(errs, fmt.Errorf("matrix: targets %q (%s) and %q (%s) would share the report directory %s", o.Name, o.Dir, s.Name, s.Dir, s.Slug()))
 		}
-		dirs[s.Slug()] = s
+		dirs[key] = s
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
@@ -128,8 +139,9 @@ func load(dir string, cat Catalogue, opts []targets.Option) (System, error) {
 
 // Slug is the name of s's report directory: its name with every character
 // but ASCII letters, digits, '-', '_' and '.' replaced by '_', and never
-// hidden, empty or a parent directory, so no spec's name can write its
-// report outside the matrix's directory.
+// hidden, empty, a parent directory, one of the matrix's own files or a
+// name Windows reserves (prefixed with '_'), so no spec's name can write
+// its report outside the matrix's directory or over its pages.
 func (s System) Slug() string {
 	slug := strings.Map(func(r rune) rune {
 		switch {
@@ -138,8 +150,25 @@ func (s System) Slug() string {
 		}
 		return '_'
 	}, s.Name)
-	if slug == "" || strings.HasPrefix(slug, ".") {
+	if slug == "" || strings.HasPrefix(slug, ".") || strings.HasSuffix(slug, ".") || reserved(slug) {
 		slug = "_" + slug
 	}
 	return slug
+}
+
+// reserved says whether slug names one of the matrix's own files, or a
+// device or a name ending in '.' on Windows (where NUL.txt is NUL).
+func reserved(slug string) bool {
+	l := strings.ToLower(slug)
+	switch l {
+	case strings.ToLower(JSONFile), strings.ToLower(MarkdownFile), strings.ToLower(HTMLFile):
+		return true
+	}
+	base, _, _ := strings.Cut(l, ".")
+	switch base {
+	case "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9",
+		"lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9":
+		return true
+	}
+	return false
 }

@@ -53,7 +53,7 @@ type htmlNote struct{ Target, Note, Link string }
 func WriteHTML(w io.Writer, m *Matrix) error {
 	cells, rows := m.Disagreements()
 	v := htmlView{Verdict: m.Verdict(), Version: orDash(m.Version), Started: m.Started.UTC().Format(time.RFC3339), Took: m.Took.Std().Round(100 * time.Millisecond).String(),
-		Seed: m.Seed, Runs: m.Runs, Clean: cells == 0 && rows == 0 && m.Unstable() == 0, Groups: m.groups(), Skipped: m.Skipped}
+		Seed: m.Seed, Runs: m.Runs, Clean: cells == 0 && rows == 0, Groups: m.groups(), Skipped: m.Skipped}
 	for _, r := range m.Rows {
 		n := r.counts()
 		hr := htmlRow{Name: r.Name, Kind: r.Kind, Versions: versions(r.Versions), Seeds: seeds(r.Seeds), Error: r.Error,

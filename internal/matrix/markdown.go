@@ -98,7 +98,8 @@ func (r Row) judges(g group) bool {
 }
 
 // mdEscaper escapes what Markdown or a table would read as syntax.
-var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;", "#", `\#`)
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`,
+	"&", "&amp;", "<", "&lt;", ">", "&gt;", "#", `\#`, "~", `\~`, "$", `\$`)
 
 // mdText is s on one line, its controls dropped and its syntax escaped.
 func mdText(s string) string {

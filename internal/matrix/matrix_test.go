@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/expect"
 	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/targets"
 )
 
 var update = flag.Bool("update", false, "update testdata/*.golden.* files")
@@ -134,20 +136,23 @@ func TestJudge(t *testing.T) {
 		want             *expect.Target
 		reps             []*reports.Report
 		agrees, unstable bool
+		link             string // the run shown: the first, or the first that disagrees
 	}{
-		{"agrees", failAt(""), []*reports.Report{rep(fail, ""), rep(fail, "")}, true, false},
-		{"wrong tier", failAt("gateway"), []*reports.Report{rep(fail, "service")}, false, false},
-		{"right tier", failAt("gateway"), []*reports.Report{rep(fail, "gateway")}, true, false},
-		{"unstable and off", passes, []*reports.Report{rep(pass, ""), rep(inc, "")}, false, true},
-		{"missing", passes, []*reports.Report{{}}, false, false},
+		{"agrees", failAt(""), []*reports.Report{rep(fail, ""), rep(fail, "")}, true, false, "svc/run-1/report.html#check-IK-03"},
+		{"wrong tier", failAt("gateway"), []*reports.Report{rep(fail, "service")}, false, false, "svc/run-1/report.html#check-IK-03"},
+		{"right tier", failAt("gateway"), []*reports.Report{rep(fail, "gateway")}, true, false, "svc/run-1/report.html#check-IK-03"},
+		{"unstable, the second off", passes, []*reports.Report{rep(pass, ""), rep(inc, "")}, false, true, "svc/run-2/report.html#check-IK-03"},
+		{"tier moved", failAt(""), []*reports.Report{rep(fail, "gateway"), rep(fail, "service")}, true, true, "svc/run-1/report.html#check-IK-03"},
+		{"missing", passes, []*reports.Report{{}}, false, false, "svc/run-1/report.html#check-IK-03"},
 	}
 	for _, tt := range tests {
-		c := judge(System{Want: tt.want}, "IK-03", tt.reps, "svc/run-1")
+		rels := []string{"svc/run-1", "svc/run-2"}[:len(tt.reps)]
+		c := judge(System{Want: tt.want}, "IK-03", tt.reps, rels)
 		if c.Agrees != tt.agrees || c.Unstable != tt.unstable {
 			t.Errorf("%s: agrees %v unstable %v; want %v %v (%+v)", tt.name, c.Agrees, c.Unstable, tt.agrees, tt.unstable, c)
 		}
-		if c.Link != "svc/run-1/report.html#check-IK-03" {
-			t.Errorf("%s: link %q", tt.name, c.Link)
+		if c.Link != tt.link {
+			t.Errorf("%s: link %q, want %q", tt.name, c.Link, tt.link)
 		}
 	}
 }
@@ -193,7 +198,8 @@ func TestDiscover(t *testing.T) {
 	writeFile(t, filepath.Join(root, "a", "deep", expect.FileName), "target: alpha\nvariants:\n  - name: plain\n    must_fail: {HS-02: c}\n")
 	writeFile(t, filepath.Join(root, "tour", SpecFile), strings.ReplaceAll(processSpec, "%s", "tour"))
 	writeFile(t, filepath.Join(root, "node_modules", "x", SpecFile), "not: a spec")
-	systems, skipped, err := Discover([]string{root}, catalogue)
+	// Roots that overlap find each target once.
+	systems, skipped, err := Discover([]string{root, filepath.Join(root, "b")}, catalogue)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,6 +224,9 @@ func TestDiscover_rejects(t *testing.T) {
 			"a/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "alpha"), "a/" + expect.FileName: "target: other\nvariants:\n  - name: p\n"},
 		"a check missing from the verdicts": {
 			"a/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "alpha"), "a/" + expect.FileName: "service: alpha\nchecks:\n  IK-03: {expect: pass, why: a}\n"},
+		"two targets whose directories differ in case alone": {
+			"a/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "Curl"), "a/" + expect.FileName: "target: Curl\nvariants:\n  - name: p\n",
+			"b/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "curl"), "b/" + expect.FileName: "target: curl\nvariants:\n  - name: p\n"},
 		"two targets with one report directory": {
 			"a/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "alpha"), "a/" + expect.FileName: "target: alpha\nvariants:\n  - name: p\n",
 			"b/" + SpecFile: strings.ReplaceAll(processSpec, "%s", "alpha"), "b/" + expect.FileName: "target: alpha\nvariants:\n  - name: p\n"},
@@ -240,6 +249,7 @@ func TestDiscover_rejects(t *testing.T) {
 func TestSystem_Slug(t *testing.T) {
 	for name, want := range map[string]string{
 		"fastify-orders": "fastify-orders", "a b/c": "a_b_c", "..": "_..", "../x": "_.._x", "": "_", "ünï": "_n_", ".hidden": "_.hidden",
+		"matrix.html": "_matrix.html", "NUL": "_NUL", "con.txt": "_con.txt", "trailing.": "_trailing.", "console": "console",
 	} {
 		if got := (System{Name: name}).Slug(); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", name, got, want)
@@ -255,5 +265,47 @@ func TestSystem_seed(t *testing.T) {
 	}
 	if free.seed(7, 1) != TargetSeed(7, "x", 1) || free.seed(7, 1) == free.seed(7, 2) {
 		t.Error("a target with no seed of its own does not draw one per run from the matrix's")
+	}
+}
+
+func TestMdText(t *testing.T) {
+	for in, want := range map[string]string{
+		"~1 s or ~2 s":         `\~1 s or \~2 s`,
+		"a | b\nc":             `a \| b c`,
+		"&amp; <b> $x$ [l](u)": `&amp;amp; &lt;b&gt; \$x\$ \[l\](u)`,
+		"bell\a":               "bell",
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSeeds(t *testing.T) {
+	for _, tt := range []struct {
+		in   []uint64
+		want string
+	}{{[]uint64{10, 10}, "10 (each run)"}, {[]uint64{1, 2, 1}, "1, 2, 1"}, {[]uint64{7}, "7"}, {nil, ""}} {
+		if got := seeds(tt.in); got != tt.want {
+			t.Errorf("seeds(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestRun_stopped: a matrix stopped before it certified anything still
+// has a row per target, each saying it was not certified.
+func TestRun_stopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	systems := []System{
+		{Name: "a", Dir: "x/a", Spec: &targets.Target{Kind: targets.KindProcess}, Want: &expect.Target{}},
+		{Name: "b", Dir: "x/b", Spec: &targets.Target{Kind: targets.KindClient}, Want: &expect.Target{}},
+	}
+	m, err := Run(ctx, systems, catalogue, Options{Out: t.TempDir(), Jobs: -1})
+	if err == nil || m == nil {
+		t.Fatalf("Run = %v, %v; want the matrix so far and an error", m, err)
+	}
+	if _, rows := m.Disagreements(); rows != 2 || m.Rows[0].Name != "a" || m.Rows[1].Kind != "client" {
+		t.Errorf("rows %+v: want both named and not certified", m.Rows)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -48,37 +49,46 @@ var reportFormats = []string{"json", "html"}
 
 // Run certifies every system opts.Runs times, opts.Jobs at a time, and
 // returns the matrix, columns drawn from cat. A target that cannot be
-// certified (its prepare script fails, it never becomes healthy) gets a
-// row saying why; Run's error is for the matrix as a whole: a context
-// ended (the matrix so far is returned with it) or an output directory
-// that cannot be written.
+// certified (its prepare script fails, it never becomes healthy, its run
+// is interrupted, resilcheck panics on it) gets a row saying why, and so
+// does one the matrix never reached; Run's error says a context ended,
+// and the matrix so far is returned with it.
 func Run(ctx context.Context, systems []System, cat Catalogue, opts Options) (*Matrix, error) {
 	if opts.Out == "" {
-		return nil, fmt.Errorf("matrix: no output directory")
+		return nil, errors.New("matrix: no output directory")
 	}
 	runs := max(opts.Runs, 1)
-	jobs := cmp.Or(opts.Jobs, 2)
+	jobs := opts.Jobs
+	if jobs < 1 {
+		jobs = 2
+	}
 	seed := opts.Seed
 	if seed == 0 {
 		seed = drawSeed()
 	}
 	m := &Matrix{Seed: seed, Runs: runs, Started: time.Now(), Version: opts.Base.Version, Columns: columns(systems, cat)}
 	m.Rows = make([]Row, len(systems))
+	for i, s := range systems {
+		m.Rows[i] = s.row()
+		m.Rows[i].Error = "not certified: the matrix was stopped before it"
+	}
 	log := &lockedWriter{w: cmp.Or[io.Writer](opts.Log, io.Discard)}
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(jobs, max(len(systems), 1)) {
 		wg.Go(func() {
 			for i := range work {
-				m.Rows[i] = certifyRow(ctx, systems[i], seed, runs, opts, log)
+				m.Rows[i] = safeRow(ctx, systems[i], seed, runs, opts, log)
 			}
 		})
 	}
+send:
 	for i := range systems {
-		if ctx.Err() != nil {
-			break
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			break send
 		}
-		work <- i
 	}
 	close(work)
 	wg.Wait()
@@ -87,6 +97,24 @@ func Run(ctx context.Context, systems []System, cat Catalogue, opts Options) (*M
 		return m, fmt.Errorf("matrix: stopped: %w", err)
 	}
 	return m, nil
+}
+
+// safeRow is certifyRow, with a panic turned into the row's error: one
+// target's bug in resilcheck must not lose every other row.
+func safeRow(ctx context.Context, s System, seed uint64, runs int, opts Options, log io.Writer) (row Row) {
+	defer func() {
+		if p := recover(); p != nil {
+			row = s.row()
+			row.Error = fmt.Sprintf("internal error in resilcheck: %v", p)
+			fmt.Fprintf(log, "%s: %s\n", s.Name, row.Error)
+		}
+	}()
+	return certifyRow(ctx, s, seed, runs, opts, log)
+}
+
+// row is s's row before any run.
+func (s System) row() Row {
+	return Row{Name: s.Name, Dir: filepath.ToSlash(s.Dir), Kind: string(s.Spec.Kind), Versions: s.Want.Versions, Cells: map[string]Cell{}}
 }
 
 // TargetSeed is the seed run (from 1) of the target named name draws from
@@ -112,10 +140,11 @@ func (s System) seed(seed uint64, run int) uint64 {
 
 // certifyRow prepares s, certifies it runs times and judges its cells.
 func certifyRow(ctx context.Context, s System, seed uint64, runs int, opts Options, log io.Writer) Row {
-	row := Row{Name: s.Name, Dir: filepath.ToSlash(s.Dir), Kind: string(s.Spec.Kind), Versions: s.Want.Versions, Cells: map[string]Cell{}}
+	row := s.row()
 	dir := filepath.Join(opts.Out, s.Slug())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		row.Error = err.Error()
+		fmt.Fprintf(log, "%s: %v\n", s.Name, err)
 		return row
 	}
 	if err := prepare(ctx, s, dir, cmp.Or(opts.PrepareTimeout, 10*time.Minute)); err != nil {
@@ -144,7 +173,7 @@ func certifyRow(ctx context.Context, s System, seed uint64, runs int, opts Optio
 		return row
 	}
 	for _, id := range s.IDs {
-		row.Cells[id] = judge(s, id, reps, row.Reports[0])
+		row.Cells[id] = judge(s, id, reps, row.Reports)
 	}
 	return row
 }
@@ -164,46 +193,51 @@ func certifyOnce(ctx context.Context, s System, seed uint64, dir string, base ce
 	cfg.Target, cfg.Seed, cfg.Checks, cfg.TargetLog = s.Spec, seed, s.Want.Run, logf
 	res, err := certify.Run(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("certifying: %w", err)
 	}
 	if err := res.Write(dir, reportFormats); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("writing its report: %w", err)
 	}
-	if len(res.Report.Checks) == 0 {
-		return nil, fmt.Errorf("no check ran: %v (the target's log: %s)", res.Err(), filepath.Join(dir, "target.log"))
+	switch {
+	case res.Report.Interrupted != "":
+		return nil, fmt.Errorf("interrupted: %s (a partial report: %s)", res.Report.Interrupted, dir)
+	case len(res.Report.Checks) == 0:
+		return nil, fmt.Errorf("no check ran: %w (the target's log: %s)", res.Err(), filepath.Join(dir, "target.log"))
 	}
 	return res.Report, nil
 }
 
-// judge makes the cell of check id from every run's report.
-func judge(s System, id string, reps []*reports.Report, first string) Cell {
+// judge makes the cell of check id from every run's report (reports[i]
+// in the directory rels[i]). Its verdict, tier, observation and link are
+// the first run's, or, where a run disagrees with the expectations, the
+// first such run's: the evidence a reader must see.
+func judge(s System, id string, reps []*reports.Report, rels []string) Cell {
 	w := s.Want.Want(id)
-	c := Cell{Expected: w.Allowed, Why: w.Why, Agrees: true, Link: href(first) + "/report.html#" + reports.CheckAnchor(id)}
+	c := Cell{Expected: w.Allowed, Why: w.Why, Agrees: true}
+	shown := -1
+	var tiers []string
 	for i, rep := range reps {
-		var got *reports.Check
-		for j := range rep.Checks {
-			if rep.Checks[j].ID == id {
-				got = &rep.Checks[j]
-				break
-			}
+		var got reports.Check
+		j := slices.IndexFunc(rep.Checks, func(ch reports.Check) bool { return ch.ID == id })
+		if j >= 0 {
+			got = rep.Checks[j]
+		} else {
+			got.Observed = "not in the report"
 		}
-		if got == nil {
-			c.Runs = append(c.Runs, "")
-			c.Agrees = false
-			if i == 0 {
-				c.Observed = "not in the report"
-			}
-			continue
-		}
-		c.Runs = append(c.Runs, got.Status)
-		if !w.Agrees(got.Status, got.Tier) {
-			c.Agrees = false
-		}
-		if i == 0 {
+		c.Runs, tiers = append(c.Runs, got.Status), append(tiers, got.Tier)
+		agrees := j >= 0 && w.Agrees(got.Status, got.Tier)
+		if shown < 0 || (!agrees && c.Agrees) {
+			shown = i
 			c.Status, c.Tier, c.Observed = got.Status, got.Tier, cmp.Or(got.Observed, got.Reason)
+			c.Link = href(rels[i]) + "/report.html#" + reports.CheckAnchor(id)
+		}
+		c.Agrees = c.Agrees && agrees
+	}
+	for i := range c.Runs {
+		if c.Runs[i] != c.Runs[0] || tiers[i] != tiers[0] {
+			c.Unstable = true
 		}
 	}
-	c.Unstable = slices.ContainsFunc(c.Runs, func(s reports.Status) bool { return s != c.Runs[0] })
 	return c
 }
 

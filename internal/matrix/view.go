@@ -135,15 +135,16 @@ func href(rel string) string {
 	return strings.Join(segs, "/")
 }
 
-// seeds renders a row's run seeds: one when its runs share it.
+// seeds renders a row's run seeds: one, "(each run)", when they are all
+// alike.
 func seeds(ss []uint64) string {
-	var parts []string
+	parts := make([]string, len(ss))
+	alike := true
 	for i, s := range ss {
-		if i == 0 || s != ss[0] {
-			parts = append(parts, strconv.FormatUint(s, 10))
-		}
+		parts[i] = strconv.FormatUint(s, 10)
+		alike = alike && s == ss[0]
 	}
-	if len(parts) == 1 && len(ss) > 1 {
+	if alike && len(ss) > 1 {
 		return parts[0] + " (each run)"
 	}
 	return strings.Join(parts, ", ")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/resilcheck/resilcheck/reports"
@@ -19,6 +20,9 @@ const (
 // Write writes m into dir as JSON, Markdown and one self-contained HTML
 // page, each file replaced whole.
 func Write(dir string, m *Matrix) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("matrix: %w", err)
+	}
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer, *Matrix) error

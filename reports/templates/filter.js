@@ -21,4 +21,16 @@
   form.addEventListener("change", apply);
   form.addEventListener("reset", function () { setTimeout(apply, 0); });
   apply();
+  // A link to one check (report.html#check-IK-03, as the matrix's cells
+  // are) opens it and the passing list around it.
+  function reveal() {
+    var d = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    for (; d; d = d.parentElement && d.parentElement.closest("details")) {
+      if (d.tagName === "DETAILS") { d.open = true; }
+    }
+    d = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (d) { d.scrollIntoView(); }
+  }
+  window.addEventListener("hashchange", reveal);
+  reveal();
 })();

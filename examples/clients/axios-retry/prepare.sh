@@ -2,4 +2,5 @@
 # Installs the locked npm packages client.mjs needs, once (resilcheck matrix
 # runs this before certifying; so does TestAxiosRetry).
 set -euo pipefail
-[ -d node_modules ] || npm ci --no-audit --no-fund
+# npm writes node_modules/.package-lock.json last: an install cut short is redone.
+[ -f node_modules/.package-lock.json ] || npm ci --no-audit --no-fund
