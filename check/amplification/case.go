@@ -78,14 +78,3 @@ func failureFault(kind string) faults.Fault {
 	}
 	return faults.Abort{Status: http.StatusServiceUnavailable, Body: "unavailable"}
 }
-
-// worstGroup returns the largest group and its size.
-func worstGroup(groups [][]faults.Entry) ([]faults.Entry, int) {
-	var worst []faults.Entry
-	for _, g := range groups {
-		if len(g) > len(worst) {
-			worst = g
-		}
-	}
-	return worst, len(worst)
-}

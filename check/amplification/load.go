@@ -125,7 +125,7 @@ func retriesIn(c *check.Case, o *outage, from, to time.Time) (retries, requests 
 func oneLayer(ctx context.Context, c *check.Case) check.Result {
 	h := c.Harness
 	limit := h.Policy.Retry.Attempts()
-	want := fmt.Sprintf("while every dependency call fails: at most %s calls per logical request (one layer's attempts, not the product over layers), and the caller told of the failure (429, 502, 503 or 504)", h.Policy.Retry.AttemptsText())
+	want := fmt.Sprintf("while every dependency call fails: at most %s attempts per logical request (one layer's, not the product over layers; a hedged copy overlapping its attempt is no attempt of its own), and the caller told of the failure (429, 502, 503 or 504)", h.Policy.Retry.AttemptsText())
 	// The outage starts with one request alone: under load, a breaker or a
 	// retry budget the requests share can cut every schedule short once a
 	// handful of calls failed, hiding retries multiplied over layers from
@@ -141,9 +141,11 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 	key := c.Key()
 	r, lone := logicalRequests(ctx, c, check.Call{Key: key, Tenant: c.Tenant(), Amount: c.Amount()})
 	remove()
-	if len(lone) > limit {
-		return check.Fail(want, fmt.Sprintf("a request sent alone as the outage began reached the dependency %d times (key %s), client got %s: more than one layer retries",
-			len(lone), keyList(h, lone[:1]), check.Describe(r)), c.Evidence()...)
+	// Attempts, not calls: a hedged copy that overlaps its attempt is no
+	// retry (RB-01 counts so too).
+	if a := len(check.Attempts(lone)); a > limit {
+		return check.Fail(want, fmt.Sprintf("a request sent alone as the outage began reached the dependency in %d attempts (%d calls, key %s), client got %s: more than one layer retries",
+			a, len(lone), keyList(h, lone[:1]), check.Describe(r)), c.Evidence()...)
 	}
 	if layers := retryingLayers(c, mark, key, lone); len(layers) > 1 {
 		return check.Fail(want, fmt.Sprintf("a request sent alone as the outage began: %s, client got %s: more than one layer retries",
@@ -153,18 +155,23 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 	if reason := runOutage(ctx, c, o); reason != "" {
 		return check.Inconclusive("%s", reason)
 	}
-	groups := groupByKey(c, o.calls)
-	worst, n := worstGroup(groups)
+	var worst []faults.Entry
+	n := 0
+	for _, g := range groupByKey(c, o.calls) {
+		if a := len(check.Attempts(g)); a > n {
+			worst, n = g, a
+		}
+	}
 	if n > limit {
-		return check.Fail(want, fmt.Sprintf("%d requests at %.0f/s: one logical request reached the dependency %d times (key %s): more than one layer retries",
-			len(o.front), o.rate, n, keyList(h, worst[:1])), append(worst, o.front...)...)
+		return check.Fail(want, fmt.Sprintf("%d requests at %.0f/s: one logical request reached the dependency in %d attempts (%d calls, key %s): more than one layer retries",
+			len(o.front), o.rate, n, len(worst), keyList(h, worst[:1])), append(worst, o.front...)...)
 	}
 	for _, e := range o.front {
 		if !slices.Contains(outageStatuses, e.Status) {
 			return check.Fail(want, fmt.Sprintf("a request answered %s during the outage instead of a gateway error or a back-off signal", outageAnswer(e.Status)), e)
 		}
 	}
-	return check.Pass(want, fmt.Sprintf("one request alone: %d calls; then %d requests at %.0f/s over %s: at most %d calls per request (%d calls in all), every answer a gateway error or a back-off signal",
+	return check.Pass(want, fmt.Sprintf("one request alone: %d calls; then %d requests at %.0f/s over %s: at most %d attempts per request (%d calls in all), every answer a gateway error or a back-off signal",
 		len(lone), len(o.front), o.rate, o.outage, n, len(o.calls)), c.Evidence()...)
 }
 
