@@ -46,11 +46,30 @@ type placed struct {
 // the target has not stored.
 func (h *Harness) NewCase(ctx context.Context, id string) *Case {
 	h.Settle(ctx)
-	return &Case{Harness: h, ID: id, rnd: h.Rand(strings.TrimSuffix(id, againSuffix)), keys: h.Rand(id + "/keys"), mark: h.Journal.LastSeq()}
+	return &Case{Harness: h, ID: id, rnd: h.Rand(firstID(id)), keys: h.Rand(id + "/keys"), mark: h.Journal.LastSeq()}
 }
 
 // againSuffix names the case of a check judged again (rejudged).
 const againSuffix = "/again"
+
+// againID names the nth rerun of check id's case: its draws are the first
+// run's, its keys its own.
+func againID(id string, n int) string {
+	if n == 1 {
+		return id + againSuffix
+	}
+	return fmt.Sprintf("%s%s%d", id, againSuffix, n)
+}
+
+// firstID is the case a rerun's case id reruns (id itself for a first run,
+// and for a case nested in a rerun, which draws its own).
+func firstID(id string) string {
+	i := strings.LastIndex(id, againSuffix)
+	if i < 0 || strings.Trim(id[i+len(againSuffix):], "0123456789") != "" {
+		return id
+	}
+	return id[:i]
+}
 
 // Sub starts a nested case with its own generator, rules and window, for
 // work that must not draw from or blame the enclosing case (a warm-up, one

@@ -114,3 +114,16 @@ func TestHarness_NewCase_again(t *testing.T) {
 		t.Error("the second run reused the first's key or tenant, which the target has stored")
 	}
 }
+
+// TestFirstID: a rerun's case draws what the first run drew; a case
+// nested in a rerun (a property's generated case) draws its own.
+func TestFirstID(t *testing.T) {
+	for id, want := range map[string]string{
+		"HS-09": "HS-09", "HS-09/again": "HS-09", "HS-09/again2": "HS-09",
+		"DL-03p/again-3": "DL-03p/again-3", "IK-11/again/probe": "IK-11/again/probe",
+	} {
+		if got := firstID(id); got != want {
+			t.Errorf("firstID(%q) = %q; want %q", id, got, want)
+		}
+	}
+}

@@ -12,20 +12,23 @@ import (
 )
 
 // TestHarness_rejudged: a timed check that fails while the runner stalls
-// beyond the tolerance runs again under a case id of its own; the second
-// run decides when the runner kept within it, and otherwise the check is
-// inconclusive. A check that is not timed, or that failed on a quiet
+// beyond the tolerance runs again under a case id of its own; the first
+// rerun the runner kept within it decides, and after two disturbed reruns
+// the check is inconclusive. A check that is not timed, or that failed on a quiet
 // runner, runs once.
 func TestHarness_rejudged(t *testing.T) {
 	const stalled, quiet = 80 * time.Millisecond, 5 * time.Millisecond // the limit is 50 ms
 	fail1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7, shrunk to the story below)", Counterexample: []string{"step"}}
 	fail2 := Result{Status: reports.StatusFail, Observed: "run 2 (seed 8, shrunk to the story below)"}
 	pass2 := Result{Status: reports.StatusPass, Observed: "run 2"}
+	fail3 := Result{Status: reports.StatusFail, Observed: "run 3 (seed 9)"}
+	pass3 := Result{Status: reports.StatusPass, Observed: "run 3"}
 	inc2 := Result{Status: reports.StatusInconclusive, Reason: "run 2 saw no dependency call"}
 	// Passes that rest on events spread wider than a 10 ms stall could
 	// spread them (Quiet), or not.
 	near1 := Result{Status: reports.StatusPass, Observed: "run 1: 60 % in one bucket", Quiet: 10 * time.Millisecond}
 	near2 := Result{Status: reports.StatusPass, Observed: "run 2: 55 % in one bucket", Quiet: 10 * time.Millisecond}
+	near3 := Result{Status: reports.StatusPass, Observed: "run 3: 58 % in one bucket", Quiet: 10 * time.Millisecond}
 	lock2 := Result{Status: reports.StatusFail, Observed: "run 2: 100 % in one bucket"}
 	// Late by 2 s: no 80 ms stall explains it.
 	late1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7)", Margin: 2 * time.Second}
@@ -49,16 +52,20 @@ func TestHarness_rejudged(t *testing.T) {
 			"run 1 (seed 7, shrunk to the story below) (the runner stalled 80 ms during this run, beyond the 50 ms a timing verdict can bear, so the check ran again, stalling no longer than that, and failed again: run 2 (seed 8))", true},
 		{"passes on a quiet rerun", "retry-after", []Result{fail1, pass2}, []time.Duration{stalled, quiet}, reports.StatusPass,
 			"run 2 (on a second run: the first failed while the runner stalled 80 ms, beyond the 50 ms a timing verdict can bear: run 1 (seed 7))", false},
-		{"failed twice under stalls", "retry-after", []Result{fail1, fail2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive,
-			"noisy runner: the runner stalled 80 ms and then 80 ms during two runs of this check, beyond the 50 ms a timing verdict can bear; the first run failed: run 1 (seed 7, shrunk to the story below); the second failed: run 2 (seed 8)", true},
-		{"passed under a stall after failing under one", "retry-after", []Result{fail1, pass2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive, "", true},
+		{"failed three times under stalls", "retry-after", []Result{fail1, fail2, fail3}, []time.Duration{stalled, stalled, 90 * time.Millisecond}, reports.StatusInconclusive,
+			"noisy runner: the runner stalled 80 ms, 80 ms and then 90 ms during three runs of this check, beyond the 50 ms a timing verdict can bear; the first run failed: run 1 (seed 7, shrunk to the story below); the last failed: run 3 (seed 9)", true},
+		{"passed under stalls after failing under one", "retry-after", []Result{fail1, pass2, pass3}, []time.Duration{stalled, stalled, stalled}, reports.StatusInconclusive, "", true},
+		{"decided on a third run", "retry-after", []Result{fail1, fail2, pass3}, []time.Duration{stalled, 70 * time.Millisecond, quiet}, reports.StatusPass,
+			"run 3 (on run 3 (the runner stalled 70 ms during the runs between): the first failed while the runner stalled 80 ms, beyond the 50 ms a timing verdict can bear: run 1 (seed 7))", false},
+		{"confirmed on a third run", "retry-after", []Result{fail1, pass2, fail3}, []time.Duration{stalled, stalled, quiet}, reports.StatusFail,
+			"run 1 (seed 7, shrunk to the story below) (the runner stalled 80 ms during this run, beyond the 50 ms a timing verdict can bear, so the check ran again, stalling no longer than that, and failed again: run 3 (seed 9) on run 3 (the runner stalled 80 ms during the runs between))", true},
 		{"a near pass on a quiet runner", "retry-after", []Result{near1}, []time.Duration{quiet}, reports.StatusPass, "run 1: 60 % in one bucket", false},
 		{"a near pass under a stall, then a quiet pass", "retry-after", []Result{near1, near2}, []time.Duration{stalled, quiet}, reports.StatusPass,
 			"run 2: 55 % in one bucket (on a second run: the first passed while the runner stalled 80 ms, longer than the 10 ms its pass could bear: run 1: 60 % in one bucket)", false},
 		{"a near pass under a stall, then lockstep", "retry-after", []Result{near1, lock2}, []time.Duration{stalled, quiet}, reports.StatusFail,
 			"run 2: 100 % in one bucket (on a second run: the first passed while the runner stalled 80 ms, longer than the 10 ms its pass could bear: run 1: 60 % in one bucket)", false},
-		{"near passes under two stalls", "retry-after", []Result{near1, near2}, []time.Duration{stalled, stalled}, reports.StatusInconclusive,
-			"noisy runner: the runner stalled 80 ms and then 80 ms during two runs of this check, longer than the 10 ms its first pass could bear: run 1: 60 % in one bucket; the second passed: run 2: 55 % in one bucket", false},
+		{"near passes under three stalls", "retry-after", []Result{near1, near2, near3}, []time.Duration{stalled, stalled, stalled}, reports.StatusInconclusive,
+			"noisy runner: the runner stalled 80 ms, 80 ms and then 80 ms during three runs of this check, longer than the 10 ms its first pass could bear: run 1: 60 % in one bucket; the last passed: run 3: 58 % in one bucket", false},
 		{"inconclusive rerun", "retry-after", []Result{fail1, inc2}, []time.Duration{stalled, quiet}, reports.StatusInconclusive,
 			"run 2 saw no dependency call (on a second run: the first failed while the runner stalled 80 ms, beyond the 50 ms a timing verdict can bear: run 1 (seed 7))", false},
 	} {
@@ -79,8 +86,10 @@ func TestHarness_rejudged(t *testing.T) {
 			if res.Status != c.want || len(ids) != len(c.runs) {
 				t.Fatalf("%s after %d runs (%q); want %s after %d", res.Status, len(ids), res.Observed+res.Reason, c.want, len(c.runs))
 			}
-			if len(ids) == 2 && ids[1] != "HS-T/again" {
-				t.Errorf("second run's case is %q; want fresh draws under HS-T/again", ids[1])
+			for i, want := range []string{"HS-T", "HS-T/again", "HS-T/again2"}[:len(ids)] {
+				if ids[i] != want {
+					t.Errorf("run %d's case is %q; want %q", i+1, ids[i], want)
+				}
 			}
 			if got := res.Observed + res.Reason; c.wantText != "" && got != c.wantText {
 				t.Errorf("text = %q\nwant   %q", got, c.wantText)
