@@ -34,7 +34,22 @@ const hedgeRace = 20 * time.Millisecond
 // the count errs low; it errs high for a hedge whose timer fires just as
 // a failure arrives (after a success it joins), and copies sent together
 // with the first (a hedging delay of 0) are attempts of their own.
-func Attempts(calls []faults.Entry) [][]faults.Entry { return overlapping(calls, minHedgeDelay, 0) }
+func Attempts(calls []faults.Entry) [][]faults.Entry {
+	return grouping{minGap: minHedgeDelay}.group(calls)
+}
+
+// Attempts groups calls as the package's Attempts does, knowing the
+// hedging delay the target declares: a call that starts when the attempt's
+// next hedge was due (its copies so far times the delay after it began),
+// within the harness's slack either way, after a copy that was answered 2xx
+// no sooner than the slack before then, is that hedge. On a busy runner the
+// hedge timer and the success race, and the copy reaches the dependency
+// after the success was journaled; no retry follows a success, and a copy
+// on the declared schedule is the hedge the target said it sends.
+func (h *Harness) Attempts(calls []faults.Entry) [][]faults.Entry {
+	p := h.Policy.Hedging
+	return grouping{minGap: minHedgeDelay, hedgeDelay: p.Delay, copies: p.Copies(), late: h.Slack()}.group(calls)
+}
 
 // Overlapping groups calls that overlap in time, in the order they started:
 // a call that starts while a call of the current group is outstanding joins
@@ -50,13 +65,45 @@ func Attempts(calls []faults.Entry) [][]faults.Entry { return overlapping(calls,
 // often ends its attempt, and has the loser cancelled, a millisecond after
 // it began, and any margin would take it for an attempt of its own.
 func Overlapping(calls []faults.Entry, margin time.Duration) [][]faults.Entry {
-	return overlapping(calls, 0, margin)
+	return grouping{margin: margin}.group(calls)
 }
 
-// overlapping groups calls as Attempts does, a call joining a group only
-// when it starts at least minGap after the group's first, and an answered
-// call outstanding until margin before its journaled end.
-func overlapping(calls []faults.Entry, minGap, margin time.Duration) [][]faults.Entry {
+// OnHedgeSchedule says a[i], a copy in attempt a, started when the
+// target's declared hedging sends its ith copy (i delays after the
+// attempt began), within the harness's slack either way.
+func (h *Harness) OnHedgeSchedule(a []faults.Entry, i int) bool {
+	d := h.Policy.Hedging.Delay
+	if d <= 0 || i < 1 || i >= len(a) {
+		return false
+	}
+	due, late := a[0].Received.Add(time.Duration(i)*d), h.Slack()
+	return !a[i].Received.Before(due.Add(-late)) && !a[i].Received.After(due.Add(late))
+}
+
+// grouping is how calls are grouped into attempts: a call joins a group
+// only when it starts at least minGap after the group's first, an answered
+// call is outstanding until margin before its journaled end, and with a
+// hedgeDelay a call on the hedging schedule (within late) after a success
+// joins too.
+type grouping struct {
+	minGap, margin   time.Duration
+	hedgeDelay, late time.Duration
+	copies           int // the most copies of one attempt the target declares
+}
+
+// scheduledHedge says e starts when the next hedge of attempt a, which
+// ended (its last copy) at end, was due, within g.late, and a copy was
+// still outstanding then, give or take g.late.
+func (g grouping) scheduledHedge(a []faults.Entry, end time.Time, e faults.Entry) bool {
+	if g.hedgeDelay <= 0 || len(a) >= g.copies {
+		return false
+	}
+	due := a[0].Received.Add(time.Duration(len(a)) * g.hedgeDelay)
+	return !e.Received.Before(due.Add(-g.late)) && !e.Received.After(due.Add(g.late)) && !end.Add(g.late).Before(due)
+}
+
+func (g grouping) group(calls []faults.Entry) [][]faults.Entry {
+	minGap, margin := g.minGap, g.margin
 	calls = slices.Clone(calls)
 	slices.SortStableFunc(calls, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
 	var out [][]faults.Entry
@@ -65,7 +112,7 @@ func overlapping(calls []faults.Entry, minGap, margin time.Duration) [][]faults.
 	for _, e := range calls {
 		n := len(out)
 		joins := n > 0 && e.Received.Sub(out[n-1][0].Received) >= minGap &&
-			(e.Received.Before(end) || won && e.Received.Before(end.Add(hedgeRace)))
+			(e.Received.Before(end) || won && (e.Received.Before(end.Add(hedgeRace)) || g.scheduledHedge(out[n-1], end, e)))
 		if joins {
 			out[n-1] = append(out[n-1], e)
 		} else {

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -93,4 +95,42 @@ func TestOverlapping(t *testing.T) {
 func withStatus(e faults.Entry, status int) faults.Entry {
 	e.Status = status
 	return e
+}
+
+// TestHarness_Attempts: knowing the declared hedging delay, a copy that
+// reaches the dependency when the hedge was due, just after a slow success
+// was journaled, is that hedge; a call after a fast success or after a
+// failure is not, nor a copy beyond the declared cap.
+func TestHarness_Attempts(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	call := func(from, to, status int) faults.Entry {
+		return faults.Entry{ID: fmt.Sprint("dependency-", from), Received: t0.Add(time.Duration(from) * time.Millisecond),
+			Finished: t0.Add(time.Duration(to) * time.Millisecond), Status: status}
+	}
+	hedging := &Harness{Tolerance: 50 * time.Millisecond, Policy: Policy{Hedging: HedgingPolicy{Delay: 300 * time.Millisecond}}}
+	plain := &Harness{Tolerance: 50 * time.Millisecond}
+	for _, tc := range []struct {
+		name  string
+		h     *Harness
+		calls []faults.Entry
+		want  []int // copies per attempt
+	}{
+		{"hedge due as a slow success ended", hedging, []faults.Entry{call(0, 290, 201), call(330, 335, 201)}, []int{2}},
+		{"the same without hedging declared", plain, []faults.Entry{call(0, 290, 201), call(330, 335, 201)}, []int{1, 1}},
+		{"call long after a fast success", hedging, []faults.Entry{call(0, 5, 201), call(300, 305, 201)}, []int{1, 1}},
+		{"call after a slow failure", hedging, []faults.Entry{call(0, 290, 503), call(330, 335, 201)}, []int{1, 1}},
+		{"call well after the hedge was due", hedging, []faults.Entry{call(0, 290, 201), call(400, 405, 201)}, []int{1, 1}},
+		{"a third copy beyond the declared two", hedging,
+			[]faults.Entry{call(0, 590, 201), call(300, 590, 0), call(620, 625, 201)}, []int{2, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n []int
+			for _, a := range tc.h.Attempts(tc.calls) {
+				n = append(n, len(a))
+			}
+			if !slices.Equal(n, tc.want) {
+				t.Fatalf("attempts %v; want %v", n, tc.want)
+			}
+		})
+	}
 }

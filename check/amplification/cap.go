@@ -142,7 +142,7 @@ func attemptCap(ctx context.Context, c *check.Case) check.Result {
 		}
 		r, calls := logicalRequests(ctx, c, cl)
 		remove()
-		attempts := check.Attempts(calls)
+		attempts := h.Attempts(calls)
 		if len(attempts) > limit {
 			return check.Fail(want, fmt.Sprintf("%s: %s for one logical request (keys %s), client got %s", label, callCount(calls, attempts), keyList(h, calls), check.Describe(r)), c.Evidence()...)
 		}

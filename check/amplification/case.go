@@ -32,7 +32,7 @@ func logicalRequests(ctx context.Context, c *check.Case, cl check.Call) (check.R
 // groupByKey groups calls by the key the target forwarded, keeping order;
 // each call without a key is a group of its own (it cannot be tied to
 // others). A group holds one call per attempt, its first copy: hedged
-// copies overlapping it (check.Attempts) are no retries, and the hedging
+// copies in its attempt (Harness.Attempts) are no retries, and the hedging
 // suite judges them.
 func groupByKey(c *check.Case, calls []faults.Entry) [][]faults.Entry {
 	idx := map[string]int{}
@@ -52,7 +52,7 @@ func groupByKey(c *check.Case, calls []faults.Entry) [][]faults.Entry {
 		groups[i] = append(groups[i], e)
 	}
 	for i, g := range groups {
-		attempts := check.Attempts(g)
+		attempts := c.Harness.Attempts(g)
 		if len(attempts) == len(g) {
 			continue
 		}

@@ -143,7 +143,7 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 	remove()
 	// Attempts, not calls: a hedged copy that overlaps its attempt is no
 	// retry (RB-01 counts so too).
-	if a := len(check.Attempts(lone)); a > limit {
+	if a := len(h.Attempts(lone)); a > limit {
 		return check.Fail(want, fmt.Sprintf("a request sent alone as the outage began reached the dependency in %d attempts (%d calls, key %s), client got %s: more than one layer retries",
 			a, len(lone), keyList(h, lone[:1]), check.Describe(r)), c.Evidence()...)
 	}
@@ -158,7 +158,7 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 	var worst []faults.Entry
 	n := 0
 	for _, g := range groupByKey(c, o.calls) {
-		if a := len(check.Attempts(g)); a > n {
+		if a := len(h.Attempts(g)); a > n {
 			worst, n = g, a
 		}
 	}
@@ -196,7 +196,7 @@ func retryingLayers(c *check.Case, mark uint64, key string, calls []faults.Entry
 		}
 		above = len(carried[i])
 	}
-	if attempts := len(check.Attempts(calls)); above > 0 && attempts > above {
+	if attempts := len(h.Attempts(calls)); above > 0 && attempts > above {
 		layers = append(layers, fmt.Sprintf("%s retried (%d dependency attempts for %d requests)", h.Hops[len(h.Hops)-1].To, attempts, above))
 	}
 	return layers
