@@ -39,7 +39,8 @@ type Check struct {
 	// RunWide says the check judges every exchange of the run so far (all
 	// the 429s the target sent, every response on a rate-limited route), not
 	// only its case's: a runner with several copies of the target runs it
-	// after the others, alone, with a journal of every copy's exchanges.
+	// after the others, beside the other run-wide checks, with a journal of
+	// every copy's exchanges.
 	RunWide bool
 	// Blame is how a failure on a multi-tier target is laid at a tier's
 	// door, the rules tried in order; nil means the suite's.

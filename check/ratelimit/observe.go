@@ -3,10 +3,15 @@ package ratelimit
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
+	"weak"
 
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
@@ -65,10 +70,24 @@ func rlOperation(ctx context.Context, c *check.Case, tenant string, op check.Ope
 
 // journalObs returns every response the front proxy passed from the target
 // in the whole run: responses a fault rule made up are not the target's.
+// Each journal's responses are read once (obsMemo): the run-wide scans
+// read a run of tens of thousands of exchanges one after another.
 func journalObs(h *check.Harness) []check.Observation {
-	var out []check.Observation
 	routes := limitedRoutes(h)
-	for _, e := range h.Journal.After(0, faults.BySide("front")) {
+	read := obsReader{tenant: h.Conventions.TenantHeaderName(), routes: fmt.Sprint(routes)}
+	key := weak.Make(h.Journal)
+	v, loaded := obsMemo.LoadOrStore(key, &obsCache{reader: read})
+	if !loaded {
+		runtime.AddCleanup(h.Journal, func(k weak.Pointer[faults.Journal]) { obsMemo.Delete(k) }, key)
+	}
+	memo := v.(*obsCache)
+	if memo.reader != read {
+		memo = &obsCache{reader: read} // another harness's reading: not shared
+	}
+	memo.mu.Lock()
+	defer memo.mu.Unlock()
+	for _, e := range h.Journal.After(memo.upTo, faults.BySide("front")) {
+		memo.upTo = max(memo.upTo, e.Seq)
 		if e.Rule != "" || e.Outcome != faults.OutcomePassed || e.Status == 0 {
 			continue
 		}
@@ -82,12 +101,26 @@ func journalObs(h *check.Harness) []check.Observation {
 		}
 		o := check.Observe(hd, at)
 		o.Sent = e.Received
-		o.Status, o.Tenant, o.Source = e.Status, e.Header(h.Conventions.TenantHeaderName()), "journal "+e.ID
+		o.Status, o.Tenant, o.Source = e.Status, e.Header(read.tenant), "journal "+e.ID
 		o.Entry, o.Limited = &e, anyRoute(routes, e.Method, e.Path)
-		out = append(out, o)
+		memo.obs = append(memo.obs, o)
 	}
-	return out
+	return slices.Clip(memo.obs)
 }
+
+// obsMemo holds, per journal, the responses journalObs has read from it.
+var obsMemo sync.Map // weak.Pointer[faults.Journal] → *obsCache
+
+// obsCache is what journalObs read from one journal, up to entry upTo.
+type obsCache struct {
+	reader obsReader
+	mu     sync.Mutex
+	upTo   uint64
+	obs    []check.Observation
+}
+
+// obsReader is what a reading depends on besides the journal.
+type obsReader struct{ tenant, routes string }
 
 // sample sends n sequential probes (when a probe is declared) on a fresh
 // tenant, then one effectful request (a declared rate-limited operation when
