@@ -39,7 +39,7 @@ func runClient(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	seed := cfg.Seed
 	if seed == 0 {
-		seed = drawSeed()
+		seed = DrawSeed()
 	}
 	started := time.Now()
 	journal := faults.NewJournal(faults.WithCapacity(1 << 16))

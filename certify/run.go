@@ -75,7 +75,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	seed := cfg.Seed
 	if seed == 0 {
-		seed = drawSeed()
+		seed = DrawSeed()
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -314,9 +314,9 @@ func waitHealthy(ctx context.Context, url string) error {
 	return fmt.Errorf("%w: %w", ErrUnhealthy, err)
 }
 
-// drawSeed returns a random seed below 2^53, so it survives JSON readers
-// that hold numbers as doubles.
-func drawSeed() uint64 {
+// DrawSeed returns a random seed below 2^53, so it survives JSON readers
+// that hold numbers as doubles: what a run uses when none is given.
+func DrawSeed() uint64 {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return binary.LittleEndian.Uint64(b[:])&(1<<53-1) | 1

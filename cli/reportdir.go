@@ -3,6 +3,8 @@ package cli
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/resilcheck/resilcheck/reports"
 )
 
 // defaultReportDir is where certify writes its report unless told otherwise.
@@ -25,11 +27,5 @@ func narrowedReportDir(dir string, suiteNames, checkIDs []string) string {
 // pathSafe keeps the characters a selection can legitimately hold, so a
 // typed --check cannot walk the report elsewhere.
 func pathSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("+-_.", r):
-			return r
-		}
-		return '_'
-	}, s)
+	return reports.SafeName(s, "+-_.")
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -136,13 +135,7 @@ func newHTMLView(r *Report) htmlView {
 // CheckAnchor is the fragment that names check id's section in the HTML
 // report (report.html#check-IK-03), which other pages may link to.
 func CheckAnchor(id string) string {
-	return "check-" + strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, id)
+	return "check-" + SafeName(id, "-_.")
 }
 
 func newHTMLCheck(c Check) htmlCheck {

@@ -1,8 +1,6 @@
 package matrix
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"slices"
 
 	"github.com/resilcheck/resilcheck/check"
@@ -40,12 +38,4 @@ func NewCatalogue(entries []check.Entry, clientSuite string) Catalogue {
 		}
 	}
 	return c
-}
-
-// drawSeed returns a random seed below 2^53, which JSON readers holding
-// numbers as doubles keep exactly.
-func drawSeed() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])&(1<<53-1) | 1
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/expect"
+	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -143,13 +144,7 @@ func load(dir string, cat Catalogue, opts []targets.Option) (System, error) {
 // name Windows reserves (prefixed with '_'), so no spec's name can write
 // its report outside the matrix's directory or over its pages.
 func (s System) Slug() string {
-	slug := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, s.Name)
+	slug := reports.SafeName(s.Name, "-_.")
 	if slug == "" || strings.HasPrefix(slug, ".") || strings.HasSuffix(slug, ".") || reserved(slug) {
 		slug = "_" + slug
 	}

@@ -64,7 +64,7 @@ func Run(ctx context.Context, systems []System, cat Catalogue, opts Options) (*M
 	}
 	seed := opts.Seed
 	if seed == 0 {
-		seed = drawSeed()
+		seed = certify.DrawSeed()
 	}
 	m := &Matrix{Seed: seed, Runs: runs, Started: time.Now(), Version: opts.Base.Version, Columns: columns(systems, cat)}
 	m.Rows = make([]Row, len(systems))
