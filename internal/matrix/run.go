@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 )
 
@@ -241,7 +242,8 @@ func judge(s System, id string, reps []*reports.Report, rels []string) Cell {
 	return c
 }
 
-// prepare runs s's prepare.sh, when it has one, with its output in dir.
+// prepare runs s's prepare.sh, when it has one, with its output in dir;
+// at the timeout the script and everything it started are killed.
 func prepare(ctx context.Context, s System, dir string, timeout time.Duration) error {
 	script := filepath.Join(s.Dir, PrepareFile)
 	if _, err := os.Stat(script); err != nil {
@@ -257,7 +259,7 @@ func prepare(ctx context.Context, s System, dir string, timeout time.Duration) e
 	cmd := exec.CommandContext(ctx, "bash", PrepareFile)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = s.Dir, out, out
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
+	if err := launch.RunInGroup(cmd); err != nil {
 		return fmt.Errorf("%s failed: %w (its output: %s)", PrepareFile, err, out.Name())
 	}
 	return nil
