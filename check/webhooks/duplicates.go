@@ -62,12 +62,25 @@ func lostAnswer(ctx context.Context, w *wcase, ev event) check.Result {
 	if first.Err == nil {
 		return check.Inconclusive("the front proxy did not lose the first answer (%s)", check.Describe(first))
 	}
+	if lost := lostStatus(w.Entries("front")); lost/100 != 2 {
+		return check.Inconclusive("the answer the front proxy lost was %d, not a 2xx: the receiver had not accepted the event, so nothing tells a redelivery of a committed one", lost)
+	}
 	again := w.deliver(ctx, delivery{event: ev})
 	want := "the delivery after the lost answer is answered 2xx; 1 effect"
 	if !is2xx(again) {
 		return notTimed(check.Fail(want, fmt.Sprintf("the delivery after the lost answer got %s", check.Describe(again)), w.Evidence()...))
 	}
 	return oneEffect(ctx, w, want, "the answer to the first delivery lost, the second answered "+check.Describe(again))
+}
+
+// lostStatus is the receiver's status in the first answer the front proxy
+// lost among es, or 0.
+func lostStatus(es []faults.Entry) int {
+	i := slices.IndexFunc(es, func(e faults.Entry) bool { return e.Fault != "" && len(e.UpstreamStatuses) > 0 })
+	if i < 0 {
+		return 0
+	}
+	return es[i].UpstreamStatuses[0]
 }
 
 // oneEffect judges that the case made exactly one effect.
@@ -78,7 +91,7 @@ func oneEffect(ctx context.Context, w *wcase, want, seen string) check.Result {
 	}
 	obs := fmt.Sprintf("%s; %d effects (%s)", seen, ef.Total, ef)
 	if ef.Total != 1 {
-		return notTimed(check.Fail(want, obs, w.Evidence()...))
+		return blameReceiver(w, notTimed(check.Fail(want, obs, w.Evidence()...)))
 	}
 	return check.Pass(want, obs, w.Evidence()...)
 }

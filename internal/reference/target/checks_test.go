@@ -15,15 +15,7 @@ import (
 // expectations.yaml must fail them. Each is a debt (a check that cannot
 // fail is a defect); the note says what shows it failing today, if
 // anything. Remove an entry when a defect or an example variant names it.
-var unproven = map[string]string{
-	"WH-01": "the reference has no webhook receiver yet",
-	"WH-02": "the reference has no webhook receiver yet",
-	"WH-03": "the reference has no webhook receiver yet",
-	"WH-04": "the reference has no webhook receiver yet",
-	"WH-05": "the reference has no webhook receiver yet",
-	"WH-06": "the reference has no webhook receiver yet",
-	"WH-07": "the reference has no webhook receiver yet",
-}
+var unproven = map[string]string{}
 
 // examplesDir holds the example targets whose expectations.yaml files
 // (package expect) may prove checks failing.
