@@ -1,6 +1,8 @@
 package targets
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -44,5 +46,27 @@ func TestParse_webhooks(t *testing.T) {
 	w := tg.Webhooks
 	if w.Scheme != SchemeStandard || w.Effects.Probe.Method != "GET" || w.Effects.Probe.Count != "$" || !w.Declared() {
 		t.Errorf("webhooks = %+v", w)
+	}
+}
+
+// TestParse_initWebhooks uncomments init.yaml's webhooks section: the
+// example a new user edits must itself be a valid receiver.
+func TestParse_initWebhooks(t *testing.T) {
+	t.Setenv("WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	data, err := os.ReadFile("init.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := regexp.MustCompile(`(?m)^# webhooks:\n(#.*\n)*`).FindIndex(data)
+	if i == nil {
+		t.Fatal("init.yaml has no commented webhooks section")
+	}
+	section := regexp.MustCompile(`(?m)^# ?`).ReplaceAll(data[i[0]:i[1]], nil)
+	tg, err := Parse("init.yaml", append(append(append([]byte{}, data[:i[0]]...), section...), data[i[1]:]...))
+	if err != nil {
+		t.Fatalf("init.yaml with its webhooks uncommented: %v\n%s", err, section)
+	}
+	if w := tg.Webhooks; w.Path != "/v1/webhooks" || w.SecretEnv != "WEBHOOK_SECRET" || w.Effects.Probe.Count != "$.count" {
+		t.Errorf("decoded webhooks %+v", w)
 	}
 }
