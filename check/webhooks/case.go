@@ -19,7 +19,8 @@ type wcase struct {
 }
 
 // begin adapts c to count an event's effects as the webhooks section
-// declares: by its probe, at the ledger, or both.
+// declares, by its probe, at the ledger, or both: for the rest of the case
+// c's harness is a copy with the receiver's counters.
 func begin(c *check.Case) *wcase {
 	h := *c.Harness // a shallow copy: the same proxies, journal and shared values
 	p := h.Policy.Webhooks
@@ -63,12 +64,13 @@ func (w *wcase) event() (event, error) {
 	return event{id, body}, nil
 }
 
-// delivery is one POST of an event. The zero at signs it now; sig
-// replaces the signature ("-" sends none).
+// delivery is one POST of an event, signed at now unless at says
+// otherwise. sig, when set, replaces the signature; unsigned sends none.
 type delivery struct {
 	event
-	at  time.Time
-	sig string
+	at       time.Time
+	sig      string
+	unsigned bool
 }
 
 // deliver posts d to the receiver through the front proxy, signed with a
@@ -80,11 +82,10 @@ func (w *wcase) deliver(ctx context.Context, d delivery) check.Reply {
 	}
 	hd := http.Header{"Content-Type": {"application/json"}}
 	SetHeaders(hd, w.p.Key, d.id, at, d.body)
-	switch d.sig {
-	case "":
-	case "-":
+	switch {
+	case d.unsigned:
 		hd.Del(HeaderSignature)
-	default:
+	case d.sig != "":
 		hd.Set(HeaderSignature, d.sig)
 	}
 	op := check.Operation{Name: "webhook", Request: func(check.Values, bool) (check.Request, error) {

@@ -19,7 +19,7 @@ func badSignature(ctx context.Context, w *wcase, ev event) check.Result {
 // webhook-timestamp but no webhook-signature is refused with a 4xx and
 // makes no effect.
 func missingSignature(ctx context.Context, w *wcase, ev event) check.Result {
-	return refused(ctx, w, "no webhook-signature", delivery{event: ev, sig: "-"})
+	return refused(ctx, w, "no webhook-signature", delivery{event: ev, unsigned: true})
 }
 
 // staleTimestamp (WH-06): a delivery correctly signed over a timestamp
