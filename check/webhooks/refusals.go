@@ -29,6 +29,15 @@ func staleTimestamp(ctx context.Context, w *wcase, ev event) check.Result {
 	return refused(ctx, w, fmt.Sprintf("a valid signature over a timestamp %s old", old), delivery{event: ev, at: time.Now().Add(-old)})
 }
 
+// futureTimestamp (WH-06b): a delivery correctly signed over a timestamp
+// Config.Stale ahead is refused with a 4xx and makes no effect: the
+// libraries' tolerance holds both ways, so a delivery signed ahead of time
+// cannot be held back and replayed.
+func futureTimestamp(ctx context.Context, w *wcase, ev event) check.Result {
+	ahead := w.cfg.stale()
+	return refused(ctx, w, fmt.Sprintf("a valid signature over a timestamp %s ahead", ahead), delivery{event: ev, at: time.Now().Add(ahead)})
+}
+
 // refused delivers broken (broken as what says), then the same event
 // valid: the first must be refused with a 4xx and no effect, and the second
 // accepted with one. That shows the refusal was for what was broken (a

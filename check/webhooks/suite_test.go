@@ -78,13 +78,13 @@ func TestSuite_verdicts(t *testing.T) {
 		want map[reports.Status][]string
 	}{
 		{"correct", func() *receiver { return &receiver{} },
-			map[reports.Status][]string{reports.StatusPass: {"WH-01", "WH-02", "WH-03", "WH-04", "WH-05", "WH-06", "WH-07"}}},
+			map[reports.Status][]string{reports.StatusPass: {"WH-01", "WH-02", "WH-03", "WH-04", "WH-05", "WH-06", "WH-06b", "WH-07"}}},
 		{"no dedupe", func() *receiver { return &receiver{noDedupe: true} },
 			map[reports.Status][]string{reports.StatusFail: {"WH-01", "WH-02", "WH-03"}, reports.StatusPass: {"WH-04", "WH-07"}}},
 		{"no verification", func() *receiver { return &receiver{noVerify: true} },
-			map[reports.Status][]string{reports.StatusFail: {"WH-04", "WH-05", "WH-06"}, reports.StatusPass: {"WH-01", "WH-07"}}},
+			map[reports.Status][]string{reports.StatusFail: {"WH-04", "WH-05", "WH-06", "WH-06b"}, reports.StatusPass: {"WH-01", "WH-07"}}},
 		{"refuses all", func() *receiver { return &receiver{refuseAll: true} },
-			map[reports.Status][]string{reports.StatusInconclusive: {"WH-01", "WH-02", "WH-03", "WH-04", "WH-05", "WH-06"}, reports.StatusFail: {"WH-07"}}},
+			map[reports.Status][]string{reports.StatusInconclusive: {"WH-01", "WH-02", "WH-03", "WH-04", "WH-05", "WH-06", "WH-06b"}, reports.StatusFail: {"WH-07"}}},
 	} {
 		for status, ids := range tc.want {
 			for _, id := range ids {

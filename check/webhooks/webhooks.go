@@ -19,9 +19,10 @@ const (
 // Config tunes the webhooks suite. Zero values mean the documented
 // defaults, each with the reason on its field.
 type Config struct {
-	// Stale is how old the timestamp of WH-06's delivery is; 0 means
-	// 10 min, twice the 5 min tolerance of the Standard Webhooks libraries,
-	// so a receiver keeping any tolerance up to that refuses it.
+	// Stale is how far in the past (WH-06) or the future (WH-06b) a
+	// refused delivery's timestamp is; 0 means 10 min, twice the 5 min
+	// tolerance of the Standard Webhooks libraries, so a receiver keeping
+	// any tolerance up to that refuses it.
 	Stale time.Duration
 	// Copies is how many copies of one event WH-02 delivers at once; 0
 	// means 8.
@@ -55,6 +56,8 @@ func checks() []check.Check {
 			Title: "a delivery without a signature is refused with a 4xx and makes no effect", Run: withEvent(missingSignature)},
 		{ID: "WH-06", Suite: Name, Level: reports.LevelShould, Needs: needs, Source: swSpec + " §Webhook metadata (the attempt's timestamp prevents replay attacks); " + swGo + " (a 5 min tolerance)",
 			Title: "a correctly signed delivery whose timestamp is outside the tolerance is refused with a 4xx and makes no effect", Run: withEvent(staleTimestamp)},
+		{ID: "WH-06b", Suite: Name, Level: reports.LevelShould, Needs: needs, Source: swSpec + " §Webhook metadata (the attempt's timestamp prevents replay attacks); " + swGo + " (a 5 min tolerance, past and future)",
+			Title: "a correctly signed delivery whose timestamp is further ahead than the tolerance is refused with a 4xx and makes no effect", Run: withEvent(futureTimestamp)},
 		{ID: "WH-07", Suite: Name, Level: reports.LevelMust, Needs: needs, Source: swSpec + " §Signature scheme",
 			Title: "a valid, freshly signed event is answered 2xx and makes exactly one effect", Run: withEvent(accepted)},
 	}
@@ -65,7 +68,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	cfg := config(h)
 	return []reports.Tolerance{
 		{Name: "WH-06 stale timestamp", Value: cfg.stale().String(),
-			Why: "WH-06: how old the refused delivery's timestamp is: twice the Standard Webhooks libraries' 5 min tolerance"},
+			Why: "WH-06, WH-06b: how far the refused delivery's timestamp is in the past or the future: twice the Standard Webhooks libraries' 5 min tolerance"},
 		{Name: "WH-02 concurrent copies", Value: fmt.Sprint(cfg.copies()),
 			Why: "WH-02: copies of one event delivered at once"},
 	}

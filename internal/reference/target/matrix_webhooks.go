@@ -15,9 +15,9 @@ var webhooksMatrix = map[defect.Name]Expectation{
 	defect.WebhookNoDedupe:     {Must: []string{"WH-01", "WH-02", "WH-03"}},
 	defect.WebhookAnySignature: {Must: []string{"WH-04"}},
 	defect.WebhookUnsigned:     {Must: []string{"WH-05"}, Direct: webhooksDirect},
-	defect.WebhookNoTolerance:  {Must: []string{"WH-06"}, Direct: webhooksDirect},
+	defect.WebhookNoTolerance:  {Must: []string{"WH-06", "WH-06b"}, Direct: webhooksDirect},
 	defect.WebhookRawSecret: {Must: []string{"WH-07"}, Direct: webhooksDirect,
-		Vacuous: []string{"WH-01", "WH-02", "WH-03", "WH-04", "WH-05", "WH-06"}},
+		Vacuous: []string{"WH-01", "WH-02", "WH-03", "WH-04", "WH-05", "WH-06", "WH-06b"}},
 }
 
 // webhooksDirect names the test that certifies the webhooks defects TestMatrix leaves out.
