@@ -10,14 +10,13 @@ import (
 	"github.com/resilcheck/resilcheck/targets"
 )
 
-// specProbe adapts the spec's effects.probe to the harness: it renders the
-// probe for one (tenant, key), sends it straight to the service at base
-// (not through the front proxy, so reading a count neither meets the
-// check's faults nor becomes its evidence) and reads the count. nil when
-// the spec declares no probe. Callers call closeIdle when the run ends, so
+// specProbe adapts a probe of spec t (effects.probe, webhooks.effects.probe)
+// to the harness: it renders p for one (tenant, key), sends it straight to
+// the service at base (not through the front proxy, so reading a count
+// neither meets the check's faults nor becomes its evidence) and reads the
+// count. nil when p is the zero Probe. Callers call closeIdle when the run ends, so
 // the probe's kept-alive connections do not outlive it.
-func specProbe(t *targets.Target, base string) (probe func(context.Context, check.Values) (int, error), closeIdle func()) {
-	p := t.Effects.Probe
+func specProbe(t *targets.Target, p targets.Probe, base string) (probe func(context.Context, check.Values) (int, error), closeIdle func()) {
 	if p.URL == "" {
 		return nil, func() {}
 	}

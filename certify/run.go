@@ -208,9 +208,11 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 		lh.Journal = env.journal
 		lh.TargetURL, lh.Front, lh.Dependency = env.front.URL(), env.front, env.dep
 		lh.Hops = env.harnessHops()
-		probe, closeProbe := specProbe(cfg.Target, env.target.URLs["service"])
+		probe, closeProbe := specProbe(cfg.Target, cfg.Target.Effects.Probe, env.target.URLs["service"])
 		defer closeProbe()
 		lh.Probe = probe
+		lh.Policy.Webhooks, closeProbe = specWebhooks(cfg.Target, env.target.URLs["service"])
+		defer closeProbe()
 		harnesses[i] = lh
 	}
 	results := runLanes(ctx, harnesses, cfg.copies(), run, checks, progressFunc(cfg.Progress, len(checks)))

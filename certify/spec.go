@@ -138,6 +138,9 @@ func journalHeaders(t *targets.Target) []string {
 		add(h)
 	}
 	add(t.Effects.Ledger.KeyHeader)
+	if t.Webhooks.Declared() {
+		add("Webhook-Id") // the event id: a delivery's evidence, and the probe's key
+	}
 	for _, o := range t.Operations {
 		add(o.KeyHeader)
 		for _, h := range slices.Sorted(maps.Keys(o.Headers)) {

@@ -9,9 +9,9 @@
 // A check judges the target from the responses and the shared journal
 // alone: it never looks inside the target. Checks come in suites, one per
 // contract (packages idempotency, amplification, retryafter, deadlines,
-// ratelimit, hedging and throttling below this one; builtin lists them); a
-// Suite may carry its own
-// settings, which its checks read with SuiteConfig.
+// ratelimit, hedging, throttling and webhooks below this one; builtin lists
+// them); a Suite may carry its own settings, which its checks read with
+// SuiteConfig.
 //
 //	h := &check.Harness{TargetURL: front, Front: fp, Dependency: dp, Journal: j, Operation: op, Seed: seed, Suites: suites}
 //	checks, err := check.Select(suites, "idempotency")

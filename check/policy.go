@@ -37,6 +37,9 @@ type Policy struct {
 	// Throttling is how the target throttles calls its dependency refuses;
 	// the zero value declares none.
 	Throttling ThrottlingPolicy
+	// Webhooks is how the target receives webhooks; the zero value
+	// declares none.
+	Webhooks WebhookPolicy
 }
 
 // HedgingPolicy is the target's declared hedging of its dependency calls

@@ -70,6 +70,7 @@ func (t *Target) Defaults(opts ...Option) {
 		}
 	}
 	t.defaultEffects()
+	t.defaultWebhooks()
 	t.defaultTenancy()
 	t.defaultConventions()
 }
@@ -121,14 +122,33 @@ func (t *Target) defaultEffects() {
 	if l := &t.Effects.Ledger; l.Dependency != "" && l.KeyHeader == "" {
 		l.KeyHeader = DefaultKeyHeader
 	}
-	if p := &t.Effects.Probe; p.URL != "" {
-		if p.Method == "" {
-			p.Method = defaultProbeMethod
-		}
-		if p.Count == "" {
-			p.Count = defaultProbeCount
-		}
+	t.Effects.Probe.defaults()
+}
+
+func (p *Probe) defaults() {
+	if p.URL == "" {
+		return
 	}
+	if p.Method == "" {
+		p.Method = defaultProbeMethod
+	}
+	if p.Count == "" {
+		p.Count = defaultProbeCount
+	}
+}
+
+func (t *Target) defaultWebhooks() {
+	w := &t.Webhooks
+	if !w.Declared() {
+		return
+	}
+	if w.Scheme == "" {
+		w.Scheme = SchemeStandard
+	}
+	if l := &w.Effects.Ledger; l.Dependency != "" && l.KeyHeader == "" {
+		l.KeyHeader = DefaultKeyHeader
+	}
+	w.Effects.Probe.defaults()
 }
 
 func (t *Target) defaultTenancy() {

@@ -43,6 +43,7 @@ func (t *Target) Validate(opts ...Option) error {
 		v.checkTenancy()
 		v.checkConventions()
 		v.checkPolicy()
+		v.checkWebhooks()
 	}
 	v.checkGate()
 	v.checkConcurrency()

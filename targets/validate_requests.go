@@ -96,29 +96,30 @@ func (v *validator) checkEffects() {
 			}
 		}
 	}
-	v.checkProbe(e.Probe)
+	v.checkProbe("effects.probe", e.Probe)
 }
 
-func (v *validator) checkProbe(p Probe) {
+// checkProbe checks the probe p written at at (effects.probe, webhooks.effects.probe).
+func (v *validator) checkProbe(at string, p Probe) {
 	if isZero(p) {
 		return
 	}
 	if p.Method != "" {
 		if msg := methodProblem(p.Method); msg != "" {
-			v.errf("effects.probe.method", "%s", msg)
+			v.errf(at+".method", "%s", msg)
 		}
 	}
 	if p.URL == "" {
-		v.errf("effects.probe.url", "required when probe is set; e.g. /v1/payments?key={{.Key}}")
-	} else if v.template("effects.probe.url", p.URL, sampleRequest) {
+		v.errf(at+".url", "required when probe is set; e.g. /v1/payments?key={{.Key}}")
+	} else if v.template(at+".url", p.URL, sampleRequest) {
 		u, _ := Render(p.URL, sampleRequest)
 		if msg := pathOrURLProblem(u); msg != "" {
-			v.errf("effects.probe.url", "%s", msg)
+			v.errf(at+".url", "%s", msg)
 		}
 	}
-	v.headers("effects.probe.headers", p.Headers)
+	v.headers(at+".headers", p.Headers)
 	if _, err := ParseCountPath(p.Count); err != nil {
-		v.errf("effects.probe.count", "%s", strings.TrimPrefix(err.Error(), "targets: "))
+		v.errf(at+".count", "%s", strings.TrimPrefix(err.Error(), "targets: "))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/resilcheck/resilcheck/check/ratelimit"
 	"github.com/resilcheck/resilcheck/check/retryafter"
 	"github.com/resilcheck/resilcheck/check/throttling"
+	"github.com/resilcheck/resilcheck/check/webhooks"
 )
 
 // Suites returns the built-in service suites with their default settings.
@@ -25,5 +26,6 @@ func Suites() []check.Suite {
 		ratelimit.Suite(ratelimit.Config{}),
 		hedging.Suite(hedging.Config{}),
 		throttling.Suite(throttling.Config{}),
+		webhooks.Suite(webhooks.Config{}),
 	}
 }

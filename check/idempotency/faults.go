@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/resilcheck/resilcheck/check"
@@ -133,16 +132,7 @@ func judgeCopies(h *check.Harness, replies []check.Reply) (wins, conflicts int, 
 // burst sends n copies of base at once and returns every reply.
 func sendBurst(ctx context.Context, h *check.Harness, base check.Call, n int) []check.Reply {
 	replies := make([]check.Reply, n)
-	var start, wg sync.WaitGroup
-	start.Add(1)
-	for i := range n {
-		wg.Go(func() {
-			start.Wait()
-			replies[i] = h.Send(ctx, base)
-		})
-	}
-	start.Done()
-	wg.Wait()
+	check.Together(n, func(i int) { replies[i] = h.Send(ctx, base) })
 	return replies
 }
 

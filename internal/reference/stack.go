@@ -47,11 +47,16 @@ type config struct {
 	depFront    func(processorURL string) (string, error)
 	svcFront    func(serviceURL string) (string, error)
 	logger      *slog.Logger
+	webhookKey  []byte
 }
 
 // WithGatewayAddr sets the gateway's listen address (default 127.0.0.1:0;
 // the other components always take free loopback ports).
 func WithGatewayAddr(addr string) Option { return func(c *config) { c.gatewayAddr = addr } }
+
+// WithWebhookKey has the service receive webhooks at POST /v1/webhooks,
+// verified with key (the decoded whsec_ secret); nil: none.
+func WithWebhookKey(key []byte) Option { return func(c *config) { c.webhookKey = key } }
 
 // WithStore sets the payments store URL ("sqlite:PATH", "postgres://…");
 // empty means an SQLite file in a temporary directory removed by Close.
@@ -143,6 +148,9 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 	}
 	if c.maxBudget > 0 {
 		svcOpts = append(svcOpts, payments.WithMaxBudget(c.maxBudget))
+	}
+	if len(c.webhookKey) > 0 {
+		svcOpts = append(svcOpts, payments.WithWebhookKey(c.webhookKey))
 	}
 	svc, err := payments.New(svcOpts...)
 	if err != nil {

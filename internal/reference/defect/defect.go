@@ -42,6 +42,11 @@ const (
 	HedgeNewKey              Name = "hedge-new-key"              // service: gives each hedged copy a new idempotency key
 	ThrottleNever            Name = "throttle-never"             // service: its throttler counts a refusal as an accept
 	ThrottleStuck            Name = "throttle-stuck"             // service: rejects while its throttler's last rate is above 0
+	WebhookNoDedupe          Name = "webhook-no-dedupe"          // service: records a webhook's effect on every delivery of the event
+	WebhookAnySignature      Name = "webhook-any-signature"      // service: takes any webhook-signature value as valid
+	WebhookUnsigned          Name = "webhook-unsigned"           // service: verifies a webhook only when it carries a signature
+	WebhookNoTolerance       Name = "webhook-no-tolerance"       // service: does not bound the age of webhook-timestamp
+	WebhookRawSecret         Name = "webhook-raw-secret"         // service: keys its HMAC with the whsec_ string, not its decoded bytes
 )
 
 // Info describes a defect for listings and the defect matrix.
@@ -81,6 +86,11 @@ var catalog = []Info{
 	{HedgeNewKey, "service", "hedging", "gives each hedged copy an idempotency key of its own, so the processor charges once per copy"},
 	{ThrottleNever, "service", "throttling", "feeds its adaptive throttler without a failure condition, so failsafe-go counts only errors as failures and every 429, an HTTP answer, as an accept: throttling never engages and a refusing processor receives the full load"},
 	{ThrottleStuck, "service", "throttling", "rejects every call, without asking, while its adaptive throttler's RejectionRate() is above zero (a fast path reading the metric as the decision); failsafe-go recomputes that rate only when asked for a permit, so once throttling engages no call reaches the processor again, healed or not, while traffic flows"},
+	{WebhookNoDedupe, "service", "webhooks", "records a webhook's effect without looking its webhook-id up, so an event delivered again (a lost 2xx, a concurrent copy) takes effect again"},
+	{WebhookAnySignature, "service", "webhooks", "checks that webhook-signature is there but not what it says, so a forged delivery takes effect"},
+	{WebhookUnsigned, "service", "webhooks", "verifies a delivery only when it carries webhook-signature, so an unsigned one takes effect"},
+	{WebhookNoTolerance, "service", "webhooks", "verifies the signature but not the age of webhook-timestamp, so a captured delivery replayed later takes effect"},
+	{WebhookRawSecret, "service", "webhooks", "keys its HMAC with the whsec_ secret as written instead of its base64-decoded bytes (as Stripe's scheme does), so it refuses every genuine delivery"},
 }
 
 // All returns every defect of the stack (gateway and service) in a stable

@@ -133,13 +133,13 @@ func (g *Gateway) route(w http.ResponseWriter, r *http.Request, tenant string, s
 	switch {
 	case path == "/healthz":
 		g.allow(w, r, "GET, HEAD", g.health)
-	case path == "/v1/payments":
+	case path == "/v1/payments" || path == "/v1/webhooks":
 		g.allow(w, r, "POST", func(w http.ResponseWriter, r *http.Request) { g.proxy(w, r, tenant, path, start) })
 	case isPaymentPath(path):
 		g.allow(w, r, "GET", func(w http.ResponseWriter, r *http.Request) { g.proxy(w, r, tenant, path, start) })
 	default:
 		writeProblem(w, problem(http.StatusNotFound, probNotFound, "Not Found",
-			"the gateway serves POST /v1/payments, GET /v1/payments/{id} and GET /healthz"))
+			"the gateway serves POST /v1/payments, GET /v1/payments/{id}, POST /v1/webhooks and GET /healthz"))
 	}
 }
 

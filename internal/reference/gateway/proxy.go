@@ -20,7 +20,7 @@ const maxResponseBytes = 1 << 20
 // forwardedRequest and forwardedResponse list the fields that cross the
 // gateway (stack.md); everything else stays behind.
 var (
-	forwardedRequest  = []string{"Content-Type", "Idempotency-Key", "X-Tenant-ID"}
+	forwardedRequest  = []string{"Content-Type", "Idempotency-Key", "X-Tenant-ID", "Webhook-Id", "Webhook-Timestamp", "Webhook-Signature"}
 	forwardedResponse = []string{"Content-Type", "Retry-After", "Idempotent-Replayed", "Location"}
 )
 

@@ -80,6 +80,7 @@ type config struct {
 	client       *http.Client
 	log          *slog.Logger
 	failpoint    func(step Step, tenant, key string) bool // see WithFailpoint
+	webhookKey   []byte                                   // see WithWebhookKey
 }
 
 // WithStore sets the idempotency and payment store (required). The Server
@@ -118,6 +119,11 @@ func WithHedging(h HedgeConfig) Option { return func(c *config) { c.hedge = h } 
 // WithHTTPClient sets the client for processor calls [a fresh http.Client
 // with no overall timeout: deadlines come from the request context].
 func WithHTTPClient(h *http.Client) Option { return func(c *config) { c.client = h } }
+
+// WithWebhookKey serves POST /v1/webhooks, verifying deliveries with key
+// (the decoded bytes of a Standard Webhooks whsec_ secret); without it the
+// service receives no webhooks.
+func WithWebhookKey(key []byte) Option { return func(c *config) { c.webhookKey = key } }
 
 // WithLogger sets the logger; nil (the default) discards.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }

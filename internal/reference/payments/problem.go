@@ -35,6 +35,8 @@ const (
 	probUpstream    = "processor-rejected"
 	probStore       = "store-unavailable"
 	probNotFound    = "not-found"
+	// probWebhookUnverified: a delivery's signature or timestamp did not verify.
+	probWebhookUnverified = "webhook-unverified"
 )
 
 func problemBody(status int, anchor, title, detail, paymentID string) []byte {

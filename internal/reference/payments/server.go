@@ -72,6 +72,10 @@ func New(opts ...Option) (*Server, error) {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/payments", s.handleCreate)
 	s.mux.HandleFunc("GET /v1/payments/{id}", s.handleGet)
+	if len(c.webhookKey) > 0 {
+		s.mux.HandleFunc("POST /v1/webhooks", s.handleWebhook)
+		s.mux.HandleFunc("GET /v1/webhooks/events/{id}/effects", s.handleWebhookEffects)
+	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeRaw(w, http.StatusOK, []byte(`{"status":"ok"}`))
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,7 +67,7 @@ func createPostgresSchema(ctx context.Context, pool *pgxpool.Pool) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, schemaLockID); err != nil {
 			return fmt.Errorf("schema lock: %w", err)
 		}
-		for _, stmt := range postgresSchema {
+		for _, stmt := range slices.Concat(postgresSchema, postgresInboxSchema) {
 			if _, err := tx.Exec(ctx, stmt); err != nil {
 				return fmt.Errorf("create schema: %w", err)
 			}

@@ -125,7 +125,7 @@ func openSQLiteConns(ctx context.Context, path string, maxConns int) (*sqliteSto
 	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	if _, err := db.ExecContext(ctx, sqliteSchema); err != nil {
+	if _, err := db.ExecContext(ctx, sqliteSchema+sqliteInboxSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: sqlite open %q: create schema: %w", path, err)
 	}

@@ -93,6 +93,9 @@ type Store interface {
 	// Payment returns the payment with id owned by tenant, or ErrNotFound.
 	Payment(ctx context.Context, tenant, id string) (Payment, error)
 
+	// Inbox records the webhook events the service receives.
+	Inbox
+
 	// Close releases the database handle.
 	Close() error
 }

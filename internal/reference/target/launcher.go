@@ -69,6 +69,13 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 	if env.Seed != 0 {
 		opts = append(opts, reference.WithSeed(env.Seed))
 	}
+	if t.Webhooks.Declared() {
+		key, err := t.Webhooks.Key()
+		if err != nil {
+			return nil, fmt.Errorf("reference: %w", err)
+		}
+		opts = append(opts, reference.WithWebhookKey(key))
+	}
 	if env.Port != 0 {
 		opts = append(opts, reference.WithGatewayAddr(fmt.Sprintf("127.0.0.1:%d", env.Port)))
 	}

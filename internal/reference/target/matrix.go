@@ -21,6 +21,11 @@ type Expectation struct {
 	// Tier is the tier of the stack every failure must be laid at
 	// (reports.Check.Tier); empty means the defect's component.
 	Tier string
+	// Direct names the test that proves the defect by certifying the stack
+	// with its suite alone, for a defect whose suite shares no code with the
+	// others; TestMatrix, whose every case is a whole certification of
+	// about 20 s, leaves it out. Empty means TestMatrix certifies it.
+	Direct string
 }
 
 // Allows reports whether a failure of check id is expected.
@@ -40,6 +45,7 @@ func Matrix() map[defect.Name]Expectation {
 			m.May = append(m.May, e.May...)
 			m.Vacuous = append(m.Vacuous, e.Vacuous...)
 			m.Tier = cmp.Or(m.Tier, e.Tier)
+			m.Direct = cmp.Or(m.Direct, e.Direct)
 			out[d] = m
 		}
 	}
@@ -49,5 +55,5 @@ func Matrix() map[defect.Name]Expectation {
 // matrixParts holds each suite's expectations, one file per suite.
 var matrixParts = []map[defect.Name]Expectation{
 	idempotencyMatrix, amplificationMatrix, retryAfterMatrix, deadlineMatrix, rateLimitMatrix,
-	hedgingMatrix, throttlingMatrix,
+	hedgingMatrix, throttlingMatrix, webhooksMatrix,
 }

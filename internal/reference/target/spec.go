@@ -25,6 +25,10 @@ const (
 	ServiceTier = "service"
 	// operation names the stack's one effectful operation.
 	operation = "create-payment"
+	// WebhookSecret is the secret the stack's webhook receiver verifies
+	// deliveries with unless the spec names another: a fixed, public test
+	// value (whsec_ and the base64 of 32 bytes), not a credential.
+	WebhookSecret = "whsec_cmVzaWxjaGVjay1yZWZlcmVuY2Utd2ViaG9va3MhISE="
 	// defaultStore is an SQLite file in a temporary directory.
 	defaultStore = "sqlite"
 	// Copies is how many copies of the stack a run starts when the spec
@@ -75,6 +79,25 @@ func Defaults(t *targets.Target) {
 	}
 	defaultConventions(&t.Conventions)
 	defaultPolicy(&t.Policy)
+	defaultWebhooks(&t.Webhooks)
+}
+
+// defaultWebhooks declares the service's webhook receiver
+// (internal/reference/payments/webhook.go): Standard Webhooks deliveries at
+// /v1/webhooks, each event's effects counted by the service's own probe.
+func defaultWebhooks(w *targets.Webhooks) {
+	if w.Path == "" {
+		w.Path = "/v1/webhooks"
+	}
+	if w.Scheme == "" {
+		w.Scheme = targets.SchemeStandard
+	}
+	if w.Secret == "" && w.SecretEnv == "" {
+		w.Secret = WebhookSecret
+	}
+	if reflect.ValueOf(w.Effects).IsZero() {
+		w.Effects.Probe = targets.Probe{Method: "GET", URL: "/v1/webhooks/events/{{.Key}}/effects", Count: "$.count"}
+	}
 }
 
 func defaultConventions(c *targets.Conventions) {

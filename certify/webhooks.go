@@ -1,0 +1,33 @@
+package certify
+
+import (
+	"reflect"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// specWebhooks adapts the spec's webhooks section to the harness, its probe
+// reading the service at base: webhooks.effects, or the target's effects
+// when that is zero. The zero policy when the spec declares no receiver;
+// closeIdle as specProbe's.
+func specWebhooks(t *targets.Target, base string) (p check.WebhookPolicy, closeIdle func()) {
+	w := t.Webhooks
+	if !w.Declared() {
+		return check.WebhookPolicy{}, func() {}
+	}
+	key, _ := w.Key() // validation decoded it; no key (the variable unset since) makes the checks not applicable
+	effects := w.Effects
+	if reflect.ValueOf(effects).IsZero() {
+		effects = t.Effects
+	}
+	probe, closeIdle := specProbe(t, effects.Probe, base)
+	p = check.WebhookPolicy{Path: w.Path, Scheme: string(w.Scheme), Key: key, Probe: probe, Ledger: effects.Ledger.Dependency != ""}
+	if w.Body != "" {
+		p.Body = func(v check.Values) ([]byte, error) {
+			s, err := targets.Render(w.Body, targets.RequestValues{Key: v.Key, Amount: v.Amount, Tenant: v.Tenant, Seq: v.Seq})
+			return []byte(s), err
+		}
+	}
+	return p, closeIdle
+}

@@ -1,0 +1,30 @@
+package check
+
+import "context"
+
+// WebhookPolicy is how the target receives webhooks (the spec's webhooks
+// section): where a provider delivers events, the secret they are signed
+// with, and how an event's effect is counted. The zero value declares no
+// receiver.
+type WebhookPolicy struct {
+	// Path is where deliveries are POSTed, under the target URL; "" = the
+	// target receives no webhooks.
+	Path string
+	// Scheme names the signing scheme: "standard" (Standard Webhooks 1.0.0)
+	// is the one the harness speaks.
+	Scheme string
+	// Key is the HMAC key: the decoded bytes of the whsec_ secret.
+	Key []byte
+	// Body renders the event delivered for v (v.Key is the event id);
+	// nil means a small JSON event carrying v.Amount.
+	Body func(v Values) ([]byte, error)
+	// Probe reads the target's count of the effects of event v.Key; nil
+	// means the effects are counted as the target's operations' are.
+	Probe func(ctx context.Context, v Values) (int, error)
+	// Ledger says the effect is counted at the dependency ledger (the
+	// effectful calls the receiver forwards, keyed by the key it forwards).
+	Ledger bool
+}
+
+// Declared reports whether the target declares a webhook receiver.
+func (p WebhookPolicy) Declared() bool { return p.Path != "" }

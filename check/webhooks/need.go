@@ -1,0 +1,29 @@
+package webhooks
+
+import (
+	"fmt"
+
+	"github.com/resilcheck/resilcheck/check"
+)
+
+// needReceiver: the target declares a webhook receiver and a way to count
+// an event's effects.
+var needReceiver = check.Need{Name: "webhook receiver",
+	Doc: "the target declares that it receives webhooks (webhooks: path, secret) and how an event's effect is counted",
+	Unmet: func(h *check.Harness) string {
+		p := h.Policy.Webhooks
+		switch {
+		case !p.Declared():
+			return "the target declares no webhook receiver (webhooks.path)"
+		case p.Scheme != "" && p.Scheme != SchemeStandard:
+			return fmt.Sprintf("the target's webhook scheme %q is not one the harness speaks (%s)", p.Scheme, SchemeStandard)
+		case len(p.Key) == 0:
+			return "the target's webhook secret could not be read (webhooks.secret, webhooks.secret_env)"
+		case p.Probe == nil && !p.Ledger:
+			return "the target declares no way to count an event's effect (webhooks.effects, or effects)"
+		}
+		return ""
+	}}
+
+// SchemeStandard names the Standard Webhooks 1.0.0 signing scheme.
+const SchemeStandard = "standard"

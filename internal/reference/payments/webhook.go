@@ -1,0 +1,71 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/store"
+)
+
+// maxWebhookBody bounds a delivery's body; the Standard Webhooks spec
+// recommends payloads under 20 kB.
+const maxWebhookBody = 64 << 10
+
+// webhookEvent is the part of a delivered event the service acts on.
+type webhookEvent struct {
+	Type string `json:"type"`
+	Data struct {
+		Amount int64 `json:"amount"`
+	} `json:"data"`
+}
+
+// handleWebhook receives a Standard Webhooks delivery: it verifies the
+// signature and timestamp, then records the event's effect and its id in
+// the inbox in one transaction, so a redelivered event (a lost 2xx, a
+// concurrent copy) is answered 200 again without a second effect.
+func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxWebhookBody+1))
+	if err != nil || len(body) > maxWebhookBody {
+		writeProblem(w, http.StatusBadRequest, probInvalidBody, "Invalid webhook", "the body could not be read or is over 64 KiB")
+		return
+	}
+	if err := verifyDelivery(s.cfg.webhookKey, r.Header, body, time.Now(), s.cfg.defects); err != nil {
+		writeProblem(w, http.StatusBadRequest, probWebhookUnverified, "Webhook not verified", err.Error())
+		return
+	}
+	var ev webhookEvent
+	if err := json.Unmarshal(body, &ev); err != nil || ev.Type == "" {
+		writeProblem(w, http.StatusBadRequest, probInvalidBody, "Invalid webhook", "the event must be JSON with a type")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.maxBudget)
+	defer cancel()
+	fresh, err := s.store.Receive(ctx, store.Event{ID: r.Header.Get("Webhook-Id"), Type: ev.Type, Amount: ev.Data.Amount, ReceivedAt: time.Now()},
+		!s.cfg.defects.Has(defect.WebhookNoDedupe))
+	if err != nil {
+		s.log.Warn("payments: receive webhook", "err", err)
+		writeRetryable(w, http.StatusServiceUnavailable, time.Second, probStore, "Store unavailable", "the event was not recorded; deliver it again")
+		return
+	}
+	b, _ := json.Marshal(map[string]bool{"received": true, "duplicate": !fresh})
+	writeRaw(w, http.StatusOK, b)
+}
+
+// handleWebhookEffects answers how many effects event id made: the probe a
+// spec reads an event's effects with.
+func (s *Server) handleWebhookEffects(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.maxBudget)
+	defer cancel()
+	n, err := s.store.EventEffects(ctx, r.PathValue("id"))
+	if err != nil {
+		s.log.Warn("payments: read webhook effects", "err", err)
+		writeRetryable(w, http.StatusServiceUnavailable, time.Second, probStore, "Store unavailable", "the store did not answer; retry later")
+		return
+	}
+	b, _ := json.Marshal(map[string]int{"count": n})
+	writeRaw(w, http.StatusOK, b)
+}
