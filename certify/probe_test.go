@@ -92,7 +92,7 @@ func TestSpecProbe(t *testing.T) {
 		fmt.Fprintf(w, `{"effects": {"count": %d}}`, n)
 	}))
 	defer srv.Close()
-	probe, closeIdle := specProbe(parseSpec(t, fmt.Sprintf(keyedSpec, "")), srv.URL)
+	probe, closeIdle := specProbe(parseSpec(t, fmt.Sprintf(keyedSpec, "")), srv.URL, nil)
 	defer closeIdle()
 	ctx := context.Background()
 	for key, want := range map[string]int{"k1": 1, "k2": 3, "k3": 0} {
@@ -103,14 +103,14 @@ func TestSpecProbe(t *testing.T) {
 	if _, err := probe(ctx, check.Values{Key: "k1"}); err == nil {
 		t.Error("a probe the service refuses (no tenant) read a count")
 	}
-	post, closePost := specProbe(parseSpec(t, strings.Replace(fmt.Sprintf(keyedSpec, ""), "  probe:\n", "  probe:\n    method: POST\n", 1)), srv.URL)
+	post, closePost := specProbe(parseSpec(t, strings.Replace(fmt.Sprintf(keyedSpec, ""), "  probe:\n", "  probe:\n    method: POST\n", 1)), srv.URL, nil)
 	defer closePost()
 	if _, err := post(ctx, check.Values{Key: "k1", Tenant: "acme"}); err == nil {
 		t.Error("a POST probe was sent as GET")
 	}
 	noProbe := parseSpec(t, "version: 1\nkind: running\nservice: {url: \"http://127.0.0.1:1\"}\noperations: [{name: pay, path: /p}]\n"+
 		"dependencies: [{name: d, listen: \"127.0.0.1:9\"}]\neffects: {ledger: {dependency: d}}\n")
-	if p, _ := specProbe(noProbe, srv.URL); p != nil {
+	if p, _ := specProbe(noProbe, srv.URL, nil); p != nil {
 		t.Error("a spec without a probe got one")
 	}
 }
