@@ -31,8 +31,10 @@ type runTLS struct {
 }
 
 // newRunTLS makes the run's authority when a dependency is declared tls,
-// writes its bundle to a fresh temporary directory, and reads the CA files
-// the spec names. A CA file that cannot be read is a configuration error.
+// writes its bundle (the run's CA, then the roots in resilcheck's own
+// SSL_CERT_FILE or else the system's) to a fresh temporary directory, and
+// reads the CA files the spec names. A CA file that cannot be read is a
+// configuration error.
 func newRunTLS(t *targets.Target) (*runTLS, error) {
 	r := &runTLS{upstream: map[string]*tls.Config{}}
 	var err error
@@ -66,7 +68,9 @@ func newRunTLS(t *targets.Target) (*runTLS, error) {
 		return nil, fmt.Errorf("certify: %w", err)
 	}
 	r.bundle = filepath.Join(r.dir, "ca-bundle.pem")
-	if err := r.ca.WriteBundle(r.bundle, authority.SystemRoots); err != nil {
+	// The roots resilcheck itself was told to trust, else the system's:
+	// the bundle replaces them for the target.
+	if err := r.ca.WriteBundle(r.bundle, cmp.Or(os.Getenv("SSL_CERT_FILE"), authority.SystemRoots)); err != nil {
 		r.close()
 		return nil, fmt.Errorf("certify: %w", err)
 	}

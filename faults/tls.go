@@ -23,7 +23,8 @@ func WithTLS(cert tls.Certificate) Option {
 
 // WithUpstreamTLS sets how the proxy verifies an https upstream (RootCAs
 // for a private CA, or InsecureSkipVerify); nil (the default) verifies it
-// against the system roots. It has no effect on a plain http upstream.
+// against the system roots. It has no effect on a plain http upstream, nor
+// with WithTransport, whose round tripper has its own.
 func WithUpstreamTLS(cfg *tls.Config) Option { return func(p *Proxy) { p.upstreamTLS = cfg } }
 
 // serverTLSConfig offers http/1.1 alone in ALPN, and refuses by name a
