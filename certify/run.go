@@ -167,7 +167,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if len(envs) == lanes {
 		rep.Target = envs[0].target
-		rep.TLS = rt.report(t, rep.Target.URLs["service"])
+		rep.TLS = rt.report(envs[0])
 		if rt.ca != nil {
 			res.CA = rt.ca.CertPEM()
 		}

@@ -127,21 +127,29 @@ func (r *runTLS) frontOptions() []faults.Option {
 	return []faults.Option{faults.WithUpstreamTLS(r.service)}
 }
 
-// report says which hops spoke TLS, or nil when none did.
-func (r *runTLS) report(t *targets.Target, serviceURL string) *reports.TLS {
+// report says which hops of env spoke TLS, or nil when none did.
+func (r *runTLS) report(env *environment) *reports.TLS {
+	t := env.spec
+	upstreams := map[string]string{} // the real ones, launched dependencies' too
+	for _, u := range env.upstream {
+		if !u.tier {
+			upstreams[u.name] = u.url
+		}
+	}
 	out := &reports.TLS{}
 	if r.ca != nil {
 		out.Authority = r.ca.Fingerprint()
 	}
-	if strings.HasPrefix(serviceURL, "https://") {
+	if strings.HasPrefix(env.target.URLs["service"], "https://") {
 		out.Hops = append(out.Hops, reports.TLSHop{Hop: "front", Upstream: verifiedBy(t.Service.Insecure, t.Service.CA)})
 	}
 	for _, d := range t.Dependencies {
-		https := strings.HasPrefix(d.Upstream, "https://")
+		up, real := upstreams[d.Name]
+		https := strings.HasPrefix(up, "https://")
 		if !d.TLS && !https {
 			continue
 		}
-		h := reports.TLSHop{Hop: "dependency:" + d.Name, Terminated: d.TLS}
+		h := reports.TLSHop{Hop: "dependency:" + d.Name, Terminated: d.TLS, StandIn: !real}
 		if https {
 			h.Upstream = verifiedBy(false, d.UpstreamCA)
 		}

@@ -31,6 +31,8 @@ type TLSHop struct {
 	// forwards to: "system roots", "CA file PATH" or UpstreamInsecure;
 	// empty = plain HTTP onward, or a stand-in.
 	Upstream string `json:"upstream,omitempty"`
+	// StandIn says the proxy answered itself: nothing went onward.
+	StandIn bool `json:"stand_in,omitempty"`
 }
 
 // UpstreamInsecure is TLSHop.Upstream for TLS spoken onward unverified.
@@ -47,6 +49,9 @@ func (h TLSHop) Describe() string {
 	out := "plain HTTP onward"
 	switch h.Upstream {
 	case "":
+		if h.StandIn {
+			out = "answered by the stand-in"
+		}
 	case UpstreamInsecure:
 		out = "upstream TLS not verified (insecure)"
 	default:
