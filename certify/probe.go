@@ -2,6 +2,7 @@ package certify
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,7 +17,7 @@ import (
 // neither meets the check's faults nor becomes its evidence) and reads the
 // count. nil when p is the zero Probe. Callers call closeIdle when the run ends, so
 // the probe's kept-alive connections do not outlive it.
-func specProbe(t *targets.Target, p targets.Probe, base string) (probe func(context.Context, check.Values) (int, error), closeIdle func()) {
+func specProbe(t *targets.Target, p targets.Probe, base string, tlsConfig *tls.Config) (probe func(context.Context, check.Values) (int, error), closeIdle func()) {
 	if p.URL == "" {
 		return nil, func() {}
 	}
@@ -24,7 +25,7 @@ func specProbe(t *targets.Target, p targets.Probe, base string) (probe func(cont
 	if err != nil {
 		return func(context.Context, check.Values) (int, error) { return 0, err }, func() {}
 	}
-	tr := &http.Transport{} // no proxy from the environment: the service is direct
+	tr := &http.Transport{TLSClientConfig: tlsConfig} // no proxy from the environment: the service is direct
 	client := &http.Client{Transport: tr}
 	return func(ctx context.Context, v check.Values) (int, error) {
 		u, hd, err := p.RenderURL(base, targets.RequestValues{Key: v.Key, Tenant: v.Tenant, Amount: v.Amount, Seq: v.Seq})

@@ -93,7 +93,7 @@ func TestSpecProbe(t *testing.T) {
 	}))
 	defer srv.Close()
 	keyed := parseSpec(t, fmt.Sprintf(keyedSpec, ""))
-	probe, closeIdle := specProbe(keyed, keyed.Effects.Probe, srv.URL)
+	probe, closeIdle := specProbe(keyed, keyed.Effects.Probe, srv.URL, nil)
 	defer closeIdle()
 	ctx := context.Background()
 	for key, want := range map[string]int{"k1": 1, "k2": 3, "k3": 0} {
@@ -105,14 +105,14 @@ func TestSpecProbe(t *testing.T) {
 		t.Error("a probe the service refuses (no tenant) read a count")
 	}
 	posting := parseSpec(t, strings.Replace(fmt.Sprintf(keyedSpec, ""), "  probe:\n", "  probe:\n    method: POST\n", 1))
-	post, closePost := specProbe(posting, posting.Effects.Probe, srv.URL)
+	post, closePost := specProbe(posting, posting.Effects.Probe, srv.URL, nil)
 	defer closePost()
 	if _, err := post(ctx, check.Values{Key: "k1", Tenant: "acme"}); err == nil {
 		t.Error("a POST probe was sent as GET")
 	}
 	noProbe := parseSpec(t, "version: 1\nkind: running\nservice: {url: \"http://127.0.0.1:1\"}\noperations: [{name: pay, path: /p}]\n"+
 		"dependencies: [{name: d, listen: \"127.0.0.1:9\"}]\neffects: {ledger: {dependency: d}}\n")
-	if p, _ := specProbe(noProbe, noProbe.Effects.Probe, srv.URL); p != nil {
+	if p, _ := specProbe(noProbe, noProbe.Effects.Probe, srv.URL, nil); p != nil {
 		t.Error("a spec without a probe got one")
 	}
 }

@@ -39,6 +39,10 @@ type Result struct {
 	// Teardown is why stopping the target failed or did not finish in
 	// time (a compose stack may then outlive the run); nil when it went.
 	Teardown error
+
+	// CA is the run's CA certificate (PEM, no key) when a proxy served TLS
+	// with it; Write saves it as reports.CAFile.
+	CA []byte
 }
 
 // JournalFile is the journal's file name inside the report directory.
@@ -116,6 +120,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Journal:   JournalFile,
 	}
 	res := &Result{Report: rep, Journal: journal}
+	rt, err := newRunTLS(t)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.close() // after the copies stopped: they were handed its bundle
 	phase(PhaseStarting)
 	var envs []*environment
 	defer func() {
@@ -140,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				copyOut = newLinePrefixer(copyOut, fmt.Sprintf("[copy %d] ", i+1))
 			}
 		}
-		env, err := placeTarget(ctx, t, cfg.kinds(), seed, journals[i], copyLog, copyOut, copyOpts...)
+		env, err := placeTarget(ctx, t, cfg.kinds(), seed, journals[i], copyLog, copyOut, rt, copyOpts...)
 		if err != nil {
 			if errors.Is(err, ErrConfig) {
 				return nil, err
@@ -158,6 +167,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if len(envs) == lanes {
 		rep.Target = envs[0].target
+		rep.TLS = rt.report(envs[0])
+		if rt.ca != nil {
+			res.CA = rt.ca.CertPEM()
+		}
 		phase(PhaseHealth)
 		var err error
 		for _, env := range envs {
@@ -208,10 +221,10 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 		lh.Journal = env.journal
 		lh.TargetURL, lh.Front, lh.Dependency = env.front.URL(), env.front, env.dep
 		lh.Hops = env.harnessHops()
-		probe, closeProbe := specProbe(cfg.Target, cfg.Target.Effects.Probe, env.target.URLs["service"])
+		probe, closeProbe := specProbe(cfg.Target, cfg.Target.Effects.Probe, env.target.URLs["service"], env.tls.service)
 		defer closeProbe()
 		lh.Probe = probe
-		lh.Policy.Webhooks, closeProbe = specWebhooks(cfg.Target, env.target.URLs["service"])
+		lh.Policy.Webhooks, closeProbe = specWebhooks(cfg.Target, env.target.URLs["service"], env.tls.service)
 		defer closeProbe()
 		harnesses[i] = lh
 	}
@@ -246,6 +259,9 @@ func (r *Result) Write(dir string, formats []string) error {
 	}
 	if err := reports.WriteFileAtomic(filepath.Join(dir, JournalFile), func(w io.Writer) error { return r.Journal.WriteJSONLines(w) }); err != nil {
 		return fmt.Errorf("certify: journal: %w", err)
+	}
+	if err := r.writeCA(dir); err != nil {
+		return err
 	}
 	return r.writeLogs(dir)
 }

@@ -80,7 +80,7 @@ func TestPlaceTarget_journalsSpecHeaders(t *testing.T) {
 	})
 	tg := parseSpec(t, fmt.Sprintf(renamedSpec, target, dep))
 	j := faults.NewJournal()
-	env, err := placeTarget(context.Background(), tg, Config{}.kinds(), 1, j, slog.New(slog.DiscardHandler), io.Discard)
+	env, err := placeTarget(context.Background(), tg, Config{}.kinds(), 1, j, slog.New(slog.DiscardHandler), io.Discard, &runTLS{})
 	if err != nil {
 		t.Fatal(err)
 	}

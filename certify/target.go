@@ -39,6 +39,7 @@ type environment struct {
 	teardown error // why stopping the target failed, once closed
 
 	proxyOpts []faults.Option // for every proxy placed, see placeTarget
+	tls       *runTLS         // the run's authority and how proxies verify TLS onward
 }
 
 // interruptedStop bounds the target's teardown once the run was
@@ -76,11 +77,12 @@ func (e *environment) close() {
 // URLs and those ports through the launcher kinds has for it (placing a proxy
 // before each dependency it starts, when it asks), and puts the front proxy
 // before it.
-// proxyOpts go to every proxy it starts (a copy's mirror and ID prefix).
-func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer, proxyOpts ...faults.Option) (*environment, error) {
+// proxyOpts go to every proxy it starts (a copy's mirror and ID prefix);
+// rt says which speak TLS, and is handed to the target.
+func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, seed uint64, j *faults.Journal, log *slog.Logger, out io.Writer, rt *runTLS, proxyOpts ...faults.Option) (*environment, error) {
 	env := &environment{
 		target: reports.Target{Name: t.Name, Kind: string(t.Kind), URLs: map[string]string{}},
-		spec:   t, seed: seed, journal: j, log: log, launched: map[string]bool{}, tiers: map[string]bool{}, proxyOpts: proxyOpts,
+		spec:   t, seed: seed, journal: j, log: log, launched: map[string]bool{}, tiers: map[string]bool{}, proxyOpts: proxyOpts, tls: rt,
 	}
 	ok := false
 	defer func() {
@@ -129,7 +131,7 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 	}
 	running, err := launcher.Launch(ctx, launch.Env{
 		Dependencies: urls, PlaceDependency: env.placeDependency, Log: out, Seed: seed, Ports: ports,
-		Tiers: hops, PlaceTier: env.placeTier,
+		Tiers: hops, PlaceTier: env.placeTier, CAFile: rt.caFile(), ServiceTLS: rt.service,
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -142,7 +144,8 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 	if err := env.checkPlaced(); err != nil {
 		return nil, err
 	}
-	front, err := startProxy("front", running.URL, "", seed, j, log, append([]faults.Option{faults.WithHeaders(journalHeaders(t)...)}, proxyOpts...)...)
+	frontOpts := append([]faults.Option{faults.WithHeaders(journalHeaders(t)...)}, rt.frontOptions()...)
+	front, err := startProxy("front", running.URL, "", seed, j, log, append(frontOpts, proxyOpts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +218,8 @@ func (e *environment) addDependency(d targets.Dependency, upstream string) (*fau
 	if upstream != "" {
 		d.Upstream = upstream
 	}
-	p, err := dependencyProxy(d, e.seed, e.journal, e.log, append([]faults.Option{faults.WithHeaders(journalHeaders(e.spec)...)}, e.proxyOpts...)...)
+	opts := append([]faults.Option{faults.WithHeaders(journalHeaders(e.spec)...)}, e.tls.dependencyOptions(d)...)
+	p, err := dependencyProxy(d, e.seed, e.journal, e.log, append(opts, e.proxyOpts...)...)
 	if err != nil {
 		return nil, err
 	}

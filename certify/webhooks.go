@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"crypto/tls"
 	"reflect"
 
 	"github.com/resilcheck/resilcheck/check"
@@ -8,10 +9,11 @@ import (
 )
 
 // specWebhooks adapts the spec's webhooks section to the harness, its probe
-// reading the service at base: webhooks.effects, or the target's effects
+// reading the service at base (over TLS with tlsConfig, when not nil):
+// webhooks.effects, or the target's effects
 // when that is zero. The zero policy when the spec declares no receiver;
 // closeIdle as specProbe's.
-func specWebhooks(t *targets.Target, base string) (p check.WebhookPolicy, closeIdle func()) {
+func specWebhooks(t *targets.Target, base string, tlsConfig *tls.Config) (p check.WebhookPolicy, closeIdle func()) {
 	w := t.Webhooks
 	if !w.Declared() {
 		return check.WebhookPolicy{}, func() {}
@@ -21,7 +23,7 @@ func specWebhooks(t *targets.Target, base string) (p check.WebhookPolicy, closeI
 	if reflect.ValueOf(effects).IsZero() {
 		effects = t.Effects
 	}
-	probe, closeIdle := specProbe(t, effects.Probe, base)
+	probe, closeIdle := specProbe(t, effects.Probe, base, tlsConfig)
 	p = check.WebhookPolicy{Path: w.Path, Scheme: string(w.Scheme), Key: key, Probe: probe, Ledger: effects.Ledger.Dependency != ""}
 	if w.Body != "" {
 		p.Body = func(v check.Values) ([]byte, error) {

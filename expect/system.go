@@ -77,7 +77,7 @@ func LoadTarget(path string, ids []string) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		t := &Target{Name: v.Service, Versions: v.Versions, Seed: v.Seed, Checks: map[string]Want{}}
+		t := &Target{Name: v.Service, Versions: v.Versions, Seed: v.Seed, Run: v.Run, Checks: map[string]Want{}}
 		for id, x := range v.Checks {
 			t.Checks[id] = Want{Allowed: []reports.Status{x.Expect}, Why: x.Why, Tier: x.Tier}
 		}

@@ -26,6 +26,11 @@ checks:
   IK-05: {expect: not-applicable, why: b}
   RL-08: {expect: fail, why: c, tier: cannot tell}
 `)
+	subset := write(t, t.TempDir(), `service: z
+run: [IK-05]
+checks:
+  IK-05: {expect: pass, why: b}
+`)
 	tests := []struct {
 		path, name string
 		run        []string
@@ -35,6 +40,7 @@ checks:
 			"IK-03": {reports.StatusPass}, "IK-05": {reports.StatusPass, reports.StatusFail}, "RL-08": {reports.StatusPass}}},
 		{verdicts, "y", nil, map[string][]reports.Status{
 			"IK-03": {reports.StatusFail}, "IK-05": {reports.StatusNotApplicable}, "RL-08": {reports.StatusFail}}},
+		{subset, "z", []string{"IK-05"}, map[string][]reports.Status{"IK-05": {reports.StatusPass}}},
 	}
 	for _, tt := range tests {
 		got, err := LoadTarget(tt.path, ids)

@@ -49,7 +49,11 @@ type Verdicts struct {
 	// Versions name what the verdicts were read from (see File.Versions).
 	Versions map[string]string `yaml:"versions"`
 	// Seed is the seed the verdicts were decided at (see File.Seed).
-	Seed   uint64                 `yaml:"seed"`
+	Seed uint64 `yaml:"seed"`
+	// Run lists the checks the service is certified by (certify.Config.Checks),
+	// when not every one: a variant of another zoo service that only some
+	// checks tell apart. Empty = all.
+	Run    []string               `yaml:"run"`
 	Checks map[string]Expectation `yaml:"checks"`
 }
 
@@ -58,7 +62,7 @@ var verdicts = []reports.Status{reports.StatusPass, reports.StatusFail, reports.
 
 // LoadVerdicts reads an expectations file in the per-check format and
 // checks that it names a verdict with a reason for exactly the check IDs
-// in ids.
+// in ids, or in its run list when it has one (each of them in ids).
 func LoadVerdicts(path string, ids []string) (*Verdicts, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -71,6 +75,14 @@ func LoadVerdicts(path string, ids []string) (*Verdicts, error) {
 		return nil, fmt.Errorf("expect %s: %w", path, err)
 	}
 	var errs []error
+	if len(e.Run) > 0 {
+		for _, id := range e.Run {
+			if !slices.Contains(ids, id) {
+				errs = append(errs, fmt.Errorf("run: %s is not a check", id))
+			}
+		}
+		ids = e.Run
+	}
 	known := map[string]bool{}
 	for _, id := range ids {
 		known[id] = true

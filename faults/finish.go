@@ -101,6 +101,7 @@ func (ex *Exchange) loseConn() bool {
 	if ex.started {
 		_ = brw.Flush()
 	}
+	conn = rawConn(conn) // over TLS: no close_notify, the connection just dies
 	if ex.lose == LoseReset {
 		if tc, ok := tcpConn(conn); ok {
 			_ = tc.SetLinger(0) // Close now sends RST instead of FIN

@@ -153,6 +153,7 @@ func (c *limitConn) tcp() (*net.TCPConn, bool) {
 // markIdle tells c's listener, if c came from one, whether c waits for a
 // request (idle) or serves one.
 func markIdle(c net.Conn, idle bool) {
+	c = rawConn(c)
 	if hc, ok := c.(*handedConn); ok {
 		c = hc.Conn
 	}

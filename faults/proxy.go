@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	cryptorand "crypto/rand"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -33,6 +34,8 @@ type Proxy struct {
 	standIn     Respond
 	limits      Limits
 	transport   http.RoundTripper
+	serverTLS   *tls.Config // see WithTLS; nil = plain
+	upstreamTLS *tls.Config // see WithUpstreamTLS; nil = system roots
 	log         *slog.Logger
 	initial     []Rule
 	noLean      bool          // tests: serve everything through net/http
@@ -96,12 +99,12 @@ func (p *Proxy) init() error {
 		p.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	// The lean path speaks plain HTTP/1.1 itself, so it steps aside when
-	// the upstream needs TLS or the caller chose its own transport.
-	if p.upstream != nil && p.upstream.Scheme == "http" && p.transport == nil && !p.noLean {
+	// either side needs TLS or the caller chose its own transport.
+	if p.upstream != nil && p.upstream.Scheme == "http" && p.transport == nil && p.serverTLS == nil && !p.noLean {
 		p.lean = newLeanServer(p)
 	}
 	if p.transport == nil {
-		p.transport = newTransport(p.limits)
+		p.transport = newTransport(p.limits, p.upstreamTLS)
 	}
 	p.rules = newRules(p.seed)
 	if err := p.rules.Replace(p.initial...); err != nil {
@@ -113,9 +116,10 @@ func (p *Proxy) init() error {
 	return nil
 }
 
-func newTransport(l Limits) *http.Transport {
+func newTransport(l Limits, tlsConfig *tls.Config) *http.Transport {
 	return &http.Transport{
-		Proxy:               nil, // never route through HTTP_PROXY: we are the proxy
+		TLSClientConfig:     tlsConfig, // HTTP/1.1 to the upstream: a custom dialer and no ForceAttemptHTTP2
+		Proxy:               nil,       // never route through HTTP_PROXY: we are the proxy
 		DialContext:         (&net.Dialer{Timeout: l.DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        1024,
 		MaxIdleConnsPerHost: 1024,
@@ -129,7 +133,7 @@ func newTransport(l Limits) *http.Transport {
 func (p *Proxy) newServer() *http.Server {
 	var protos http.Protocols
 	protos.SetHTTP1(true)
-	protos.SetUnencryptedHTTP2(true)
+	protos.SetUnencryptedHTTP2(p.serverTLS == nil) // h2c only in the clear; h2 over TLS is not offered
 	return &http.Server{
 		Handler:           p,
 		Protocols:         &protos,
@@ -186,13 +190,16 @@ func (p *Proxy) Rules() *Rules { return p.rules }
 // Upstream returns the upstream URL, or nil for a stand-in.
 func (p *Proxy) Upstream() *url.URL { return p.upstream }
 
-// URL returns the proxy's base URL, e.g. "http://127.0.0.1:41234", or "" if
-// it is not listening yet.
+// URL returns the proxy's base URL, e.g. "http://127.0.0.1:41234" (https
+// with WithTLS), or "" if it is not listening yet.
 func (p *Proxy) URL() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ln == nil {
 		return ""
+	}
+	if p.serverTLS != nil {
+		return "https://" + p.ln.Addr().String()
 	}
 	return "http://" + p.ln.Addr().String()
 }
@@ -214,9 +221,12 @@ func (p *Proxy) Serve(l net.Listener) error {
 	close(p.ready)
 	p.mu.Unlock()
 	var err error
-	if p.lean != nil {
+	switch {
+	case p.lean != nil:
 		err = p.lean.serve(p.ln)
-	} else {
+	case p.serverTLS != nil:
+		err = p.srv.Serve(tls.NewListener(p.ln, p.serverTLS))
+	default:
 		err = p.srv.Serve(p.ln)
 	}
 	if errors.Is(err, http.ErrServerClosed) {

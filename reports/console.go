@@ -41,6 +41,7 @@ func WriteConsole(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "reproduce: %s\n", r.Reproduce) // unwrapped, to copy
 	}
 	consoleLogs(bw, r)
+	consoleTLS(bw, r)
 	consoleGate(bw, r)
 	fmt.Fprintf(bw, "verdict %s: %s%s (%s)\n", verdictWord(r.Verdict), counts(r.Totals()), excusedWords(r), short(r.Duration))
 	return bw.Flush()

@@ -25,6 +25,10 @@ func fixture() *Report {
 		},
 		Suites:  []SuiteSummary{{Name: "idempotency"}, {Name: "retry-after"}, {Name: "ratelimit"}},
 		Journal: "journal.jsonl",
+		TLS: &TLS{Authority: "3F:A1:07:5C:9B:22:E4:10:6D:8E:4F:01:B2:C3:D4:E5:F6:07:18:29:3A:4B:5C:6D:7E:8F:90:A1:B2:C3:D4:E5",
+			Hops: []TLSHop{{Hop: "front", Upstream: "CA file certs/service-ca.pem"},
+				{Hop: "dependency:processor", Terminated: true, Upstream: "system roots"},
+				{Hop: "dependency:ledger", Terminated: true, StandIn: true}}},
 		Checks: []Check{
 			{ID: "HS-08", Suite: "retry-after", Title: "waits for the dependency's Retry-After", Source: "RFC 9110 §10.2.3",
 				Level: LevelMust, Status: StatusPass, Duration: ms(2100), Evidence: retryAfterEvidence()},

@@ -76,6 +76,14 @@ func newJUnitSuite(name string, id int, r *Report) junit.Testsuite {
 	if r.Reproduce != "" {
 		s.AddProperty("reproduce", r.Reproduce)
 	}
+	if r.TLS != nil {
+		if r.TLS.Authority != "" {
+			s.AddProperty("tls.authority", r.TLS.Authority)
+		}
+		for _, h := range r.TLS.Hops {
+			s.AddProperty("tls.hop", h.Describe())
+		}
+	}
 	return s
 }
 

@@ -45,6 +45,7 @@ func mdRender(w io.Writer, r *Report, trim mdTrim) {
 	}
 	mdAborted(w, r)
 	mdLogs(w, r)
+	mdTLS(w, r)
 	mdGate(w, r)
 	if r.Reproduce != "" {
 		fmt.Fprintf(w, "Reproduce: %s\n\n", mdCode(r.Reproduce))

@@ -61,6 +61,9 @@ type Report struct {
 	// kept as files in the report directory when a check failed or the run
 	// aborted, so a failure is read next to the target's account of it.
 	Logs []LogFile `json:"logs,omitempty"`
+	// TLS says which hops the run intercepted TLS on, and the fingerprint
+	// of the authority it did so with; nil = plain HTTP throughout.
+	TLS *TLS `json:"tls,omitempty"`
 }
 
 // Target describes what was certified. Kind is "reference", "running" or

@@ -71,6 +71,14 @@ type Service struct {
 	// or FrontProxy (a gateway or reverse proxy in front of it); empty =
 	// not declared, judged as possibly a proxy.
 	Front Front `yaml:"front"`
+	// CA is a PEM file of the CAs that sign the certificate of a service
+	// whose URL is https, relative to the spec file; empty = the system
+	// roots. The front proxy verifies the service with it.
+	CA string `yaml:"ca"`
+	// Insecure makes the front proxy accept any certificate from an https
+	// service; false (the default) verifies it. Set it only for a
+	// self-signed certificate you have no CA file for.
+	Insecure bool `yaml:"insecure"`
 }
 
 // Front names what answers at the service's URL.
@@ -167,6 +175,14 @@ type Dependency struct {
 	// answers itself. Kind process may write a named free port in it,
 	// {{.Ports.NAME}}, for a dependency its command starts on the same port.
 	Upstream string `yaml:"upstream"`
+	// TLS makes the dependency proxy serve https with a certificate from
+	// the run's own authority, handed to the target (see ProcessValues.CAFile).
+	// false (the default) serves plain http, even for an https upstream:
+	// the URL the target is handed keeps the scheme it always had.
+	TLS bool `yaml:"tls"`
+	// UpstreamCA is a PEM file of the CAs that sign an https upstream's
+	// certificate, relative to the spec file; empty = the system roots.
+	UpstreamCA string `yaml:"upstream_ca"`
 	// Method is the effectful call's method; empty = POST.
 	Method string `yaml:"method"`
 	// Path is the effectful call's path, a glob as in fault rules (e.g.

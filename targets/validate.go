@@ -28,6 +28,7 @@ func (t *Target) Validate(opts ...Option) error {
 	} else {
 		v.deps = v.checkDependencies()
 		v.checkService()
+		v.checkTLS()
 		v.checkProcess()
 		v.checkCompose()
 	}

@@ -48,7 +48,7 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 	if project == "" {
 		project = "resilcheck-" + randomSuffix()
 	}
-	vars, err := l.vars(project, env.Dependencies, env.Tiers)
+	vars, err := l.vars(project, env.Dependencies, env.Tiers, env.CAFile)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (l *Launcher) abandon(ctx context.Context, h *helper, cause error) error {
 
 // vars renders compose.env into NAME=VALUE pairs, with .Dependencies as
 // containers reach the proxies.
-func (l *Launcher) vars(project string, proxies, hops map[string]string) ([]string, error) {
+func (l *Launcher) vars(project string, proxies, hops map[string]string, caFile string) ([]string, error) {
 	c := l.Target.Compose
 	reach := func(what string, urls map[string]string) (map[string]string, error) {
 		out := map[string]string{}
@@ -138,7 +138,7 @@ func (l *Launcher) vars(project string, proxies, hops map[string]string) ([]stri
 	if err != nil {
 		return nil, err
 	}
-	values := targets.ComposeValues{Project: project, Dependencies: deps, Tiers: tiers}
+	values := targets.ComposeValues{Project: project, Dependencies: deps, Tiers: tiers, CAFile: caFile}
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		v, err := targets.Render(c.Env[k], values)

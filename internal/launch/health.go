@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -35,13 +36,14 @@ func healthURL(base, health string) string {
 // (matching ErrUnhealthy) when timeout passes, or ctx's error when ctx is
 // cancelled.
 func WaitHealthy(ctx context.Context, url string, timeout time.Duration) error {
-	return waitHealthy(ctx, url, timeout, nil)
+	return waitHealthy(ctx, url, timeout, nil, nil)
 }
 
 // waitHealthy GETs url until it answers 2xx, timeout passes (an
 // *UnhealthyError), ctx is cancelled (ctx's error) or died closes (errDied).
-func waitHealthy(ctx context.Context, target string, timeout time.Duration, died <-chan struct{}) error {
-	tr := &http.Transport{DisableKeepAlives: true} // no proxy from the environment: targets are direct
+// tlsConfig verifies an https target; nil = the system roots.
+func waitHealthy(ctx context.Context, target string, timeout time.Duration, died <-chan struct{}, tlsConfig *tls.Config) error {
+	tr := &http.Transport{DisableKeepAlives: true, TLSClientConfig: tlsConfig} // no proxy from the environment: targets are direct
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	start := time.Now()

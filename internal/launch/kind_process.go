@@ -43,11 +43,11 @@ func (l *ProcessLauncher) Launch(ctx context.Context, env Env) (*Running, error)
 		return nil, err
 	}
 	p.argv = argv
-	if err := p.start(ctx, t.Process.Dir, vars); err != nil {
+	if err := p.start(ctx, t.Process.Dir, withCAVariables(vars, env.CAFile)); err != nil {
 		p.cleanup()
 		return nil, err
 	}
-	err = waitHealthy(ctx, healthURL(p.base, t.Service.Health), t.Service.StartupTimeout, p.done)
+	err = waitHealthy(ctx, healthURL(p.base, t.Service.Health), t.Service.StartupTimeout, p.done, env.ServiceTLS)
 	if errors.Is(err, errDied) {
 		p.cleanup()
 		return nil, &ExitedError{Command: argv, Err: p.waitErr, Output: p.out.Tail()}
@@ -92,7 +92,7 @@ func newProc(env Env, portNames []string, grace time.Duration) (*proc, error) {
 	if tiers == nil {
 		tiers = map[string]string{}
 	}
-	p.values = targets.ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps, Tiers: tiers, Ports: ports}
+	p.values = targets.ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps, Tiers: tiers, Ports: ports, CAFile: env.CAFile}
 	var missing []string
 	for _, name := range portNames {
 		if ports[name] == 0 {
@@ -221,4 +221,23 @@ func freePorts(n int, taken []int) ([]int, error) {
 		}
 	}
 	return ports, nil
+}
+
+// withCAVariables sets each of CAVariables to caFile in vars, unless
+// caFile is empty or the spec's process.env sets it: the target's own
+// choice stands.
+func withCAVariables(vars map[string]string, caFile string) map[string]string {
+	if caFile == "" {
+		return vars
+	}
+	out := maps.Clone(vars)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range CAVariables {
+		if _, set := out[k]; !set {
+			out[k] = caFile
+		}
+	}
+	return out
 }

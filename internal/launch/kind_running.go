@@ -16,10 +16,11 @@ var _ Launcher = (*RunningLauncher)(nil)
 
 // Launch blocks until the health URL answers 2xx. An unreachable or unhealthy
 // service yields an *UnhealthyError (matching ErrUnhealthy) saying what was
-// tried. env is unused: nothing is started. Stop on the result does nothing.
-func (l *RunningLauncher) Launch(ctx context.Context, _ Env) (*Running, error) {
+// tried. Of env only ServiceTLS is used: nothing is started. Stop on the
+// result does nothing.
+func (l *RunningLauncher) Launch(ctx context.Context, env Env) (*Running, error) {
 	s := l.Target.Service
-	if err := waitHealthy(ctx, healthURL(s.URL, s.Health), s.StartupTimeout, nil); err != nil {
+	if err := waitHealthy(ctx, healthURL(s.URL, s.Health), s.StartupTimeout, nil, env.ServiceTLS); err != nil {
 		return nil, err
 	}
 	return &Running{URL: s.URL}, nil

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 )
 
@@ -60,4 +61,20 @@ type Env struct {
 	// another. A launcher picks the names its spec uses that are missing
 	// here, and a Port distinct from them all.
 	Ports map[string]int
+	// CAFile is a PEM bundle, the run's CA followed by the system roots,
+	// that the target must trust to reach its dependency proxies over TLS;
+	// empty when none serves TLS. Kind process hands it to the command
+	// (see CAVariables) and its templates as {{.CAFile}}.
+	CAFile string
+	// ServiceTLS verifies an https service while waiting for its health
+	// (the CA its spec names, or no verification when it says insecure);
+	// nil = the system roots.
+	ServiceTLS *tls.Config
 }
+
+// CAVariables are the environment variables common HTTP clients read a
+// trusted CA bundle from: Go's crypto/x509 and OpenSSL (SSL_CERT_FILE),
+// Node.js (NODE_EXTRA_CA_CERTS, added to its own roots), Python requests
+// (REQUESTS_CA_BUNDLE) and curl (CURL_CA_BUNDLE). All but Node's replace the
+// system roots, which is why Env.CAFile carries them after the run's CA.
+var CAVariables = []string{"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"}

@@ -7,6 +7,11 @@ after; one without is processed each time. Deadlines arrive and leave only
 as gRPC's grpc-timeout (the service sits behind a gRPC-Web/Connect proxy).
 
     python3 server.py --port 8080 --provider http://127.0.0.1:9091
+
+With --tls-cert and --tls-key it serves https instead (ssl from the
+standard library too). An https provider is verified the way urllib always
+does: ssl.create_default_context(), whose OpenSSL default paths honour
+SSL_CERT_FILE.
 """
 
 import argparse
@@ -14,6 +19,7 @@ import hashlib
 import json
 import random
 import re
+import ssl
 import threading
 import time
 import urllib.error
@@ -191,10 +197,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("--provider", default="http://127.0.0.1:9091")
+    ap.add_argument("--tls-cert", help="serve https with this certificate (PEM)")
+    ap.add_argument("--tls-key", help="the certificate's private key (PEM)")
     args = ap.parse_args()
     Handler.provider = Provider(args.provider)
     ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    if args.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        # The handshake happens on the first read, in the request's own
+        # thread, so a slow client does not hold up accept.
+        server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+    server.serve_forever()
 
 
 if __name__ == "__main__":

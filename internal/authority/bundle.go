@@ -1,0 +1,50 @@
+package authority
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// SystemRoots is where Debian, Ubuntu and Alpine keep the system's trusted
+// CAs as one PEM file (ca-certificates).
+const SystemRoots = "/etc/ssl/certs/ca-certificates.crt"
+
+// Bundle is the run's CA followed by the PEM file at roots, when it exists.
+// Clients told to trust a file through SSL_CERT_FILE (Go, OpenSSL),
+// REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE trust it instead of the system
+// roots, so the bundle keeps those: the target can still reach real
+// https services. A missing roots file gives the CA alone.
+func (a *Authority) Bundle(roots string) ([]byte, error) {
+	var b bytes.Buffer
+	b.Write(a.pem)
+	if roots == "" {
+		return b.Bytes(), nil
+	}
+	sys, err := os.ReadFile(roots)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return b.Bytes(), nil
+	case err != nil:
+		return nil, fmt.Errorf("authority: system roots: %w", err)
+	}
+	if !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
+		b.WriteByte('\n')
+	}
+	b.Write(sys)
+	return b.Bytes(), nil
+}
+
+// WriteBundle writes Bundle(roots) to path, readable by the target's user.
+func (a *Authority) WriteBundle(path, roots string) error {
+	data, err := a.Bundle(roots)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("authority: bundle: %w", err)
+	}
+	return nil
+}
