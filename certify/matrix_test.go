@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -56,13 +57,18 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
+// maxNoisy is the most checks one case may leave inconclusive on a noisy
+// runner (each after three disturbed runs): CI runners share their cores.
+const maxNoisy = 2
+
 // judgeMatrixCase holds the report of the reference certified with defect
 // d to want: every failure allowed and laid at tier, no check inconclusive
-// but those want leaves nothing to judge, and every check want.Must names
-// failed. It returns the checks that failed.
+// but those want leaves nothing to judge and at most maxNoisy the runner's
+// stalls left unjudged where want requires no failure, and every check
+// want.Must names failed. It returns the checks that failed.
 func judgeMatrixCase(t *testing.T, d defect.Name, rep *reports.Report, want target.Expectation, tier string) []string {
 	t.Helper()
-	var failed []string
+	var failed, noisy []string
 	for _, c := range rep.Checks {
 		switch {
 		case c.Status == reports.StatusFail:
@@ -75,9 +81,18 @@ func judgeMatrixCase(t *testing.T, d defect.Name, rep *reports.Report, want targ
 			if c.Tier != tier {
 				t.Errorf("%s laid at tier %q; the defect is in the %s: %s", c.ID, c.Tier, tier, c.Observed)
 			}
+		case c.Status == reports.StatusInconclusive && strings.HasPrefix(c.Reason, "noisy runner:") && !slices.Contains(want.Must, c.ID):
+			// Neither a false positive nor a miss: the check declined to
+			// judge what the runner's stalls, run after run, disturbed,
+			// as it must. Bounded, so a check that never judges is seen.
+			noisy = append(noisy, c.ID)
+			t.Logf("%s inconclusive (not required here): %s", c.ID, c.Reason)
 		case c.Status == reports.StatusInconclusive && !slices.Contains(want.Vacuous, c.ID):
 			t.Errorf("%s inconclusive: %s", c.ID, c.Reason)
 		}
+	}
+	if len(noisy) > maxNoisy {
+		t.Errorf("%d checks inconclusive on a noisy runner (%v), more than the %d a busy CI runner explains", len(noisy), noisy, maxNoisy)
 	}
 	for _, id := range want.Must {
 		if !slices.Contains(failed, id) {

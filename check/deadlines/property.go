@@ -157,6 +157,7 @@ func (m *dlMachine) run(t *rapid.T) bool {
 		}
 		if fwd, ok, err := check.EntryBudget(e); err == nil && ok {
 			if left := budget - e.Received.Sub(start); fwd > left+m.tol {
+				m.margin = fwd - left - m.tol
 				t.Fatalf("dependency call %d carried a budget of %s when %s was left", i+1, dlMs(fwd), dlMs(left))
 			}
 		}

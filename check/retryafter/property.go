@@ -39,7 +39,11 @@ func retryAfterProperty(ctx context.Context, pc *check.Case) check.Result {
 		ms = append(ms, m)
 		return m.run
 	})
-	return check.Exploration{Want: want, Meaningful: "reached the dependency"}.Result(r, pcfg, ms[r.Worker].last)
+	out := check.Exploration{Want: want, Meaningful: "reached the dependency"}.Result(r, pcfg, ms[r.Worker].last)
+	if r.Failed {
+		out.Margin = ms[r.Worker].margin
+	}
+	return out
 }
 
 // raMachine runs HS-08p's cases.
@@ -50,6 +54,10 @@ type raMachine struct {
 	tol, slack time.Duration
 	cases      int
 	last       []faults.Entry
+	// margin is how far beyond its bound (tolerance included) the latest
+	// failing case went: a stall of the runner shorter than it cannot have
+	// made a retry early or an answer late by that much.
+	margin time.Duration
 }
 
 // run is one case: one request whose first effectful dependency call is
@@ -91,10 +99,15 @@ func (m *raMachine) run(t *rapid.T) bool {
 	if o.faulted == nil {
 		return false
 	}
+	m.margin = 0
 	if o.next != nil && o.gap()+m.tol < ra {
+		m.margin = ra - o.gap() - m.tol
 		t.Fatalf("the next dependency call came %s after %s", check.Ms(o.gap()), what)
 	}
 	if r := o.reply; r.Err != nil || r.Took > budget+m.slack {
+		if r.Err == nil {
+			m.margin = r.Took - budget - m.slack
+		}
 		t.Fatalf("the client's answer (%s) came after %s, past its budget of %s", check.Describe(r.Reply), check.Ms(r.Took), check.Ms(budget))
 	}
 	return true
