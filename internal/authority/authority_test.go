@@ -117,3 +117,24 @@ func TestReadPool(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthority_LeafWithinCA: a leaf issued late in the run expires with
+// its CA, not after it.
+func TestAuthority_LeafWithinCA(t *testing.T) {
+	a, err := New(WithLifetime(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(30 * time.Minute)
+	a.now = func() time.Time { return later }
+	leaf, err := a.Leaf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leaf.Leaf.NotAfter.After(a.cert.NotAfter) {
+		t.Errorf("leaf valid until %v, after its CA's %v", leaf.Leaf.NotAfter, a.cert.NotAfter)
+	}
+	if !leaf.Leaf.NotBefore.Before(later) {
+		t.Errorf("leaf valid from %v, want before its issue at %v", leaf.Leaf.NotBefore, later)
+	}
+}
