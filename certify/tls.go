@@ -70,7 +70,7 @@ func newRunTLS(t *targets.Target) (*runTLS, error) {
 	r.bundle = filepath.Join(r.dir, "ca-bundle.pem")
 	// The roots resilcheck itself was told to trust, else the system's:
 	// the bundle replaces them for the target.
-	if err := r.ca.WriteBundle(r.bundle, cmp.Or(os.Getenv("SSL_CERT_FILE"), authority.SystemRoots)); err != nil {
+	if err := r.ca.WriteBundle(r.bundle, cmp.Or(os.Getenv("SSL_CERT_FILE"), authority.SystemRoots())); err != nil {
 		r.close()
 		return nil, fmt.Errorf("certify: %w", err)
 	}

@@ -138,3 +138,18 @@ func TestAuthority_LeafWithinCA(t *testing.T) {
 		t.Errorf("leaf valid from %v, want before its issue at %v", leaf.Leaf.NotBefore, later)
 	}
 }
+
+// TestFirstFile: the first path naming a regular file wins; none, "".
+func TestFirstFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "roots.pem")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := firstFile([]string{filepath.Join(dir, "none.pem"), dir, file}); got != file {
+		t.Errorf("firstFile = %q, want %q: a missing path and a directory skipped", got, file)
+	}
+	if got := firstFile([]string{filepath.Join(dir, "none.pem")}); got != "" {
+		t.Errorf("firstFile of missing paths = %q, want empty", got)
+	}
+}
