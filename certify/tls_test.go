@@ -90,7 +90,9 @@ func TestPlaceTarget_tls(t *testing.T) {
 		t.Fatalf("through the front: %v %v, want the stand-in's 200 relayed", resp, err)
 	}
 	resp.Body.Close()
-	deadline := time.Now().Add(2 * time.Second)
+	// The front's entry lands just after its answer; the bound is for a
+	// loaded machine, the loop leaves as soon as it is there.
+	deadline := time.Now().Add(10 * time.Second)
 	for len(j.After(0, faults.BySide("front"))) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
