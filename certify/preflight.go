@@ -3,6 +3,7 @@ package certify
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -92,7 +93,11 @@ func (e *environment) preflight(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for i, u := range ups {
 		wg.Go(func() {
-			if err := dialUpstream(ctx, u.url); err != nil {
+			var tlsConfig *tls.Config // a tier's hop proxy verifies by the system roots
+			if !u.tier {
+				tlsConfig = e.tls.upstreamConfig(u.name)
+			}
+			if err := dialUpstream(ctx, u.url, tlsConfig); err != nil {
 				errs[i] = &UnreachableError{Dependency: u.name, Upstream: u.url, Err: err}
 				if u.tier {
 					errs[i].Dependency, errs[i].Tier = "", u.name
@@ -127,12 +132,14 @@ func (e *environment) specIndex(u realUpstream) int {
 }
 
 // dialUpstream connects to the host and port of rawURL (the scheme's port
-// when it names none) and closes the connection. A refused connection is
+// when it names none) and closes the connection; for https it first
+// completes a TLS handshake verified with tlsConfig (nil: the system
+// roots), as the proxy will (see verifyUpstream). A refused connection is
 // tried again every preflightRetry for preflightDial in all, so a
 // dependency started beside the target (a compose service, a process the
 // target's command starts) may come up a moment after it; the error is the
 // last dial's that did not merely run out of time, else the timeout.
-func dialUpstream(ctx context.Context, rawURL string) error {
+func dialUpstream(ctx context.Context, rawURL string, tlsConfig *tls.Config) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return err
@@ -151,6 +158,9 @@ func dialUpstream(ctx context.Context, rawURL string) error {
 	var last error
 	for {
 		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil && u.Scheme == "https" {
+			return verifyUpstream(ctx, c, u.Hostname(), tlsConfig)
+		}
 		if err == nil {
 			return c.Close()
 		}

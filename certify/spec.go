@@ -140,6 +140,7 @@ func journalHeaders(t *targets.Target) []string {
 	add(t.Effects.Ledger.KeyHeader)
 	if t.Webhooks.Declared() {
 		add("Webhook-Id") // the event id: a delivery's evidence, and the probe's key
+		add(t.Webhooks.Effects.Ledger.KeyHeader)
 	}
 	for _, o := range t.Operations {
 		add(o.KeyHeader)

@@ -2,11 +2,13 @@ package certify
 
 import (
 	"cmp"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +72,7 @@ func newRunTLS(t *targets.Target) (*runTLS, error) {
 	r.bundle = filepath.Join(r.dir, "ca-bundle.pem")
 	// The roots resilcheck itself was told to trust, else the system's:
 	// the bundle replaces them for the target.
-	if err := r.ca.WriteBundle(r.bundle, cmp.Or(os.Getenv("SSL_CERT_FILE"), authority.SystemRoots)); err != nil {
+	if err := r.ca.WriteBundle(r.bundle, cmp.Or(os.Getenv("SSL_CERT_FILE"), authority.SystemRoots())); err != nil {
 		r.close()
 		return nil, fmt.Errorf("certify: %w", err)
 	}
@@ -116,6 +118,36 @@ func (r *runTLS) dependencyOptions(d targets.Dependency) []faults.Option {
 		opts = append(opts, faults.WithUpstreamTLS(cfg))
 	}
 	return opts
+}
+
+// upstreamConfig is how dependency name's proxy verifies its https
+// upstream: its upstream_ca, or nil for the system roots.
+func (r *runTLS) upstreamConfig(name string) *tls.Config {
+	if r == nil {
+		return nil
+	}
+	return r.upstream[name]
+}
+
+// verifyUpstream completes a TLS handshake on c to host as a dependency
+// proxy's transport would, then closes c. An upstream whose certificate
+// the proxy will refuse is caught here, before the first check: otherwise
+// every call the target makes would end in the proxy's 502, and the
+// checks would judge the target against what looks like a dead dependency.
+func verifyUpstream(ctx context.Context, c net.Conn, host string, cfg *tls.Config) error {
+	cfg = cfg.Clone() // nil stays nil
+	if cfg == nil {
+		cfg = &tls.Config{}
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	tc := tls.Client(c, cfg)
+	defer tc.Close()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return fmt.Errorf("TLS: %w", err)
+	}
+	return nil
 }
 
 // frontOptions are the front proxy's options: how it verifies an https

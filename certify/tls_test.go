@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,7 +91,9 @@ func TestPlaceTarget_tls(t *testing.T) {
 		t.Fatalf("through the front: %v %v, want the stand-in's 200 relayed", resp, err)
 	}
 	resp.Body.Close()
-	deadline := time.Now().Add(2 * time.Second)
+	// The front's entry lands just after its answer; the bound is for a
+	// loaded machine, the loop leaves as soon as it is there.
+	deadline := time.Now().Add(10 * time.Second)
 	for len(j.After(0, faults.BySide("front"))) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -106,5 +109,42 @@ func TestPlaceTarget_tls(t *testing.T) {
 	rt.close()
 	if _, err := os.Stat(rt.caFile()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the bundle outlived the run: %v", err)
+	}
+}
+
+// TestPreflight_upstreamTLS: the preflight verifies an https upstream's
+// certificate as its proxy will, with the dependency's upstream_ca or the
+// system roots, so an untrusted one ends the run before any check.
+func TestPreflight_upstreamTLS(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(srv.Close)
+	caFile := filepath.Join(t.TempDir(), "upstream-ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, ca string
+		ok       bool
+	}{
+		{"its CA", fmt.Sprintf(", upstream_ca: %q", caFile), true},
+		{"system roots", "", false},
+	} {
+		tg := parseSpec(t, fmt.Sprintf("kind: running\nservice: {url: http://127.0.0.1:1}\noperations: [{name: pay, path: /pay}]\n"+
+			"dependencies: [{name: payments, listen: 127.0.0.1:2, upstream: %q%s}]\neffects: {ledger: {dependency: payments}}\n", srv.URL, tc.ca))
+		rt, err := newRunTLS(tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := &environment{spec: tg, tls: rt, upstream: []realUpstream{{name: "payments", url: srv.URL}}}
+		err = env.preflight(context.Background())
+		var ue *UnreachableError
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s: preflight = %v, want the handshake verified", tc.name, err)
+		case !tc.ok && (!errors.As(err, &ue) || !strings.Contains(err.Error(), "TLS")):
+			t.Errorf("%s: preflight = %v, want the untrusted upstream named", tc.name, err)
+		}
+		rt.close()
 	}
 }

@@ -24,7 +24,8 @@ func specWebhooks(t *targets.Target, base string, tlsConfig *tls.Config) (p chec
 		effects = t.Effects
 	}
 	probe, closeIdle := specProbe(t, effects.Probe, base, tlsConfig)
-	p = check.WebhookPolicy{Path: w.Path, Scheme: string(w.Scheme), Key: key, Probe: probe, Ledger: effects.Ledger.Dependency != ""}
+	p = check.WebhookPolicy{Path: w.Path, Scheme: string(w.Scheme), Key: key, Probe: probe,
+		Ledger: effects.Ledger.Dependency != "", LedgerKey: effects.Ledger.KeyHeader}
 	if w.Body != "" {
 		p.Body = func(v check.Values) ([]byte, error) {
 			s, err := targets.Render(w.Body, targets.RequestValues{Key: v.Key, Amount: v.Amount, Tenant: v.Tenant, Seq: v.Seq})

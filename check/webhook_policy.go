@@ -24,6 +24,10 @@ type WebhookPolicy struct {
 	// Ledger says the effect is counted at the dependency ledger (the
 	// effectful calls the receiver forwards, keyed by the key it forwards).
 	Ledger bool
+	// LedgerKey is the header the receiver forwards an event's key in, by
+	// which the ledger tells effects apart; "" = the target's
+	// (Conventions.DependencyKey).
+	LedgerKey string
 }
 
 // Declared reports whether the target declares a webhook receiver.

@@ -16,6 +16,7 @@ func TestKind_validate(t *testing.T) {
 		"no command":   {"kind: client\nclient: {policy: {max_attempts: 3}}\n", "client.command"},
 		"bad template": {"client: {command: [curl, '{{.Nope}}']}\n", "client.command"},
 		"operations":   {"client: {command: [curl]}\noperations: [{name: a, path: /a}]\n", "kind client has no operations"},
+		"webhooks":     {"client: {command: [curl]}\nwebhooks: {path: /hooks, secret_env: S}\n", "kind client has no webhooks"},
 		"negative":     {"client: {command: [curl], policy: {deadline: -1s}}\n", "client.policy.deadline"},
 		"method":       {"client: {command: [curl], policy: {methods: ['GE T']}}\n", "client.policy.methods[0]"},
 		"scenarios":    {"client: {command: [curl], scenarios: missing.yaml}\n", "client.scenarios"},

@@ -62,8 +62,8 @@ func (o *options) knownCheck(id string) (known, listed bool) {
 // that does not exist, is a directory or, for a program, is not executable
 // is a problem at its line, not a target that fails to start. So is a CA
 // file (service.ca, dependencies' upstream_ca) that is missing or holds no
-// PEM certificate. Arguments with templates are not looked for. Without the option a spec is judged
-// without the file system.
+// PEM certificate. Arguments with templates are not looked for. Without
+// the option a spec is judged without the file system.
 func WithFileChecks() Option {
 	return func(o *options) { o.files = true }
 }

@@ -33,7 +33,8 @@ type ProcessValues struct {
 	// Ports maps each NAME the spec writes as {{.Ports.NAME}} to a free
 	// loopback port, distinct from the others and from Port, the same
 	// wherever NAME appears (command, env, service.url, dependency upstreams).
-	Ports map[string]int // CAFile is a PEM file of the run's CA followed by the system roots,
+	Ports map[string]int
+	// CAFile is a PEM file of the run's CA followed by the system roots,
 	// when a dependency is declared tls (else empty): the file a client
 	// that takes a CA bundle path must be given. The harness also sets
 	// SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE and
@@ -92,7 +93,8 @@ type ComposeValues struct {
 	Dependencies map[string]string
 	// Tiers maps each tier but the first to its hop proxy's base URL as
 	// containers reach it: where the tier above must call it.
-	Tiers map[string]string // CAFile is the host path of the run's CA bundle (see
+	Tiers map[string]string
+	// CAFile is the host path of the run's CA bundle (see
 	// ProcessValues.CAFile) when a dependency is declared tls, else empty:
 	// mount it into the containers that call the dependency.
 	CAFile string

@@ -13,18 +13,18 @@ import (
 // https URL; insecure and a CA file do not go together.
 func (v *validator) checkTLS() {
 	s := v.t.Service
-	https := strings.HasPrefix(s.URL, "https://")
+	plain := v.plainService()
 	if s.CA != "" {
 		v.checkCAFile("service.ca", s.CA)
-		if !https && s.URL != "" {
-			v.errf("service.ca", "a CA file verifies an https service; service.url is %s", s.URL)
+		if plain != "" {
+			v.errf("service.ca", "a CA file verifies an https service; %s", plain)
 		}
 	}
 	if s.Insecure && s.CA != "" {
 		v.errf("service.insecure", "insecure skips the verification service.ca is for; keep one of them")
 	}
-	if s.Insecure && !https && s.URL != "" {
-		v.errf("service.insecure", "insecure applies to an https service; service.url is %s", s.URL)
+	if s.Insecure && plain != "" {
+		v.errf("service.insecure", "insecure applies to an https service; %s", plain)
 	}
 	for i, d := range v.t.Dependencies {
 		if d.UpstreamCA == "" {
@@ -36,6 +36,26 @@ func (v *validator) checkTLS() {
 			v.errf(p, "a CA file verifies an https upstream; upstream is %q", d.Upstream)
 		}
 	}
+}
+
+// plainService says why the service is not reached over https, or "" when
+// it is or its URL is still unknown. An omitted url is plain too: kind
+// process defaults to DefaultProcessURL and the reference serves http, so
+// a CA file or insecure there would be silently ignored; kinds that require
+// a url report its absence themselves.
+func (v *validator) plainService() string {
+	u := v.t.Service.URL
+	switch {
+	case strings.HasPrefix(u, "https://"):
+		return ""
+	case u != "":
+		return "service.url is " + u
+	case v.kind == KindProcess:
+		return "service.url is the default, " + DefaultProcessURL
+	case v.kind == KindReference:
+		return "the reference serves plain http"
+	}
+	return ""
 }
 
 // checkCAFile reports a CA file that is missing or holds no certificate.

@@ -57,3 +57,18 @@ func TestTarget_Validate_tls(t *testing.T) {
 		})
 	}
 }
+
+// TestTarget_Validate_tlsDefaultURL: a process service without a url is
+// served at the plain DefaultProcessURL, so a CA file or insecure for it is
+// refused rather than silently ignored.
+func TestTarget_Validate_tlsDefaultURL(t *testing.T) {
+	t.Parallel()
+	for _, service := range []string{"insecure: true", "ca: ca.pem"} {
+		spec := "kind: process\nservice: {" + service + "}\nprocess: {command: [./svc]}\noperations: [{name: op, path: /x}]\n" +
+			"dependencies: [{name: pay}]\neffects: {ledger: {dependency: pay}}\n"
+		_, err := Parse("spec.yaml", []byte(spec))
+		if err == nil || !strings.Contains(err.Error(), "service.url is the default") {
+			t.Errorf("service {%s} without a url: %v, want a problem naming the plain default", service, err)
+		}
+	}
+}

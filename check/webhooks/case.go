@@ -25,6 +25,9 @@ func begin(c *check.Case) *wcase {
 	h := *c.Harness // a shallow copy: the same proxies, journal and shared values
 	p := h.Policy.Webhooks
 	h.Probe, h.NoLedger = p.Probe, !p.Ledger
+	if p.Ledger && p.LedgerKey != "" {
+		h.Conventions.DependencyKey = p.LedgerKey // webhooks.effects.ledger.key_header
+	}
 	c.Harness = &h
 	return &wcase{Case: c, p: p, cfg: config(c.Harness)}
 }

@@ -25,7 +25,7 @@ type Config struct {
 	// any tolerance up to that refuses it.
 	Stale time.Duration
 	// Copies is how many copies of one event WH-02 delivers at once; 0
-	// means 8.
+	// or 1 means 8 (a single copy races nothing).
 	Copies int
 }
 

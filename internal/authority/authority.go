@@ -95,6 +95,9 @@ func (a *Authority) Leaf() (tls.Certificate, error) {
 	if err != nil {
 		return tls.Certificate{}, err
 	}
+	// A leaf must not outlive its issuer: strict verifiers (and RFC 5280's
+	// path validation read literally) refuse a chain whose CA expires first.
+	tmpl.NotAfter = minTime(tmpl.NotAfter, a.cert.NotAfter)
 	tmpl.Subject = pkix.Name{Organization: []string{"resilcheck"}, CommonName: a.hosts[0]}
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
@@ -114,6 +117,13 @@ func (a *Authority) Leaf() (tls.Certificate, error) {
 		return tls.Certificate{}, fmt.Errorf("authority: leaf certificate: %w", err)
 	}
 	return tls.Certificate{Certificate: [][]byte{der, a.cert.Raw}, PrivateKey: key, Leaf: leaf}, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // CertPEM returns the CA certificate, PEM-encoded: what a client must

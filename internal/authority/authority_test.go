@@ -117,3 +117,39 @@ func TestReadPool(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthority_LeafWithinCA: a leaf issued late in the run expires with
+// its CA, not after it.
+func TestAuthority_LeafWithinCA(t *testing.T) {
+	a, err := New(WithLifetime(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(30 * time.Minute)
+	a.now = func() time.Time { return later }
+	leaf, err := a.Leaf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leaf.Leaf.NotAfter.After(a.cert.NotAfter) {
+		t.Errorf("leaf valid until %v, after its CA's %v", leaf.Leaf.NotAfter, a.cert.NotAfter)
+	}
+	if !leaf.Leaf.NotBefore.Before(later) {
+		t.Errorf("leaf valid from %v, want before its issue at %v", leaf.Leaf.NotBefore, later)
+	}
+}
+
+// TestFirstFile: the first path naming a regular file wins; none, "".
+func TestFirstFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "roots.pem")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := firstFile([]string{filepath.Join(dir, "none.pem"), dir, file}); got != file {
+		t.Errorf("firstFile = %q, want %q: a missing path and a directory skipped", got, file)
+	}
+	if got := firstFile([]string{filepath.Join(dir, "none.pem")}); got != "" {
+		t.Errorf("firstFile of missing paths = %q, want empty", got)
+	}
+}

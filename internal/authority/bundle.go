@@ -8,9 +8,34 @@ import (
 	"os"
 )
 
-// SystemRoots is where Debian, Ubuntu and Alpine keep the system's trusted
-// CAs as one PEM file (ca-certificates).
-const SystemRoots = "/etc/ssl/certs/ca-certificates.crt"
+// systemRootFiles are where Linux distributions keep the system's trusted
+// CAs as one PEM file, in crypto/x509's order (root_linux.go): Debian,
+// Ubuntu and Alpine's ca-certificates first, then Fedora/RHEL, openSUSE,
+// OpenELEC, CentOS/RHEL 7, and /etc/ssl/cert.pem (Alpine, macOS).
+var systemRootFiles = []string{
+	"/etc/ssl/certs/ca-certificates.crt",
+	"/etc/pki/tls/certs/ca-bundle.crt",
+	"/etc/ssl/ca-bundle.pem",
+	"/etc/pki/tls/cacert.pem",
+	"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+	"/etc/ssl/cert.pem",
+}
+
+// SystemRoots returns the first of the system's CA bundle files that
+// exists, or "" when there is none. A bundle written without them would
+// leave a target told to trust it (SSL_CERT_FILE replaces the system
+// roots) unable to reach any real https service, so every distribution's
+// path is tried, not Debian's alone.
+func SystemRoots() string { return firstFile(systemRootFiles) }
+
+func firstFile(paths []string) string {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
 
 // Bundle is the run's CA followed by the PEM file at roots, when it exists.
 // Clients told to trust a file through SSL_CERT_FILE (Go, OpenSSL),

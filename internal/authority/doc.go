@@ -6,7 +6,7 @@
 //
 //	a, err := authority.New(authority.WithHosts("host.docker.internal"))
 //	leaf, err := a.Leaf()            // for 127.0.0.1, ::1, localhost and the hosts
-//	err = a.WriteBundle(path, authority.SystemRoots)
+//	err = a.WriteBundle(path, authority.SystemRoots())
 //
 // It is written by hand on crypto/x509, not taken from a library: the
 // standard library does it in about sixty lines, and a dependency would

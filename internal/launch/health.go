@@ -39,6 +39,13 @@ func WaitHealthy(ctx context.Context, url string, timeout time.Duration) error {
 	return waitHealthy(ctx, url, timeout, nil, nil)
 }
 
+// WaitHealthyTLS is WaitHealthy verifying an https url with tlsConfig, as
+// Env.ServiceTLS says (the spec's service.ca or insecure); nil = the
+// system roots.
+func WaitHealthyTLS(ctx context.Context, url string, timeout time.Duration, tlsConfig *tls.Config) error {
+	return waitHealthy(ctx, url, timeout, nil, tlsConfig)
+}
+
 // waitHealthy GETs url until it answers 2xx, timeout passes (an
 // *UnhealthyError), ctx is cancelled (ctx's error) or died closes (errDied).
 // tlsConfig verifies an https target; nil = the system roots.

@@ -2,6 +2,8 @@ package launch
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -35,5 +37,22 @@ func TestWaitHealthy_keepsLastStatus(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "last status: 503") {
 		t.Errorf("error %q does not name the 503", err)
+	}
+}
+
+// TestWaitHealthyTLS: an https service with a private certificate is
+// healthy under the config that trusts it, and unhealthy under the system
+// roots (the kind compose launcher used to wait so, whatever service.ca said).
+func TestWaitHealthyTLS(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	if err := WaitHealthyTLS(context.Background(), srv.URL+"/healthz", 5*time.Second, &tls.Config{RootCAs: roots}); err != nil {
+		t.Errorf("WaitHealthyTLS with the service's CA = %v, want healthy", err)
+	}
+	if err := WaitHealthyTLS(context.Background(), srv.URL+"/healthz", 300*time.Millisecond, nil); !errors.Is(err, ErrUnhealthy) {
+		t.Errorf("WaitHealthyTLS with the system roots = %v, want unhealthy", err)
 	}
 }

@@ -124,6 +124,8 @@ func TestValidate(t *testing.T) {
 		{"kind: reference\nservice: {url: http://127.0.0.1:1}\n", "service.url: kind reference starts its own service"},
 		{"kind: reference\ndependencies: [{name: bank}]\neffects: {ledger: {dependency: bank}}\n", `calls one dependency, processor; got "bank"`},
 		{"kind: reference\ndependencies: [{name: processor, upstream: http://127.0.0.1:1}]\n", "starts its own processor"},
+		{"kind: reference\ndependencies: [{name: processor, tls: true}]\n", "dependencies[0].tls: the reference stack calls its processor over plain http"},
+		{"kind: reference\nservice: {insecure: true}\n", "service.insecure: insecure applies to an https service; the reference serves plain http"},
 	} {
 		if _, err := targets.Parse("", []byte(c.spec), withKind); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Parse(%q) = %v; want a problem containing %q", c.spec, err, c.want)

@@ -42,6 +42,10 @@ func validate(t *targets.Target) []targets.Problem {
 			add(p+".name", "the reference stack calls one dependency, %s; got %q", Processor, d.Name)
 		case d.Upstream != "" || d.Listen != "" || !isZero(d.StandIn):
 			add(p, "the reference stack starts its own processor; leave listen, upstream and stand_in out")
+		case d.TLS:
+			// The stack is handed no CA bundle: its client would refuse the
+			// proxy's certificate and every call would fail as an outage.
+			add(p+".tls", "the reference stack calls its processor over plain http; leave tls out")
 		}
 	}
 	if len(t.Tiers) > 0 {
