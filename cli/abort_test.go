@@ -20,6 +20,7 @@ import (
 // exit 4.
 func TestCertify_reportEveryOutcome(t *testing.T) {
 	t.Parallel()
+	free := freeAddrs(t, 2)
 	tail := "operations: [{name: pay, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}]\n" +
 		"dependencies: [{name: processor}]\neffects: {ledger: {dependency: processor}}\n"
 	cases := []struct {
@@ -31,8 +32,8 @@ func TestCertify_reportEveryOutcome(t *testing.T) {
 		want    []string // in the report's aborted, interrupted and target output
 	}{
 		{name: "unreachable", code: exitInconclusive, verdict: reports.VerdictInconclusive,
-			spec: "kind: running\nservice: {url: 'http://" + freeAddr(t) + "', startup_timeout: 300ms}\n" +
-				"operations: [{name: pay, path: /v1/payments}]\ndependencies: [{name: processor, listen: '" + freeAddr(t) + "'}]\n" +
+			spec: "kind: running\nservice: {url: 'http://" + free[0] + "', startup_timeout: 300ms}\n" +
+				"operations: [{name: pay, path: /v1/payments}]\ndependencies: [{name: processor, listen: '" + free[1] + "'}]\n" +
 				"effects: {ledger: {dependency: processor}}\n",
 			want: []string{"not healthy"}},
 		{name: "process exits", code: exitInconclusive, verdict: reports.VerdictInconclusive,
@@ -83,10 +84,11 @@ func TestCertify_deadDependency(t *testing.T) {
 	t.Parallel()
 	service := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	t.Cleanup(service.Close)
-	upstream := freeAddr(t)
+	free := freeAddrs(t, 2)
+	upstream := free[0]
 	spec := "kind: running\nservice: {url: '" + service.URL + "'}\n" +
 		"operations: [{name: pay, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}]\n" +
-		"dependencies: [{name: processor, listen: '" + freeAddr(t) + "', upstream: 'http://" + upstream + "'}]\n" +
+		"dependencies: [{name: processor, listen: '" + free[1] + "', upstream: 'http://" + upstream + "'}]\n" +
 		"effects: {ledger: {dependency: processor}}\n"
 	dir := t.TempDir()
 	started := time.Now()

@@ -67,7 +67,8 @@ func TestCertify_usage(t *testing.T) {
 // listens on: inconclusive (exit 3), saying what was tried.
 func TestCertify_unreachable(t *testing.T) {
 	t.Parallel()
-	addr, depAddr := freeAddr(t), freeAddr(t)
+	addrs := freeAddrs(t, 2)
+	addr, depAddr := addrs[0], addrs[1]
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "target.yaml")
 	body := "version: 1\nkind: running\nservice:\n  url: http://" + addr + "\n  startup_timeout: 500ms\n" +
@@ -137,13 +138,20 @@ func TestCertify_reference(t *testing.T) {
 	}
 }
 
-// freeAddr returns a loopback address nothing listens on.
-func freeAddr(t *testing.T) string {
+// freeAddrs returns n distinct loopback addresses nothing listens on. The
+// listeners that found them are held until all n are found: one closed
+// before the next was asked for once handed out its port again, and a
+// test's target and its dependency proxy shared one address.
+func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	out := make([]string, n)
+	for i := range out {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		out[i] = l.Addr().String()
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return out
 }

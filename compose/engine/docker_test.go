@@ -81,13 +81,19 @@ func docker(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// freeAddr returns a loopback address no one listens on (yet).
-func freeAddr(t *testing.T) string {
+// freeAddrs returns n distinct loopback addresses no one listens on (yet),
+// holding each finder's listener until all are found: a port freed before
+// the next was asked for can be handed out again.
+func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	out := make([]string, n)
+	for i := range out {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		out[i] = l.Addr().String()
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return out
 }

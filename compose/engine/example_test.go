@@ -181,7 +181,8 @@ func hostSpec(t *testing.T, name string, extra ...string) *targets.Target {
 // the variables compose.host.yaml reads, and returns them.
 func hostAddrs(t *testing.T) (gateway, service, processor string) {
 	t.Helper()
-	gateway, service, processor = freeAddr(t), freeAddr(t), freeAddr(t)
+	a := freeAddrs(t, 3)
+	gateway, service, processor = a[0], a[1], a[2]
 	t.Setenv("GATEWAY_ADDR", gateway)
 	t.Setenv("SERVICE_ADDR", service)
 	t.Setenv("PROCESSOR_ADDR", processor)
