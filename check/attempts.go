@@ -41,8 +41,9 @@ func Attempts(calls []faults.Entry) [][]faults.Entry {
 // Attempts groups calls as the package's Attempts does, knowing the
 // hedging delay the target declares: a call that starts when the attempt's
 // next hedge was due (its copies so far times the delay after it began),
-// within the harness's slack either way, after a copy that was answered 2xx
-// no sooner than the slack before then, is that hedge. On a busy runner the
+// from the harness's slack before to hedgeLag slacks after that or after
+// the success, where a copy was answered 2xx no sooner than the slack
+// before then, is that hedge. On a busy runner the
 // hedge timer and the success race, and the copy reaches the dependency
 // after the success was journaled; no retry follows a success, and a copy
 // on the declared schedule is the hedge the target said it sends.
@@ -70,14 +71,19 @@ func Overlapping(calls []faults.Entry, margin time.Duration) [][]faults.Entry {
 
 // OnHedgeSchedule says a[i], a copy in attempt a, started when the
 // target's declared hedging sends its ith copy (i delays after the
-// attempt began), within the harness's slack either way.
+// attempt began): no sooner than the harness's slack before, and no later
+// than hedgeLag slacks after that or after the copies before it ended.
 func (h *Harness) OnHedgeSchedule(a []faults.Entry, i int) bool {
 	d := h.Policy.Hedging.Delay
 	if d <= 0 || i < 1 || i >= len(a) {
 		return false
 	}
 	due, late := a[0].Received.Add(time.Duration(i)*d), h.Slack()
-	return !a[i].Received.Before(due.Add(-late)) && !a[i].Received.After(due.Add(late))
+	var end time.Time // when the copies before it last ended
+	for _, e := range a[:i] {
+		end = latest(end, callEnd(e))
+	}
+	return !a[i].Received.Before(due.Add(-late)) && !a[i].Received.After(latest(due, end).Add(hedgeLag*late))
 }
 
 // grouping is how calls are grouped into attempts: a call joins a group
@@ -99,7 +105,22 @@ func (g grouping) scheduledHedge(a []faults.Entry, end time.Time, e faults.Entry
 		return false
 	}
 	due := a[0].Received.Add(time.Duration(len(a)) * g.hedgeDelay)
-	return !e.Received.Before(due.Add(-g.late)) && !e.Received.After(due.Add(g.late)) && !end.Add(g.late).Before(due)
+	return !e.Received.Before(due.Add(-g.late)) && !e.Received.After(latest(due, end).Add(hedgeLag*g.late)) && !end.Add(g.late).Before(due)
+}
+
+// hedgeLag is how many slacks after the later of its due time and the
+// success it raced a hedged copy may reach the dependency: the target's
+// timer, its read of the success and its send are three scheduling points
+// of the target's own process, which the runner's stall watch cannot see
+// (on a loaded CI runner a copy came 70 ms after the success, 20 ms past a
+// single slack).
+const hedgeLag = 3
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (g grouping) group(calls []faults.Entry) [][]faults.Entry {

@@ -119,7 +119,8 @@ func TestHarness_Attempts(t *testing.T) {
 		{"the same without hedging declared", plain, []faults.Entry{call(0, 290, 201), call(330, 335, 201)}, []int{1, 1}},
 		{"call long after a fast success", hedging, []faults.Entry{call(0, 5, 201), call(300, 305, 201)}, []int{1, 1}},
 		{"call after a slow failure", hedging, []faults.Entry{call(0, 290, 503), call(330, 335, 201)}, []int{1, 1}},
-		{"call well after the hedge was due", hedging, []faults.Entry{call(0, 290, 201), call(400, 405, 201)}, []int{1, 1}},
+		{"hedge 70 ms after a success that ended when it was due", hedging, []faults.Entry{call(0, 300, 201), call(370, 375, 201)}, []int{2}},
+		{"call well after the hedge was due", hedging, []faults.Entry{call(0, 290, 201), call(460, 465, 201)}, []int{1, 1}},
 		{"a third copy beyond the declared two", hedging,
 			[]faults.Entry{call(0, 590, 201), call(300, 590, 0), call(620, 625, 201)}, []int{2, 1}},
 	} {

@@ -20,7 +20,7 @@ func losersCancelled(ctx context.Context, cs *check.Case) check.Result {
 		return res
 	}
 	hold := c.cfg.hold(c.p.Delay)
-	want := fmt.Sprintf("when one copy of a call succeeds, every other copy is cancelled within %s", check.Ms(c.tol))
+	want := fmt.Sprintf("when one copy of a call succeeds, every other copy is cancelled within %s", check.Ms(c.cancelTol))
 	if err := c.hold(c.EffectMatch(1), hold); err != nil {
 		return check.Inconclusive("%v", err)
 	}
@@ -49,7 +49,7 @@ func losersCancelled(ctx context.Context, cs *check.Case) check.Result {
 		if i == won {
 			continue
 		}
-		if late := loserEnd(e).Sub(at); late > c.tol {
+		if late := loserEnd(e).Sub(at); late > c.cancelTol {
 			return check.Fail(want, fmt.Sprintf("copy %d ran on %s after copy %d answered: %s", i+1, check.Ms(late), won+1, obs), c.Evidence()...)
 		}
 	}

@@ -15,7 +15,10 @@ type hdCase struct {
 	*check.Case
 	cfg Config
 	tol time.Duration
-	p   check.HedgingPolicy
+	// cancelTol bounds how long a loser runs on after the winner's answer
+	// (Config.cancelSlack).
+	cancelTol time.Duration
+	p         check.HedgingPolicy
 }
 
 // begin heals the target (a breaker opened by earlier checks would answer
@@ -28,7 +31,7 @@ func begin(ctx context.Context, c *check.Case) (*hdCase, check.Result, bool) {
 	}
 	c.Restart(ctx)
 	cfg := config(h)
-	return &hdCase{Case: c, cfg: cfg, tol: cfg.tolerance(h), p: h.Policy.Hedging}, check.Result{}, true
+	return &hdCase{Case: c, cfg: cfg, tol: cfg.tolerance(h), cancelTol: cfg.cancelSlack(h), p: h.Policy.Hedging}, check.Result{}, true
 }
 
 // hold holds the calls m matches at the dependency for d before passing

@@ -52,13 +52,13 @@ func hedgeProperty(ctx context.Context, pc *check.Case) check.Result {
 	}
 	h := pc.Harness
 	want := fmt.Sprintf("for random latencies and refusals: every hedged copy %s or more after the copy before it while that one is pending (−%s), at most %s copies per attempt, one key on every copy, the losers let go within %s of a success, one effect",
-		check.Ms(c.p.Delay), check.Ms(c.tol), copiesText(c.p), check.Ms(c.tol))
+		check.Ms(c.p.Delay), check.Ms(c.tol), copiesText(c.p), check.Ms(c.cancelTol))
 	cfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
 	cfg = h.Exploring(cfg, exploreFor)
 	trouble := &check.Trouble{}
 	var ms []*machine
 	r := h.ExploreEach(pc.ID, cfg, func(w int, hw *check.Harness) func(*rapid.T) bool {
-		m := &machine{h: hw, ctx: ctx, id: check.WorkerID(pc.ID, w), tol: c.tol, p: c.p, trouble: trouble}
+		m := &machine{h: hw, ctx: ctx, id: check.WorkerID(pc.ID, w), tol: c.tol, cancelTol: c.cancelTol, p: c.p, trouble: trouble}
 		ms = append(ms, m)
 		if w == 0 {
 			return m.run // begin healed this copy
@@ -92,9 +92,12 @@ type machine struct {
 	ctx     context.Context
 	id      string
 	tol     time.Duration
-	p       check.HedgingPolicy
-	cases   int
-	last    []faults.Entry
+	// cancelTol bounds how long a loser runs on after the winner's answer
+	// (Config.cancelSlack).
+	cancelTol time.Duration
+	p         check.HedgingPolicy
+	cases     int
+	last      []faults.Entry
 	// margin is how far past its bound the failing case's time went, for
 	// the failures a measured time decides.
 	margin time.Duration
@@ -111,7 +114,7 @@ func (m *machine) run(t *rapid.T) bool {
 	m.cases++
 	cs := h.NewCase(m.ctx, fmt.Sprintf("%s-%d", m.id, m.cases))
 	defer cs.Done(m.ctx)
-	c := &hdCase{Case: cs, tol: m.tol, p: m.p}
+	c := &hdCase{Case: cs, tol: m.tol, cancelTol: m.cancelTol, p: m.p}
 	d := m.p.Delay
 	shape := rapid.SampledFrom([]string{"script", "script", "bimodal", "every call slow"}).Draw(t, "latency")
 	k := rapid.IntRange(2, 4).Draw(t, "slow (delays)")
@@ -222,8 +225,8 @@ func (m *machine) judge(t *rapid.T, c *hdCase, n int, a []faults.Entry) {
 		return
 	}
 	for j, e := range a {
-		if late := callEndOf(e).Sub(a[won].Finished); j != won && late > m.tol {
-			m.margin = late - m.tol
+		if late := callEndOf(e).Sub(a[won].Finished); j != won && late > m.cancelTol {
+			m.margin = late - m.cancelTol
 			t.Fatalf("attempt %d: copy %d ran on %s after copy %d succeeded", n, j+1, check.Ms(late), won+1)
 		}
 	}
