@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -69,6 +70,21 @@ func firstID(id string) string {
 		return id
 	}
 	return id[:i]
+}
+
+// Rerun is which run of its check c is: 0 for the first, n for the nth
+// rerun of a doubted verdict (Judge). A check that shares what it measures
+// among the run's checks measures afresh on a rerun, or the rerun would
+// judge the doubted measurement again.
+func (c *Case) Rerun() int {
+	first := firstID(c.ID)
+	if first == c.ID {
+		return 0
+	}
+	if n, err := strconv.Atoi(c.ID[len(first)+len(againSuffix):]); err == nil {
+		return n
+	}
+	return 1
 }
 
 // Sub starts a nested case with its own generator, rules and window, for

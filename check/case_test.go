@@ -127,3 +127,15 @@ func TestFirstID(t *testing.T) {
 		}
 	}
 }
+
+// TestCase_Rerun: a first run is 0, the nth rerun n, and a case nested in
+// a rerun counts as a first run of its own.
+func TestCase_Rerun(t *testing.T) {
+	for id, want := range map[string]int{
+		"BO-08": 0, "BO-08/again": 1, "BO-08/again2": 2, "IK-11/again/probe": 0,
+	} {
+		if got := (&Case{ID: id}).Rerun(); got != want {
+			t.Errorf("Case{ID: %q}.Rerun() = %d; want %d", id, got, want)
+		}
+	}
+}

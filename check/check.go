@@ -98,6 +98,15 @@ type Result struct {
 	// stall alone may have spread them; the check is judged again, as a
 	// failure during a stall is.
 	Quiet time.Duration
+	// Unreplayed marks a property's failure whose shrunk case did not fail
+	// again on replay. Timed, and late by no more than the runner's
+	// lateness while the check ran, it is judged again however short each
+	// stall was: many small delays add up as one long one does.
+	Unreplayed bool
+	// Noisy marks an inconclusive verdict the runner's own slowness made
+	// (the harness fell short of its request rate, say), not the target:
+	// a timed check so judged runs again. Made by NoisyRunner.
+	Noisy bool
 	// Tier is the tier of a multi-tier target the failure lies with, when
 	// the check named it itself (Observed then says why); else the runner
 	// blames one by the check's BlameRules.
@@ -125,6 +134,13 @@ func Fail(expected, observed string, ev ...faults.Entry) Result {
 // formatted like fmt.Sprintf.
 func Inconclusive(format string, a ...any) Result {
 	return Result{Status: reports.StatusInconclusive, Reason: fmt.Sprintf(format, a...)}
+}
+
+// NoisyRunner is the inconclusive verdict of a check the runner kept from
+// judging, by its own slowness: the reason, formatted like fmt.Sprintf,
+// follows "noisy runner: ". A timed check so judged runs again.
+func NoisyRunner(format string, a ...any) Result {
+	return Result{Status: reports.StatusInconclusive, Reason: "noisy runner: " + fmt.Sprintf(format, a...), Noisy: true}
 }
 
 // NotApplicable is the verdict of a check whose subject the target does not

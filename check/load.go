@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/resilcheck/resilcheck/load"
@@ -23,4 +24,15 @@ func (h *Harness) LoadBuild() func(load.BodyData, http.Header) ([]byte, error) {
 		hd.Set(h.Conventions.KeyHeaderName(), h.Conventions.FormatKey(d.Key))
 		return r.Body, nil
 	}
+}
+
+// Undriven is the inconclusive verdict of a check that could not drive
+// its load: err says why. A load the harness sent slower than asked
+// (load.ShortfallError) is the runner's slowness, not the target's, so
+// the check runs again (NoisyRunner).
+func Undriven(err error) Result {
+	if sf, ok := errors.AsType[*load.ShortfallError](err); ok {
+		return NoisyRunner("the harness could not keep the request rate: %v", sf)
+	}
+	return Inconclusive("%v", err)
 }

@@ -104,8 +104,8 @@ func Judge(parent context.Context, h *Harness, c Check) (res Result) {
 		return Inconclusive("%s", why)
 	}
 	res, seen := h.watched(parent, c, c.ID)
-	if (stalledFailure(res, seen, h.stallLimit()) || stalledPass(res, seen)) && parent.Err() == nil {
-		return h.rejudged(parent, c, res, seen)
+	if d := h.doubted(c, res, seen); d != nil && parent.Err() == nil {
+		return h.rejudged(parent, c, res, seen, d)
 	}
 	if res.Status == reports.StatusFail && seen.worst > h.stallLimit() && res.Margin != NotTimed {
 		res.Observed += fmt.Sprintf(" (the runner stalled up to %s during this run, %s in all, less than the %s the failure was late by)",

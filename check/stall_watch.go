@@ -2,8 +2,6 @@ package check
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
@@ -153,116 +151,6 @@ func evidenceSpan(ev []faults.Entry) (from, to time.Time) {
 // made (Result.Quiet), and the runner stalled longer than that.
 func stalledPass(res Result, seen stalls) bool {
 	return res.Status == reports.StatusPass && res.Quiet > 0 && seen.worst > res.Quiet
-}
-
-// rejudged is the verdict on a timed check that failed while the runner
-// stalled beyond stallLimit. That failure is not trusted, so the check
-// runs again: the same draws, with keys and tenants of its own (which a
-// target that stores keys needs), so the same scenario is judged. A rerun
-// stands if the runner kept within the limit: a failure confirms the first
-// run's, which is kept since the seed replays it, and a pass says what the
-// first run saw. A rerun the runner disturbed too is run once more (a busy
-// CI runner stalls in bursts, so two disturbed runs in a row are common
-// there); after maxReruns disturbed reruns the check is inconclusive.
-func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalled stalls) Result {
-	limit := h.stallLimit()
-	worst := []time.Duration{stalled.worst}
-	var res Result
-	for n := 1; ; n++ {
-		var seen stalls
-		res, seen = h.watched(parent, c, againID(c.ID, n))
-		worst = append(worst, seen.worst)
-		if !disturbedRerun(first, res, seen, limit) {
-			break
-		}
-		if n == maxReruns || parent.Err() != nil {
-			return noisy(first, res, worst, limit)
-		}
-	}
-	stall := stalled.worst
-	firstSaw := withoutStory(first.Observed)
-	again := "a second run"
-	if len(worst) > 2 {
-		again = fmt.Sprintf("run %d (the runner stalled %s during the runs between)", len(worst), msList(worst[1:len(worst)-1]))
-	}
-	switch {
-	case first.Status == reports.StatusPass:
-		text := fmt.Sprintf(" (on %s: the first passed while the runner stalled %s, longer than the %s its pass could bear: %s)", again, Ms(stall), Ms(first.Quiet), firstSaw)
-		if res.Status == reports.StatusPass || res.Status == reports.StatusFail {
-			res.Observed += text
-		} else {
-			res.Reason += text
-		}
-		return res
-	case res.Status == reports.StatusFail:
-		first.Observed += fmt.Sprintf(" (the runner stalled %s during this run, beyond the %s a timing verdict can bear, so the check ran again, stalling no longer than that, and failed again: %s)",
-			Ms(stall), Ms(limit), withoutStory(res.Observed))
-		if len(worst) > 2 {
-			first.Observed = strings.TrimSuffix(first.Observed, ")") + fmt.Sprintf(" on %s)", again)
-		}
-		return first
-	case res.Status == reports.StatusPass:
-		res.Observed += fmt.Sprintf(" (on %s: the first failed while the runner stalled %s, beyond the %s a timing verdict can bear: %s)",
-			again, Ms(stall), Ms(limit), firstSaw)
-	default:
-		res.Reason += fmt.Sprintf(" (on %s: the first failed while the runner stalled %s, beyond the %s a timing verdict can bear: %s)",
-			again, Ms(stall), Ms(limit), firstSaw)
-	}
-	return res
-}
-
-// maxReruns bounds how often a disturbed check runs again.
-const maxReruns = 2
-
-// disturbedRerun says a rerun of a check whose first run was disturbed
-// cannot decide either: after a disturbed pass, it passed by a margin its
-// own stall may have made or failed under a stall; after a disturbed
-// failure, it failed by less than its stalls or passed under a stall.
-func disturbedRerun(first, res Result, seen stalls, limit time.Duration) bool {
-	if first.Status == reports.StatusPass {
-		return stalledPass(res, seen) || res.Status == reports.StatusFail && seen.worst > limit
-	}
-	return stalledFailure(res, seen, limit) || seen.worst > limit && res.Status == reports.StatusPass
-}
-
-// noisy is the inconclusive verdict on a check no run of which the runner
-// left undisturbed: worst holds each run's worst stall.
-func noisy(first, last Result, worst []time.Duration, limit time.Duration) Result {
-	lastSaid := map[bool]string{true: "failed", false: "passed"}[last.Status == reports.StatusFail]
-	runs := fmt.Sprintf("during %d runs of this check", len(worst))
-	if n, ok := map[int]string{2: "two", 3: "three"}[len(worst)]; ok {
-		runs = "during " + n + " runs of this check"
-	}
-	var out Result
-	if first.Status == reports.StatusPass {
-		out = Inconclusive("noisy runner: the runner stalled %s %s, longer than the %s its first pass could bear: %s; the last %s: %s",
-			msList(worst), runs, Ms(first.Quiet), first.Observed, lastSaid, withoutStory(last.Observed))
-	} else {
-		out = Inconclusive("noisy runner: the runner stalled %s %s, beyond the %s a timing verdict can bear; the first run failed: %s; the last %s: %s",
-			msList(worst), runs, Ms(limit), first.Observed, lastSaid, withoutStory(last.Observed))
-		out.Counterexample = first.Counterexample
-	}
-	out.Evidence = first.Evidence
-	return out
-}
-
-// msList says stalls in order: "80 ms", "80 ms and then 90 ms",
-// "80 ms, 90 ms and then 70 ms".
-func msList(ds []time.Duration) string {
-	s := make([]string, len(ds))
-	for i, d := range ds {
-		s[i] = Ms(d)
-	}
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and then " + s[len(s)-1]
-}
-
-// withoutStory drops a failed property's pointer to its shrunk story from
-// observed, for a result that does not carry that story.
-func withoutStory(observed string) string {
-	return strings.Replace(observed, ", shrunk to the story below", "", 1)
 }
 
 // Stalls is what a stall watch started by WatchStalls saw: each wake-up

@@ -75,6 +75,10 @@ type Result struct {
 	// check.Harness.ExploreEach, its copy of the target).
 	Workers, Worker int
 	WorkerName      string
+	// Unreplayed says the shrunk case did not fail again when rapid
+	// replayed it: the failure depends on timing, the target's or the
+	// runner's.
+	Unreplayed bool
 }
 
 // rapid reads its settings from process-wide flags: the seed and the
@@ -353,6 +357,7 @@ func (r *recorder) result(seed uint64) Result {
 		if strings.HasPrefix(res.Message, "flaky test") {
 			// rapid's wording for a failure its replay did not reproduce;
 			// the failure itself is in its "Original traceback (…):" line.
+			res.Unreplayed = true
 			res.Message = "failed, but the shrunk case did not fail again on replay: the failure depends on timing (a race)"
 			if _, orig, ok := strings.Cut(l, "Original traceback ("); ok {
 				if msg, _, ok := strings.Cut(orig, "):\n"); ok {

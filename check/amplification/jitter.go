@@ -136,7 +136,7 @@ func judgeFleet(h *check.Harness, s *backoffSample) check.Result {
 	xs := millis(s.fleets)
 	bucket, from := lockstepBucket(h, s.fleets)
 	if late, hi := lateFleet(h, s.fleets); 10*late > 3*len(s.fleets) {
-		return check.Inconclusive("noisy runner: %d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(s.fleets), h.Slack(), hi)
+		return check.NoisyRunner("%d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(s.fleets), h.Slack(), hi)
 	}
 	w := float64(bucket) / float64(time.Millisecond)
 	most := maxInWindow(xs, w)

@@ -27,16 +27,16 @@ type outage struct {
 	front, calls  []faults.Entry // front exchanges and effectful dependency calls of the run
 }
 
-// runOutage heals the target, then drives o with the load package. A rate
-// the harness could not keep is reported as the reason for inconclusive.
-func runOutage(ctx context.Context, c *check.Case, o *outage) (reason string) {
+// runOutage heals the target, then drives o with the load package. It
+// returns why the run is inconclusive (check.Undriven), or nil.
+func runOutage(ctx context.Context, c *check.Case, o *outage) error {
 	h := c.Harness
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
-		return "before the outage: " + err.Error()
+		return fmt.Errorf("before the outage: %w", err)
 	}
 	op, err := h.Operation.Prepare(check.Values{}, false)
 	if err != nil {
-		return err.Error()
+		return err
 	}
 	var tenants []string
 	for range 4 {
@@ -56,7 +56,7 @@ func runOutage(ctx context.Context, c *check.Case, o *outage) (reason string) {
 	mark := rbMark(c)
 	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(o.kind))
 	if err != nil {
-		return err.Error()
+		return err
 	}
 	var once sync.Once
 	heal := func() { once.Do(func() { remove(); o.healed = time.Now() }) }
@@ -69,16 +69,13 @@ func runOutage(ctx context.Context, c *check.Case, o *outage) (reason string) {
 	h.Settle(ctx)
 	heal()
 	o.front, o.calls = frontCalls(c, mark), effectCalls(c, mark)
-	var sf *load.ShortfallError
 	switch {
-	case errors.As(err, &sf):
-		return "the harness could not keep the request rate: " + sf.Error()
 	case err != nil:
-		return err.Error()
+		return err
 	case len(o.front) == 0:
-		return "no request reached the front proxy"
+		return errors.New("no request reached the front proxy")
 	}
-	return ""
+	return nil
 }
 
 // outageStatuses tell a caller that an upstream failed (502, 504: RFC 9110
@@ -152,8 +149,8 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 			strings.Join(layers, "; "), check.Describe(r)), c.Evidence()...)
 	}
 	o := &outage{rate: float64(8 + c.IntN(5)), outage: 800*time.Millisecond + time.Duration(c.IntN(300))*time.Millisecond, kind: "503"}
-	if reason := runOutage(ctx, c, o); reason != "" {
-		return check.Inconclusive("%s", reason)
+	if err := runOutage(ctx, c, o); err != nil {
+		return check.Undriven(err)
 	}
 	var worst []faults.Entry
 	n := 0
@@ -205,8 +202,8 @@ func retryingLayers(c *check.Case, mark uint64, key string, calls []faults.Entry
 func outageAmplification(ctx context.Context, c *check.Case) check.Result {
 	h := c.Harness
 	o := &outage{rate: float64(15 + c.IntN(10)), outage: time.Second + time.Duration(c.IntN(400))*time.Millisecond, kind: []string{"503", "reset"}[c.IntN(2)]}
-	if reason := runOutage(ctx, c, o); reason != "" {
-		return check.Inconclusive("%s", reason)
+	if err := runOutage(ctx, c, o); err != nil {
+		return check.Undriven(err)
 	}
 	cfg, ratio := config(h), h.Policy.Retry.Ratio()
 	n := len(o.front)
@@ -230,8 +227,8 @@ func outageRecovery(ctx context.Context, c *check.Case) check.Result {
 	}
 	o := &outage{rate: float64(15 + c.IntN(10)), outage: time.Second + time.Duration(c.IntN(300))*time.Millisecond,
 		recovery: recovery, kind: []string{"503", "reset"}[c.IntN(2)]}
-	if reason := runOutage(ctx, c, o); reason != "" {
-		return check.Inconclusive("%s", reason)
+	if err := runOutage(ctx, c, o); err != nil {
+		return check.Undriven(err)
 	}
 	end := time.Now()
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil { // leave the target healthy for what follows

@@ -18,8 +18,8 @@ func refusedLoad(ctx context.Context, c *check.Case) check.Result {
 	warm, why := cfg.warmup(h)
 	p := draw(c, cfg)
 	p.refuse = warm + cfg.window()
-	if reason := drive(ctx, c, p); reason != "" {
-		return check.Inconclusive("%s", reason)
+	if err := drive(ctx, c, p); err != nil {
+		return check.Undriven(err)
 	}
 	defer rest(ctx, c) //nolint:errcheck // the verdict is this case's; the next case heals again
 	from := p.start.Add(warm)
@@ -51,8 +51,8 @@ func recovery(ctx context.Context, c *check.Case) check.Result {
 	p := draw(c, cfg)
 	p.share = 1 // every call refused: the throttler's history holds refusals only
 	p.refuse, p.after = warm, pol.Recovery+slack+cfg.window()
-	if reason := drive(ctx, c, p); reason != "" {
-		return check.Inconclusive("%s", reason)
+	if err := drive(ctx, c, p); err != nil {
+		return check.Undriven(err)
 	}
 	end := p.healed.Add(p.after)
 	if !p.healed.Before(p.start.Add(warm + time.Second)) { // the dependency healed only when the load ended: no window after it to judge

@@ -50,15 +50,15 @@ func draw(c *check.Case, cfg Config) *plan {
 }
 
 // drive heals the target, then runs p with the load package. It returns
-// the reason the run is inconclusive, or "".
-func drive(ctx context.Context, c *check.Case, p *plan) string {
+// why the run is inconclusive (check.Undriven), or nil.
+func drive(ctx context.Context, c *check.Case, p *plan) error {
 	h := c.Harness
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
-		return "before the refusals: " + err.Error()
+		return fmt.Errorf("before the refusals: %w", err)
 	}
 	op, err := h.Operation.Prepare(check.Values{}, false)
 	if err != nil {
-		return err.Error()
+		return err
 	}
 	spec := load.Spec{
 		URL: h.TargetURL + op.Path, Method: op.Method,
@@ -80,7 +80,7 @@ func drive(ctx context.Context, c *check.Case, p *plan) string {
 	}
 	_, remove, err := c.Rule(h.Dependency, m, faults.Abort{Status: http.StatusTooManyRequests, Body: "refused: out of quota"})
 	if err != nil {
-		return err.Error()
+		return err
 	}
 	var once sync.Once
 	heal := func() { once.Do(func() { remove(); p.healed = time.Now() }) }
@@ -93,16 +93,13 @@ func drive(ctx context.Context, c *check.Case, p *plan) string {
 	h.Settle(ctx)
 	heal()
 	p.front, p.calls = entries(h, mark)
-	var sf *load.ShortfallError
 	switch {
-	case errors.As(err, &sf):
-		return "the harness could not keep the request rate: " + sf.Error()
 	case err != nil:
-		return err.Error()
+		return err
 	case len(p.front) == 0:
-		return "no request reached the front proxy"
+		return errors.New("no request reached the front proxy")
 	}
-	return ""
+	return nil
 }
 
 // entries returns the operation's front exchanges and the effectful
