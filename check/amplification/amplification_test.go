@@ -95,6 +95,25 @@ func TestBackoffJudges(t *testing.T) {
 		t.Errorf("few second waits: %s %q, want a pass saying growth was not judged", res.Status, res.Observed)
 	}
 
+	// A pass whose waits crowd the band (60 % fixed, the rest jittered:
+	// lockstep a stall may have spread) bears no stall longer than the
+	// band; a jittered pass bears any.
+	i := 0
+	crowded := func(hi float64) func() float64 {
+		return func() float64 {
+			if i++; i%5 < 3 {
+				return hi
+			}
+			return hi * (1 + r.Float64())
+		}
+	}
+	if res := judgeRandomized(h, sample(crowded(500), crowded(1000))); res.Status != reports.StatusPass || res.Quiet <= 0 || res.Quiet > h.Slack() {
+		t.Errorf("crowded waits: %s, Quiet %s; want a pass bearing a stall of at most the band (%s)", res.Status, res.Quiet, h.Slack()/2)
+	}
+	if res := judgeRandomized(h, sample(full(50), full(100))); res.Quiet != 0 {
+		t.Errorf("full jitter: Quiet %s; want 0", res.Quiet)
+	}
+
 	// Decorrelated: d₀ ∈ [base, 3·base], dₙ ∈ [base, 3·dₙ₋₁].
 	dec := &backoffSample{}
 	for range 20 {
