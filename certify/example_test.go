@@ -49,6 +49,13 @@ func TestRun_splitReferenceExample(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
+			// A run whose target never became healthy (a free port another
+			// process took before the target bound it, say) returns no error
+			// and a report with no checks, which the comparison below would
+			// read as every check passing.
+			if rep := res.Report; rep.Aborted != "" || rep.Interrupted != "" || len(rep.Checks) == 0 {
+				t.Fatalf("the run judged no check (verdict %s): %v", rep.Verdict, res.Err())
+			}
 			var failed []string
 			for _, ch := range res.Report.Checks {
 				if ch.Status != reports.StatusPass {
