@@ -68,6 +68,10 @@ const maxNoisy = 2
 // want.Must names failed. It returns the checks that failed.
 func judgeMatrixCase(t *testing.T, d defect.Name, rep *reports.Report, want target.Expectation, tier string) []string {
 	t.Helper()
+	// An aborted run reports no check, which would read as no failure.
+	if rep.Aborted != "" || rep.Interrupted != "" || len(rep.Checks) == 0 {
+		t.Fatalf("the run judged no check (verdict %s): aborted %q, interrupted %q", rep.Verdict, rep.Aborted, rep.Interrupted)
+	}
 	var failed, noisy []string
 	for _, c := range rep.Checks {
 		switch {

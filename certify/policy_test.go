@@ -97,6 +97,9 @@ func TestRun_declaredNoRetry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if len(res.Report.Checks) == 0 { // an aborted run, which the loop below would pass
+				t.Fatalf("the run judged no check: aborted %q", res.Report.Aborted)
+			}
 			for _, c := range res.Report.Checks {
 				t.Logf("%-6s %-14s %s%s", c.ID, c.Status, c.Observed, c.Reason)
 				switch {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -191,34 +190,6 @@ func FreePorts(names []string) (map[string]int, error) {
 	ports := make(map[string]int, len(names))
 	for i, name := range names {
 		ports[name] = picked[i]
-	}
-	return ports, nil
-}
-
-// freePorts asks the kernel for n free loopback ports, distinct from one
-// another and from taken: it holds every port open until it has them all.
-// Another process could take one before the target binds it; a target that
-// fails to bind exits, which Launch reports with its output.
-func freePorts(n int, taken []int) ([]int, error) {
-	var held []net.Listener
-	defer func() {
-		for _, l := range held {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for len(ports) < n {
-		if len(held) >= n+len(taken)+16 {
-			return nil, fmt.Errorf("targets: finding %d free ports: the kernel kept offering taken ones", n)
-		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("targets: finding a free port: %w", err)
-		}
-		held = append(held, l)
-		if port := l.Addr().(*net.TCPAddr).Port; !slices.Contains(taken, port) {
-			ports = append(ports, port)
-		}
 	}
 	return ports, nil
 }
