@@ -119,11 +119,12 @@ func rawServer(t *testing.T, banner string) string {
 	return "http://" + l.Addr().String()
 }
 
+// freeListen is a free loopback address for a proxy's listen, below the
+// ephemeral range so no port-0 listener of the run takes it first.
 func freeListen(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addrs, err := launch.FreeAddrs(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addrs[0]
 }

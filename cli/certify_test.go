@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/reports"
 )
 
@@ -138,20 +138,14 @@ func TestCertify_reference(t *testing.T) {
 	}
 }
 
-// freeAddrs returns n distinct loopback addresses nothing listens on. The
-// listeners that found them are held until all n are found: one closed
-// before the next was asked for once handed out its port again, and a
-// test's target and its dependency proxy shared one address.
+// freeAddrs returns n distinct loopback addresses nothing listens on,
+// below the ephemeral range (launch.FreeAddrs): a port-0 listener of the
+// run once took a port handed out here before its owner bound it.
 func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	out := make([]string, n)
-	for i := range out {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		out[i] = l.Addr().String()
+	out, err := launch.FreeAddrs(n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

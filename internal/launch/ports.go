@@ -77,3 +77,18 @@ func namedPorts() (lo, hi int, ok bool) {
 	lo, hi = 10000, ephemeral-1
 	return lo, hi, hi-lo+1 >= 1000
 }
+
+// FreeAddrs returns n distinct free loopback addresses, drawn as freePorts
+// draws: for a listener the harness itself starts at a fixed address (a
+// dependency's listen), which no other listener on port 0 can take first.
+func FreeAddrs(n int) ([]string, error) {
+	ports, err := freePorts(n, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, n)
+	for i, p := range ports {
+		out[i] = fmt.Sprintf("127.0.0.1:%d", p)
+	}
+	return out, nil
+}
