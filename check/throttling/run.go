@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,11 @@ type plan struct {
 
 	start, healed time.Time
 	front, calls  []faults.Entry // the run's front exchanges and effectful dependency calls
+	// lag is how long after its request reached the front a call reaches
+	// the dependency (median). A window counts the calls of its requests,
+	// shifted by it, so a request received just before a window ends is
+	// not a miss for its call landing just after.
+	lag time.Duration
 }
 
 func (p *plan) String() string {
@@ -93,6 +99,7 @@ func drive(ctx context.Context, c *check.Case, p *plan) error {
 	h.Settle(ctx)
 	heal()
 	p.front, p.calls = entries(h, mark)
+	p.lag = lag(h, p.front, p.calls)
 	switch {
 	case err != nil:
 		return err
@@ -108,23 +115,59 @@ func entries(h *check.Harness, mark uint64) (front, calls []faults.Entry) {
 	return h.FrontCalls(mark), h.EffectCalls(mark)
 }
 
+// lag is the median time from a request's arrival at the front to its
+// first call's arrival at the dependency, over the requests whose call
+// carries their key (the dependency's key header holds the front's, as is
+// or wrapped: "org:key"); 0 when no call can be told whose it is.
+func lag(h *check.Harness, front, calls []faults.Entry) time.Duration {
+	first := map[string]time.Time{}
+	for _, c := range calls {
+		if k := c.Header(h.Conventions.DependencyKeyName()); k != "" {
+			if t, ok := first[k]; !ok || c.Received.Before(t) {
+				first[k] = c.Received
+			}
+		}
+	}
+	var ds []time.Duration
+	for _, e := range front {
+		key := e.Header(h.Conventions.KeyHeaderName())
+		if key == "" {
+			continue
+		}
+		for k, at := range first {
+			if strings.Contains(k, key) && !at.Before(e.Received) {
+				ds = append(ds, at.Sub(e.Received))
+				break
+			}
+		}
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
 // tally is what a window of a run counts: requests received at the front,
 // calls received at the dependency, and the calls it accepted.
 type tally struct {
 	requests, calls, accepts int
 }
 
-// count tallies p's exchanges received in [from, to).
+// count tallies p's requests received at the front in [from, to), and
+// the calls received at the dependency in that window shifted by p.lag.
 func (p *plan) count(from, to time.Time) tally {
-	in := func(e faults.Entry) bool { return !e.Received.Before(from) && e.Received.Before(to) }
+	in := func(e faults.Entry, from, to time.Time) bool {
+		return !e.Received.Before(from) && e.Received.Before(to)
+	}
 	var t tally
 	for _, e := range p.front {
-		if in(e) {
+		if in(e, from, to) {
 			t.requests++
 		}
 	}
 	for _, e := range p.calls {
-		if in(e) {
+		if in(e, from.Add(p.lag), to.Add(p.lag)) {
 			t.calls++
 			if accepted(e.Status) {
 				t.accepts++

@@ -106,6 +106,33 @@ func TestPlan_count(t *testing.T) {
 			}
 		})
 	}
+	// With a 60 ms lag, a request received 10 ms before the window ends
+	// counts its call received 50 ms after.
+	lagged := &plan{front: []faults.Entry{{Received: at(0)}, {Received: at(990)}},
+		calls: []faults.Entry{{Received: at(60), Status: http.StatusCreated}, {Received: at(1050), Status: http.StatusCreated}}, lag: 60 * time.Millisecond}
+	if got, want := lagged.count(at(0), at(1000)), (tally{requests: 2, calls: 2, accepts: 2}); got != want {
+		t.Errorf("lagged count = %+v, want %+v", got, want)
+	}
+}
+
+// TestLag: the median delay from a request at the front to the first call
+// carrying its key, the key as is or wrapped; calls without a key, or
+// whose key no request carried, tell nothing.
+func TestLag(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	h := &check.Harness{}
+	req := func(ms int, key string) faults.Entry {
+		return faults.Entry{Received: at(ms), Headers: map[string]string{"Idempotency-Key": key}}
+	}
+	front := []faults.Entry{req(0, "a"), req(100, "b"), req(200, "c"), req(300, "")}
+	calls := []faults.Entry{req(30, "org:a"), req(500, "org:a"), req(150, "b"), req(280, "c"), {Received: at(310)}, req(320, "zzz")}
+	if got := lag(h, front, calls); got != 50*time.Millisecond {
+		t.Errorf("lag = %s; want the median of 30, 50 and 80 ms", got)
+	}
+	if got := lag(h, front, nil); got != 0 {
+		t.Errorf("lag without calls = %s; want 0", got)
+	}
 }
 
 func TestConfig_warmup(t *testing.T) {
