@@ -4,14 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/internal/keepfailed"
 	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/internal/reference/defect"
 	"github.com/resilcheck/resilcheck/internal/reference/target"
@@ -57,7 +55,7 @@ func TestMatrix(t *testing.T) {
 			}
 			t.Logf("failed: %v (%s, seed %d)", failed, res.report.Duration, res.report.Seed)
 			if t.Failed() {
-				keepFailed(t, caseName(d), res.report)
+				keepfailed.Report(t, res.report)
 			}
 		})
 	}
@@ -182,25 +180,4 @@ func certifyOne(d defect.Name, seed uint64) certified {
 		return certified{err: err}
 	}
 	return certified{report: res.Report}
-}
-
-// keepFailed writes a failed case's report, evidence and all, as JSON
-// into the directory RESILCHECK_KEEP_FAILED names, when set: a timing
-// verdict that went wrong on a busy CI runner is judged from its
-// exchanges, which the test's log is too short to hold.
-func keepFailed(t *testing.T, name string, rep *reports.Report) {
-	dir := os.Getenv("RESILCHECK_KEEP_FAILED")
-	if dir == "" || rep == nil {
-		return
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d.json", t.Name()[:strings.IndexByte(t.Name()+"/", '/')], reports.SafeName(name, "-"), rep.Seed))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Logf("keeping the report: %v", err)
-		return
-	}
-	if err := reports.WriteFileAtomic(path, func(w io.Writer) error { return reports.WriteJSON(w, rep) }); err != nil {
-		t.Logf("keeping the report: %v", err)
-		return
-	}
-	t.Logf("report kept at %s", path)
 }

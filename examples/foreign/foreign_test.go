@@ -15,6 +15,7 @@ import (
 	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/clients"
 	"github.com/resilcheck/resilcheck/expect"
+	"github.com/resilcheck/resilcheck/internal/keepfailed"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -168,6 +169,9 @@ func TestZoo_certify(t *testing.T) {
 			}
 			if len(res.Report.Checks) != len(ids) {
 				t.Errorf("%d checks ran, want %d", len(res.Report.Checks), len(ids))
+			}
+			if t.Failed() {
+				keepfailed.Report(t, res.Report)
 			}
 		})
 	}
