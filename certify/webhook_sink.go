@@ -1,0 +1,64 @@
+package certify
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// sink is the endpoint a webhook sender delivers to, behind the proxy that
+// fails deliveries: it accepts every delivery with 200 and keeps its body
+// by journal digest, so a check can verify the signature of an attempt the
+// proxy answered itself (an event's attempts carry one body).
+type sink struct {
+	srv *http.Server
+	url string
+
+	mu     sync.Mutex
+	bodies map[string][]byte
+}
+
+// maxSinkBodies bounds the bodies a sink keeps: a run's events are few,
+// and a sender that emits one per call of a load test must not grow it.
+const maxSinkBodies = 4096
+
+// startSink serves a sink on a free loopback port.
+func startSink() (*sink, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("%w: webhook endpoint: %w", ErrUnhealthy, err)
+	}
+	s := &sink{url: "http://" + l.Addr().String(), bodies: map[string][]byte{}}
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(l) }()
+	return s, nil
+}
+
+// ServeHTTP keeps the delivery's body and accepts it.
+func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err == nil && len(body) > 0 {
+		sum := sha256.Sum256(body)
+		s.mu.Lock()
+		if len(s.bodies) < maxSinkBodies {
+			s.bodies[hex.EncodeToString(sum[:16])] = body
+		}
+		s.mu.Unlock()
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// body returns the body received with digest.
+func (s *sink) body(digest string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.bodies[digest]
+	return b, ok
+}
+
+func (s *sink) close() { _ = s.srv.Close() }

@@ -1,0 +1,101 @@
+package webhooksender
+
+import (
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// Name is the suite's name in reports.
+const Name = "webhook-sender"
+
+const (
+	swSpec    = "Standard Webhooks 1.0.0 (github.com/standard-webhooks/standard-webhooks/spec/standard-webhooks.md)"
+	swRetries = swSpec + " §Delivery behavior (Retries)"
+)
+
+// Config tunes the webhook sender suite. Zero values mean the documented
+// defaults, each with the reason on its field.
+type Config struct {
+	// Grace is how long past twice the declared wait the suite waits for
+	// a retry that should come, or one that must not; 0 means 1 s, which
+	// covers a jitter that doubles the declared least wait and a loaded
+	// runner's scheduling.
+	Grace time.Duration
+	// RetryAfter is the Retry-After WS-06 and WS-06b send; 0 means twice
+	// the declared first wait rounded up to whole seconds, at least 1 s,
+	// so a sender that ignores it retries visibly early.
+	RetryAfter time.Duration
+}
+
+func (c Config) grace() time.Duration { return check.OrDuration(c.Grace, time.Second) }
+
+// retryAfter is the Retry-After to send a sender whose first wait is first.
+func (c Config) retryAfter(first time.Duration) time.Duration {
+	if c.RetryAfter > 0 {
+		return c.RetryAfter.Round(time.Second)
+	}
+	return max(time.Second, (2*first + time.Second - 1).Truncate(time.Second))
+}
+
+// window is how long after attempt n the suite waits for attempt n+1.
+func (s *scase) window(n int) time.Duration { return 2*s.p.Wait(n) + s.cfg.grace() }
+
+// config is the settings of h's suite.
+func config(h *check.Harness) Config { return check.SuiteConfig[Config](h, Name) }
+
+func checks() []check.Check {
+	sender := []check.Need{needSender}
+	retrying := []check.Need{needSender, needRetries}
+	return []check.Check{
+		{ID: "WS-01", Suite: Name, Level: reports.LevelMust, Needs: retrying, Timed: true,
+			Source: swSpec + " §Webhook metadata (webhook-id is the same when the same webhook is being resent)",
+			Title:  "every attempt of one event carries the same webhook-id", Run: withSender(sameID)},
+		{ID: "WS-02", Suite: Name, Level: reports.LevelMust, Needs: retrying, Timed: true,
+			Source: swSpec + " §Signature scheme, §Webhook metadata (the timestamp, and so the signature, is fresh per attempt)",
+			Title:  "every attempt of one event carries a valid Standard Webhooks signature", Run: withSender(signed)},
+		{ID: "WS-03", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
+			Source: swRetries,
+			Title:  "a delivery answered 500 is retried", Run: withSender(retriedAfter500)},
+		{ID: "WS-03b", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
+			Source: swRetries + "; " + swSpec + " §Delivery behavior (a failed connection is a failed delivery)",
+			Title:  "a delivery whose connection is reset is retried", Run: withSender(retriedAfterReset)},
+		{ID: "WS-04", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{needSender, needRetries, needBackoff}, Timed: true,
+			Source: swRetries + " (exponential backoff)",
+			Title:  "each retry waits at least the declared backoff", Run: withSender(backoff)},
+		{ID: "WS-05", Suite: Name, Level: reports.LevelShould, Needs: sender, Timed: true,
+			Source: swRetries + "; docs.stripe.com/webhooks (retries for up to three days, then stop)",
+			Title:  "an event whose every delivery fails is attempted at most the declared max attempts", Run: withSender(bounded)},
+		{ID: "WS-06", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
+			Source: "RFC 9110 §10.2.3; RFC 6585 §4; " + swSpec + " §Delivery behavior (429: honour Retry-After)",
+			Title:  "a delivery answered 429 with Retry-After is not retried before it", Run: withSender(retryAfter429)},
+		{ID: "WS-06b", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
+			Source: "RFC 9110 §10.2.3, §15.6.4",
+			Title:  "a delivery answered 503 with Retry-After is not retried before it", Run: withSender(retryAfter503)},
+		{ID: "WS-07", Suite: Name, Level: reports.LevelShould, Needs: sender, Timed: true,
+			Source: "RFC 9110 §15.5.11; " + swSpec + " §Delivery behavior (410 Gone: stop sending to the endpoint)",
+			Title:  "a delivery answered 410 Gone is not attempted again", Run: withSender(gone)},
+	}
+}
+
+// tolerances are the suite's thresholds.
+func tolerances(h *check.Harness) []reports.Tolerance {
+	cfg := config(h)
+	ra := "2× the declared first wait rounded up to seconds, at least 1s"
+	if p := h.Policy.WebhookSender; p.Declared() {
+		ra = cfg.retryAfter(p.Wait(1)).String()
+	}
+	return []reports.Tolerance{
+		{Name: "WS grace", Value: cfg.grace().String(),
+			Why: "WS-01..WS-07: how long past twice the declared wait the endpoint waits for a retry that should come, or one that must not"},
+		{Name: "WS-06 Retry-After", Value: ra,
+			Why: "WS-06, WS-06b: the Retry-After the endpoint answers with, longer than the declared first wait"},
+	}
+}
+
+// Suite is the webhook sender suite with cfg as its settings; the zero
+// Config means the documented defaults.
+func Suite(cfg Config) check.Suite {
+	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg}
+}
