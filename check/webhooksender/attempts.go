@@ -31,21 +31,31 @@ type attempt struct {
 // signature change), so the body tells an event's attempts apart even when
 // the id, which WS-01 judges, does not.
 func attemptsOf(es []faults.Entry, seen map[string]bool) []attempt {
+	if evs := eventsOf(es, seen); len(evs) > 0 {
+		return evs[0]
+	}
+	return nil
+}
+
+// eventsOf groups the deliveries in es whose body is not in seen by body,
+// each event's attempts in the order received, the events in the order
+// of their first attempts.
+func eventsOf(es []faults.Entry, seen map[string]bool) [][]attempt {
 	es = slices.Clone(es)
 	slices.SortStableFunc(es, func(a, b faults.Entry) int { return a.Received.Compare(b.Received) })
-	want := ""
-	var out []attempt
+	index := map[string]int{}
+	var out [][]attempt
 	for _, e := range es {
 		if e.BodySHA256 == "" || seen[e.BodySHA256] {
 			continue
 		}
-		if want == "" {
-			want = e.BodySHA256
+		i, ok := index[e.BodySHA256]
+		if !ok {
+			i = len(out)
+			index[e.BodySHA256] = i
+			out = append(out, nil)
 		}
-		if e.BodySHA256 != want {
-			continue
-		}
-		out = append(out, attempt{at: e.Received, id: e.Header(webhooks.HeaderID), ts: e.Header(webhooks.HeaderTimestamp),
+		out[i] = append(out[i], attempt{at: e.Received, id: e.Header(webhooks.HeaderID), ts: e.Header(webhooks.HeaderTimestamp),
 			sig: e.Header(webhooks.HeaderSignature), digest: e.BodySHA256, status: e.Status, entry: e})
 	}
 	return out

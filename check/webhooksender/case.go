@@ -35,12 +35,18 @@ func withSender(run func(ctx context.Context, s *scase) check.Result) func(conte
 // or "". The rule is lifted when the case ends: the event's next attempt
 // is accepted then, so a sender that would retry it for ever stops.
 func (s *scase) trigger(ctx context.Context, n int, fault faults.Fault) string {
+	return s.triggerAll(ctx, 1, n, fault)
+}
+
+// triggerAll is trigger for events events emitted at once, by as many
+// trigger operations sent together.
+func (s *scase) triggerAll(ctx context.Context, events, n int, fault faults.Fault) string {
 	s.seen = map[string]bool{}
 	for _, e := range s.Journal.Snapshot(faults.BySide(check.WebhookSenderSide)) {
 		s.seen[e.BodySHA256] = true
 	}
 	if fault != nil {
-		if err := s.Fault(s.p.Endpoint, faults.Match{}, &script{seen: s.seen, n: n, fault: fault}); err != nil {
+		if err := s.Fault(s.p.Endpoint, faults.Match{}, &script{seen: s.seen, events: events, n: n, fault: fault}); err != nil {
 			return err.Error()
 		}
 	}
@@ -48,10 +54,17 @@ func (s *scase) trigger(ctx context.Context, n int, fault faults.Fault) string {
 	if s.p.Trigger != nil {
 		op = *s.p.Trigger
 	}
+	calls := make([]check.Call, events)
+	for i := range calls { // drawn in order, so the seed replays them
+		calls[i] = check.Call{Op: &op, Key: s.Key(), Tenant: s.Tenant(), Amount: s.Amount()}
+	}
 	s.from = time.Now()
-	r := s.Send(ctx, check.Call{Op: &op, Key: s.Key(), Tenant: s.Tenant(), Amount: s.Amount()})
-	if !succeeded(r, op.Success) {
-		return fmt.Sprintf("the trigger %s got %s: no event to deliver", cmpName(op), check.Describe(r))
+	replies := make([]check.Reply, events)
+	check.Together(events, func(i int) { replies[i] = s.Send(ctx, calls[i]) })
+	for _, r := range replies {
+		if !succeeded(r, op.Success) {
+			return fmt.Sprintf("the trigger %s got %s: no event to deliver", cmpName(op), check.Describe(r))
+		}
 	}
 	return ""
 }

@@ -217,3 +217,56 @@ func TestWebhookSenderPolicy_Wait(t *testing.T) {
 		t.Errorf("no backoff: Wait(1) = %s", got)
 	}
 }
+
+func TestJudgeSpread(t *testing.T) {
+	t.Parallel()
+	// events builds evs from each event's first wait; -1 means not retried.
+	events := func(waits ...time.Duration) [][]attempt {
+		var evs [][]attempt
+		for i, w := range waits {
+			start := time.Duration(i) * 3 * time.Millisecond // first attempts spread by the triggers
+			if w < 0 {
+				evs = append(evs, at(start))
+				continue
+			}
+			evs = append(evs, at(start, start+w))
+		}
+		return evs
+	}
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		evs   [][]attempt
+		want  reports.Status
+		quiet bool
+	}{
+		{"jittered", events(100*ms, 112*ms, 125*ms, 131*ms, 140*ms, 104*ms, 118*ms, 147*ms), reports.StatusPass, false},
+		{"lockstep", events(100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 100*ms), reports.StatusFail, false},
+		{"lockstep but one", events(100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 140*ms), reports.StatusFail, false},
+		{"bunched: trusted from a quiet run only", events(100*ms, 101*ms, 102*ms, 103*ms, 104*ms, 130*ms, 140*ms, 150*ms), reports.StatusPass, true},
+		{"too few retried", events(100*ms, 100*ms, 100*ms, -1, -1, -1, -1, -1), reports.StatusInconclusive, false},
+	} {
+		r := judgeSpread(tc.evs, 8, 10*ms)
+		if r.Status != tc.want || (r.Quiet > 0) != tc.quiet {
+			t.Errorf("%s: %s quiet %s (%s%s); want %s quiet %v", tc.name, r.Status, r.Quiet, r.Observed, r.Reason, tc.want, tc.quiet)
+		}
+	}
+}
+
+func TestMaxInWindow(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		ds   []time.Duration
+		want int
+	}{
+		{nil, 0},
+		{[]time.Duration{5 * ms}, 1},
+		{[]time.Duration{0, 10 * ms, 11 * ms, 30 * ms}, 2},
+		{[]time.Duration{0, 1 * ms, 2 * ms, 9 * ms, 25 * ms}, 4},
+	} {
+		if got := maxInWindow(tc.ds, 10*ms); got != tc.want {
+			t.Errorf("maxInWindow(%v) = %d; want %d", tc.ds, got, tc.want)
+		}
+	}
+}

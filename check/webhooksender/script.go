@@ -8,35 +8,44 @@ import (
 	"github.com/resilcheck/resilcheck/faults"
 )
 
-// script is the endpoint's answer to one case's event: the first n
-// deliveries of the event get fault, and every other delivery (another
-// event's late retry, this event's later attempts) passes to the endpoint,
-// which accepts it. The event is the first delivery whose body is not in
-// seen; n <= 0 means every delivery of the event. Safe for concurrent use.
+// script is the endpoint's answer to a case's events: the first n
+// deliveries of each event get fault, and every other delivery (another
+// case's late retry, an event's later attempts) passes to the endpoint,
+// which accepts it. The case's events are the first events (one, unless
+// set) whose body is not in seen; n <= 0 means every delivery of them.
+// Safe for concurrent use; the zero script passes every delivery.
 type script struct {
-	seen  map[string]bool // read only
-	n     int
-	fault faults.Fault
+	seen   map[string]bool // read only
+	events int
+	n      int
+	fault  faults.Fault
 
-	mu    sync.Mutex
-	event string // the event's body digest, once its first delivery came
-	hits  int
+	mu   sync.Mutex
+	hits map[string]int // deliveries faulted, by the event's body digest
 }
 
 // The proxy journals a rule's fault by its registered name; a rules file
 // that names it gets the zero script, which passes every delivery.
 func init() { faults.Register("webhook-event-attempts", func() faults.Fault { return new(script) }) }
 
-// Inject applies the fault to the event's first n deliveries, else passes.
+// Inject applies the fault to the first n deliveries of each of the
+// case's events, else passes.
 func (s *script) Inject(ex *faults.Exchange) error {
+	if s.fault == nil {
+		return ex.Pass()
+	}
 	d := digest(ex.Body())
 	s.mu.Lock()
-	if s.event == "" && d != "" && !s.seen[d] {
-		s.event = d
+	if s.hits == nil {
+		s.hits = map[string]int{}
 	}
-	hit := s.fault != nil && d != "" && d == s.event && (s.n <= 0 || s.hits < s.n)
+	if _, known := s.hits[d]; !known && d != "" && !s.seen[d] && len(s.hits) < max(s.events, 1) {
+		s.hits[d] = 0
+	}
+	h, ours := s.hits[d]
+	hit := ours && (s.n <= 0 || h < s.n)
 	if hit {
-		s.hits++
+		s.hits[d]++
 	}
 	s.mu.Unlock()
 	if !hit {

@@ -1,6 +1,7 @@
 package webhooksender
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/resilcheck/resilcheck/check"
@@ -27,7 +28,24 @@ type Config struct {
 	// the declared first wait rounded up to whole seconds, at least 1 s,
 	// so a sender that ignores it retries visibly early.
 	RetryAfter time.Duration
+	// Events is how many events WS-08 has emitted together; 0 means 8,
+	// enough that lockstep (all in one bucket) and a jitter spread over
+	// five buckets or more differ beyond chance.
+	Events int
+	// Bucket is WS-08's bucket: how close first waits must be to count
+	// as the same instant; 0 means 10 ms, above a busy runner's
+	// scheduling and a tenth of the 100 ms a short declared wait has.
+	Bucket time.Duration
 }
+
+func (c Config) events() int {
+	if c.Events > 1 {
+		return c.Events
+	}
+	return 8
+}
+
+func (c Config) bucket() time.Duration { return check.OrDuration(c.Bucket, 10*time.Millisecond) }
 
 func (c Config) grace() time.Duration { return check.OrDuration(c.Grace, time.Second) }
 
@@ -76,6 +94,9 @@ func checks() []check.Check {
 		{ID: "WS-07", Suite: Name, Level: reports.LevelShould, Needs: sender, Timed: true,
 			Source: "RFC 9110 §15.5.11; " + swSpec + " §Delivery behavior (410 Gone: stop sending to the endpoint)",
 			Title:  "a delivery answered 410 Gone is not attempted again", Run: withSender(gone)},
+		{ID: "WS-08", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
+			Source: swRetries + " (exponential backoff with jitter)",
+			Title:  "events failing together are not retried in lockstep", Run: withSender(spread)},
 	}
 }
 
@@ -89,6 +110,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	return []reports.Tolerance{
 		{Name: "WS grace", Value: cfg.grace().String(),
 			Why: "WS-01..WS-07: how long past twice the declared wait the endpoint waits for a retry that should come, or one that must not"},
+		{Name: "WS-08 lockstep", Value: fmt.Sprintf("> %.0f %% of %d events' first waits in one %s bucket", 100*lockstepShare, cfg.events(), cfg.bucket()),
+			Why: "WS-08: jitter spreads the retries of events that failed together; lockstep puts them in one bucket"},
 		{Name: "WS-06 Retry-After", Value: ra,
 			Why: "WS-06, WS-06b: the Retry-After the endpoint answers with, longer than the declared first wait"},
 	}

@@ -51,6 +51,7 @@ const (
 	SenderUnsignedRetries    Name = "sender-unsigned-retries"    // service: signs a webhook's first attempt only
 	SenderNoRetry            Name = "sender-no-retry"            // service: attempts a webhook once
 	SenderNoBackoff          Name = "sender-no-backoff"          // service: retries a webhook at once
+	SenderNoJitter           Name = "sender-no-jitter"           // service: waits exactly the backoff before a webhook retry
 	SenderUnbounded          Name = "sender-unbounded"           // service: retries a webhook past its max attempts
 	SenderIgnoreRetryAfter   Name = "sender-ignore-retry-after"  // service: retries a webhook before the endpoint's Retry-After
 	SenderRetryGone          Name = "sender-retry-gone"          // service: retries a webhook the endpoint answered 410 Gone
@@ -102,6 +103,7 @@ var catalog = []Info{
 	{SenderUnsignedRetries, "service", "webhook-sender", "signs an event's first attempt only, so a receiver that verifies refuses every retry"},
 	{SenderNoRetry, "service", "webhook-sender", "attempts each event once, so an event the endpoint failed to take (a 500, a reset) is lost"},
 	{SenderNoBackoff, "service", "webhook-sender", "retries a failed delivery at once instead of after its declared backoff, hammering an endpoint that is failing"},
+	{SenderNoJitter, "service", "webhook-sender", "waits exactly its backoff before each retry, so events that failed together (an endpoint's outage) are all retried at the same instant"},
 	{SenderUnbounded, "service", "webhook-sender", "counts no attempts, so an event the endpoint keeps failing is retried past the declared max attempts"},
 	{SenderIgnoreRetryAfter, "service", "webhook-sender", "waits its own backoff after a 429 or 503, ignoring the endpoint's longer Retry-After"},
 	{SenderRetryGone, "service", "webhook-sender", "takes 410 Gone for a failure like any other and retries, delivering to an endpoint that said it is gone for good"},

@@ -105,13 +105,17 @@ func (s *sender) deliver(ev event) {
 }
 
 // backoff is the wait after attempt n: the declared least wait stretched
-// by a random 0 to 50 %, so events failing together spread out.
+// by a random 0 to 100 %, so events failing together spread out over as
+// wide a range as the wait itself.
 func (s *sender) backoff(n int) time.Duration {
 	if s.defects.Has(defect.SenderNoBackoff) {
 		return 0
 	}
 	floor := s.cfg.Backoff[min(n, len(s.cfg.Backoff))-1]
-	return floor + time.Duration(s.rng.int64N(int64(floor)/2+1))
+	if s.defects.Has(defect.SenderNoJitter) {
+		return floor
+	}
+	return floor + time.Duration(s.rng.int64N(int64(floor)))
 }
 
 // attempt posts ev once, signed at now, and returns the status (0 when the

@@ -8,14 +8,17 @@ import "github.com/resilcheck/resilcheck/internal/reference/defect"
 // specs do not, so every one is proven by TestWebhookSender_matrix
 // (certify/webhooksender_matrix_test.go), which certifies the stack with
 // that suite alone.
+//   - sender-no-backoff retries at once, which is also no jitter: events
+//     failing together are retried at the same instant (WS-08).
 //   - sender-no-retry leaves every check that needs a retry with nothing
 //     to judge, and WS-05 with a bound it never reaches.
 var senderMatrix = map[defect.Name]Expectation{
 	defect.SenderNewID:           {Must: []string{"WS-01"}, Direct: senderDirect},
 	defect.SenderUnsignedRetries: {Must: []string{"WS-02"}, Direct: senderDirect},
 	defect.SenderNoRetry: {Must: []string{"WS-03", "WS-03b"}, Direct: senderDirect,
-		Vacuous: []string{"WS-01", "WS-02", "WS-04", "WS-05", "WS-06", "WS-06b"}},
-	defect.SenderNoBackoff:        {Must: []string{"WS-04"}, Direct: senderDirect},
+		Vacuous: []string{"WS-01", "WS-02", "WS-04", "WS-05", "WS-06", "WS-06b", "WS-08"}},
+	defect.SenderNoBackoff:        {Must: []string{"WS-04", "WS-08"}, Direct: senderDirect},
+	defect.SenderNoJitter:         {Must: []string{"WS-08"}, Direct: senderDirect},
 	defect.SenderUnbounded:        {Must: []string{"WS-05"}, Direct: senderDirect},
 	defect.SenderIgnoreRetryAfter: {Must: []string{"WS-06", "WS-06b"}, Direct: senderDirect},
 	defect.SenderRetryGone:        {Must: []string{"WS-07"}, Direct: senderDirect},

@@ -89,7 +89,7 @@ func Defaults(t *targets.Target) {
 // the dependency it delivers to, a payment.succeeded event per payment
 // created, and payments.SenderConfig's retry policy: 4 attempts, each
 // retry at least 100 ms, 200 ms, then 400 ms after the last (jitter adds
-// up to half). Without an endpoint the stack sends no webhooks, so a
+// as much again at most). Without an endpoint the stack sends no webhooks, so a
 // certification of the other suites is not slowed by deliveries.
 func defaultWebhookSender(t *targets.Target) {
 	w := &t.WebhookSender
