@@ -21,10 +21,12 @@ type sink struct {
 
 	mu     sync.Mutex
 	bodies map[string][]byte
+	order  []string // digests, oldest first
 }
 
-// maxSinkBodies bounds the bodies a sink keeps: a run's events are few,
-// and a sender that emits one per call of a load test must not grow it.
+// maxSinkBodies bounds the bodies a sink keeps, the oldest dropped first:
+// a check reads its own event's body within seconds, and a sender that
+// emits an event per call of another suite's load must not grow it.
 const maxSinkBodies = 4096
 
 // startSink serves a sink on a free loopback port.
@@ -44,13 +46,24 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err == nil && len(body) > 0 {
 		sum := sha256.Sum256(body)
-		s.mu.Lock()
-		if len(s.bodies) < maxSinkBodies {
-			s.bodies[hex.EncodeToString(sum[:16])] = body
-		}
-		s.mu.Unlock()
+		s.keep(hex.EncodeToString(sum[:16]), body)
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// keep stores body under digest, dropping the oldest past maxSinkBodies.
+func (s *sink) keep(digest string, body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.bodies[digest]; ok {
+		return
+	}
+	s.bodies[digest] = body
+	s.order = append(s.order, digest)
+	if len(s.order) > maxSinkBodies {
+		delete(s.bodies, s.order[0])
+		s.order = s.order[1:]
+	}
 }
 
 // body returns the body received with digest.

@@ -63,7 +63,7 @@ func (s *scase) triggerAll(ctx context.Context, events, n int, fault faults.Faul
 	check.Together(events, func(i int) { replies[i] = s.Send(ctx, calls[i]) })
 	for _, r := range replies {
 		if !succeeded(r, op.Success) {
-			return fmt.Sprintf("the trigger %s got %s: no event to deliver", cmpName(op), check.Describe(r))
+			return fmt.Sprintf("the trigger %s got %s: no event to deliver", opName(op), check.Describe(r))
 		}
 	}
 	return ""
@@ -99,9 +99,6 @@ func count(n int) func([]attempt) bool {
 	return func(as []attempt) bool { return len(as) >= n }
 }
 
-// never is an await condition that waits the whole window.
-func never([]attempt) bool { return false }
-
 // succeeded reports whether r is a success of an operation declaring ok
 // (empty: any 2xx).
 func succeeded(r check.Reply, ok []int) bool {
@@ -114,7 +111,8 @@ func succeeded(r check.Reply, ok []int) bool {
 	return slices.Contains(ok, r.Status)
 }
 
-func cmpName(op check.Operation) string {
+// opName names op in a reason: its name, or its method and path.
+func opName(op check.Operation) string {
 	if op.Name != "" {
 		return op.Name
 	}

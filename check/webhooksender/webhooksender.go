@@ -13,7 +13,8 @@ const Name = "webhook-sender"
 
 const (
 	swSpec    = "Standard Webhooks 1.0.0 (github.com/standard-webhooks/standard-webhooks/spec/standard-webhooks.md)"
-	swRetries = swSpec + " §Delivery behavior (Retries)"
+	swRetries = swSpec + " §Deliverability and reliability"
+	swStatus  = swSpec + " §Delivery success and failure"
 )
 
 // Config tunes the webhook sender suite. Zero values mean the documented
@@ -74,28 +75,28 @@ func checks() []check.Check {
 			Source: swSpec + " §Signature scheme, §Webhook metadata (the timestamp, and so the signature, is fresh per attempt)",
 			Title:  "every attempt of one event carries a valid Standard Webhooks signature", Run: withSender(signed)},
 		{ID: "WS-03", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
-			Source: swRetries,
+			Source: swRetries + " (retry until an attempt succeeds), §Delivery success and failure (a non-2xx answer is a failure)",
 			Title:  "a delivery answered 500 is retried", Run: withSender(retriedAfter500)},
 		{ID: "WS-03b", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
-			Source: swRetries + "; " + swSpec + " §Delivery behavior (a failed connection is a failed delivery)",
+			Source: swRetries + " (retry until an attempt succeeds), §Delivery success and failure (a connection reset is a failure)",
 			Title:  "a delivery whose connection is reset is retried", Run: withSender(retriedAfterReset)},
 		{ID: "WS-04", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{needSender, needRetries, needBackoff}, Timed: true,
-			Source: swRetries + " (exponential backoff)",
+			Source: swRetries + " (a retry schedule with exponential backoff)",
 			Title:  "each retry waits at least the declared backoff", Run: withSender(backoff)},
 		{ID: "WS-05", Suite: Name, Level: reports.LevelShould, Needs: sender, Timed: true,
-			Source: swRetries + "; docs.stripe.com/webhooks (retries for up to three days, then stop)",
+			Source: swRetries + " (until delivery may not be possible, then disable); docs.stripe.com/webhooks/process-undelivered-events (resends for up to three days)",
 			Title:  "an event whose every delivery fails is attempted at most the declared max attempts", Run: withSender(bounded)},
 		{ID: "WS-06", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
-			Source: "RFC 9110 §10.2.3; RFC 6585 §4; " + swSpec + " §Delivery behavior (429: honour Retry-After)",
+			Source: "RFC 9110 §10.2.3; RFC 6585 §4; " + swStatus + " (429: throttle; Retry-After taken into consideration)",
 			Title:  "a delivery answered 429 with Retry-After is not retried before it", Run: withSender(retryAfter429)},
 		{ID: "WS-06b", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
-			Source: "RFC 9110 §10.2.3, §15.6.4",
+			Source: "RFC 9110 §10.2.3, §15.6.4; " + swStatus + " (Retry-After on a 503)",
 			Title:  "a delivery answered 503 with Retry-After is not retried before it", Run: withSender(retryAfter503)},
 		{ID: "WS-07", Suite: Name, Level: reports.LevelShould, Needs: sender, Timed: true,
-			Source: "RFC 9110 §15.5.11; " + swSpec + " §Delivery behavior (410 Gone: stop sending to the endpoint)",
+			Source: "RFC 9110 §15.5.11; " + swStatus + " (410 Gone: disable the endpoint, stop sending)",
 			Title:  "a delivery answered 410 Gone is not attempted again", Run: withSender(gone)},
 		{ID: "WS-08", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
-			Source: swRetries + " (exponential backoff with jitter)",
+			Source: swRetries + " (random jitter, so retries do not recur as load)",
 			Title:  "events failing together are not retried in lockstep", Run: withSender(spread)},
 	}
 }
@@ -109,7 +110,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	}
 	return []reports.Tolerance{
 		{Name: "WS grace", Value: cfg.grace().String(),
-			Why: "WS-01..WS-07: how long past twice the declared wait the endpoint waits for a retry that should come, or one that must not"},
+			Why: "WS-01..WS-08: how long past twice the declared wait the endpoint waits for a retry that should come, or one that must not"},
 		{Name: "WS-08 lockstep", Value: fmt.Sprintf("> %.0f %% of %d events' first waits in one %s bucket", 100*lockstepShare, cfg.events(), cfg.bucket()),
 			Why: "WS-08: jitter spreads the retries of events that failed together; lockstep puts them in one bucket"},
 		{Name: "WS-06 Retry-After", Value: ra,
