@@ -29,6 +29,9 @@ type WebhookSenderPolicy struct {
 	MaxAttempts int
 	// Backoff is the least wait before each retry, the last repeated.
 	Backoff []time.Duration
+	// AttemptTimeout is how long the target waits for an answer before
+	// it abandons an attempt; 0 = not declared.
+	AttemptTimeout time.Duration
 	// Body returns a body the endpoint received whole, by its journal
 	// digest (faults.Entry.BodySHA256), for verifying signatures of the
 	// attempts the proxy answered itself; nil or false = not received.

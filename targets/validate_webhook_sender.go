@@ -38,6 +38,7 @@ func (v *validator) checkWebhookSender() {
 	if w.MaxAttempts < 1 {
 		v.errf(at+"max_attempts", "required: how many attempts the service makes at most to deliver one event, the first included (at least 1), got %d", w.MaxAttempts)
 	}
+	v.positive(at+"attempt_timeout", w.AttemptTimeout, w.AttemptTimeout < 0)
 	for i, d := range w.Backoff {
 		v.positive(fmt.Sprintf("%sbackoff[%d]", at, i), d, d < 0)
 	}

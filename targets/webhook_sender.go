@@ -31,6 +31,10 @@ type WebhookSender struct {
 	// attempt i+1 and i+2, the last repeated for later ones; jitter may
 	// only lengthen a wait. Empty = no wait is declared (0).
 	Backoff []time.Duration `yaml:"backoff"`
+	// AttemptTimeout is how long the service waits for the endpoint's
+	// answer before it abandons an attempt (Standard Webhooks recommends
+	// 15 to 30 s); 0 = not declared, and the timeout is not judged.
+	AttemptTimeout time.Duration `yaml:"attempt_timeout"`
 }
 
 // Declared reports whether the spec declares a webhook sender.

@@ -15,13 +15,13 @@ const senderBase = "service: {url: http://127.0.0.1:1}\noperations: [{name: pay,
 // TestParse_webhookSender: a sender spec parses as written.
 func TestParse_webhookSender(t *testing.T) {
 	t.Parallel()
-	src := senderBase + "webhook_sender:\n  endpoint: merchant\n  trigger: pay\n  secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n  max_attempts: 5\n  backoff: [1s, 5s]\n"
+	src := senderBase + "webhook_sender:\n  endpoint: merchant\n  trigger: pay\n  secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n  max_attempts: 5\n  backoff: [1s, 5s]\n  attempt_timeout: 15s\n"
 	tg, err := Parse("t.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := tg.WebhookSender
-	if !w.Declared() || w.Trigger != "pay" || w.MaxAttempts != 5 || len(w.Backoff) != 2 || w.Backoff[1] != 5*time.Second {
+	if !w.Declared() || w.Trigger != "pay" || w.MaxAttempts != 5 || len(w.Backoff) != 2 || w.Backoff[1] != 5*time.Second || w.AttemptTimeout != 15*time.Second {
 		t.Errorf("webhook_sender = %+v", w)
 	}
 	if k, err := w.Key(); err != nil || len(k) != 24 {

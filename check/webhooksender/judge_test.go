@@ -120,6 +120,9 @@ func TestJudgeRetried(t *testing.T) {
 	if r.Status != reports.StatusFail || r.Margin != 1100*time.Millisecond {
 		t.Errorf("no retry: %s margin %s; want fail margin 1.1s", r.Status, r.Margin)
 	}
+	if r := judgeRetried(at(0, 1500*time.Millisecond), "no answer", 100*time.Millisecond, time.Second); r.Status != reports.StatusFail || r.Margin != 500*time.Millisecond {
+		t.Errorf("a retry only after the endpoint gave up: %s margin %s; want fail margin 500ms", r.Status, r.Margin)
+	}
 	if r := judgeRetried(nil, "500", 0, time.Second); r.Status != reports.StatusInconclusive {
 		t.Errorf("no delivery: %s", r.Status)
 	}

@@ -42,5 +42,15 @@ var needBackoff = check.Need{Name: "webhook backoff",
 		return ""
 	}}
 
+// needTimeout: the sender declares how long it waits for an answer.
+var needTimeout = check.Need{Name: "webhook attempt timeout",
+	Doc: "the webhook sender declares how long it waits for the endpoint's answer (webhook_sender.attempt_timeout)",
+	Unmet: func(h *check.Harness) string {
+		if h.Policy.WebhookSender.AttemptTimeout <= 0 {
+			return "the webhook sender declares no attempt timeout (webhook_sender.attempt_timeout)"
+		}
+		return ""
+	}}
+
 // schemeStandard names the Standard Webhooks 1.0.0 signing scheme.
 const schemeStandard = "standard"

@@ -22,6 +22,21 @@ func retriedAfterReset(ctx context.Context, s *scase) check.Result {
 	return retried(ctx, s, "a connection reset", faults.Reset{})
 }
 
+// retriedAfterTimeout (WS-03c): an event whose first delivery the
+// endpoint holds without answering is abandoned after the declared attempt
+// timeout and delivered again. The hold ends a window after the timeout,
+// so a sender that never gives up is seen to have made one attempt.
+func retriedAfterTimeout(ctx context.Context, s *scase) check.Result {
+	least := s.p.AttemptTimeout + s.p.Wait(1)
+	hold := s.p.AttemptTimeout + s.window(1)
+	if bad := s.trigger(ctx, 1, faults.Blackhole{Timeout: hold}); bad != "" {
+		return check.Inconclusive("%s", bad)
+	}
+	as := s.await(ctx, hold+s.cfg.grace(), count(2)) // the held attempt is journaled when it ends
+	what := fmt.Sprintf("no answer (held past the declared attempt timeout %s)", s.p.AttemptTimeout)
+	return judgeRetried(as, what, least, hold)
+}
+
 // retried fails the event's first delivery with fault (what names it) and
 // judges that a second attempt follows within the window after the first.
 func retried(ctx context.Context, s *scase, what string, fault faults.Fault) check.Result {
@@ -33,19 +48,28 @@ func retried(ctx context.Context, s *scase, what string, fault faults.Fault) che
 	return judgeRetried(as, what, s.p.Wait(1), w)
 }
 
-// judgeRetried passes when as holds a retry; waited is how long after the
-// first attempt the endpoint waited for one, wait the declared least wait.
-func judgeRetried(as []attempt, what string, wait, waited time.Duration) check.Result {
-	want := fmt.Sprintf("a retry within %s of a first attempt answered with %s (the declared wait %s, doubled, plus grace)", waited, what, wait)
+// judgeRetried passes when as holds a retry; least is the soonest the
+// declared policy retries after the first attempt began, waited how long
+// after it the endpoint waited for one.
+func judgeRetried(as []attempt, what string, least, waited time.Duration) check.Result {
+	want := fmt.Sprintf("a retry within %s of a first attempt answered with %s (the declared %s, then twice the wait and grace)", waited, what, least)
 	switch {
 	case len(as) == 0:
 		return check.Inconclusive("no delivery of the event reached the endpoint within %s of the trigger", waited)
 	case len(as) == 1:
 		r := check.Fail(want, fmt.Sprintf("1 attempt, answered %s; none followed", describe(as[0])), evidence(as)...)
-		r.Margin = waited - wait // how far past the declared wait the endpoint waited
+		r.Margin = waited - least // how far past the declared retry the endpoint waited
 		return r
 	}
-	return check.Pass(want, fmt.Sprintf("attempt 2 came %s after the first", ms(as[1].at.Sub(as[0].at))), evidence(as)...)
+	gap := as[1].at.Sub(as[0].at)
+	obs := fmt.Sprintf("attempt 2 came %s after the first", ms(gap))
+	if gap > waited {
+		// Only the endpoint's giving up (a held attempt closed) let it go.
+		r := check.Fail(want, obs+", after the endpoint stopped waiting for one", evidence(as)...)
+		r.Margin = gap - waited
+		return r
+	}
+	return check.Pass(want, obs, evidence(as)...)
 }
 
 // backoff (WS-04): an event whose first deliveries fail (three, or as

@@ -36,7 +36,7 @@ async function attempt(id, payload) {
   const res = await fetch(endpoint, {
     method: "POST",
     body: payload,
-    signal: AbortSignal.timeout(2000),
+    signal: AbortSignal.timeout(1000),
     headers: {
       "content-type": "application/json",
       "webhook-id": id,

@@ -53,6 +53,7 @@ const (
 	SenderNoBackoff          Name = "sender-no-backoff"          // service: retries a webhook at once
 	SenderNoJitter           Name = "sender-no-jitter"           // service: waits exactly the backoff before a webhook retry
 	SenderUnbounded          Name = "sender-unbounded"           // service: retries a webhook past its max attempts
+	SenderNoTimeout          Name = "sender-no-timeout"          // service: waits for a webhook endpoint's answer without end
 	SenderIgnoreRetryAfter   Name = "sender-ignore-retry-after"  // service: retries a webhook before the endpoint's Retry-After
 	SenderRetryGone          Name = "sender-retry-gone"          // service: retries a webhook the endpoint answered 410 Gone
 )
@@ -105,6 +106,7 @@ var catalog = []Info{
 	{SenderNoBackoff, "service", "webhook-sender", "retries a failed delivery at once instead of after its declared backoff, hammering an endpoint that is failing"},
 	{SenderNoJitter, "service", "webhook-sender", "waits exactly its backoff before each retry, so events that failed together (an endpoint's outage) are all retried at the same instant"},
 	{SenderUnbounded, "service", "webhook-sender", "counts no attempts, so an event the endpoint keeps failing is retried past the declared max attempts"},
+	{SenderNoTimeout, "service", "webhook-sender", "sends each attempt with no timeout, so an endpoint that accepts the connection and never answers holds the event for ever and it is never retried"},
 	{SenderIgnoreRetryAfter, "service", "webhook-sender", "waits its own backoff after a 429 or 503, ignoring the endpoint's longer Retry-After"},
 	{SenderRetryGone, "service", "webhook-sender", "takes 410 Gone for a failure like any other and retries, delivering to an endpoint that said it is gone for good"},
 }

@@ -24,7 +24,7 @@ type SenderConfig struct {
 	Key            []byte          // the HMAC key: the decoded whsec_ secret
 	MaxAttempts    int             // attempts per event, the first included [4]
 	Backoff        []time.Duration // least wait before each retry, the last repeated [100ms 200ms 400ms]
-	AttemptTimeout time.Duration   // bound on one attempt [2s]
+	AttemptTimeout time.Duration   // bound on one attempt [1s]
 }
 
 func (c SenderConfig) withDefaults() SenderConfig {
@@ -35,7 +35,7 @@ func (c SenderConfig) withDefaults() SenderConfig {
 		c.Backoff = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}
 	}
 	if c.AttemptTimeout <= 0 {
-		c.AttemptTimeout = 2 * time.Second
+		c.AttemptTimeout = time.Second
 	}
 	return c
 }
@@ -121,7 +121,11 @@ func (s *sender) backoff(n int) time.Duration {
 // attempt posts ev once, signed at now, and returns the status (0 when the
 // attempt failed) and the endpoint's Retry-After.
 func (s *sender) attempt(ev event, n int) (int, time.Duration) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.AttemptTimeout)
+	timeout := s.cfg.AttemptTimeout
+	if s.defects.Has(defect.SenderNoTimeout) {
+		timeout = 24 * time.Hour // as good as none: Close ends it first
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.URL+"/webhooks", bytes.NewReader(ev.body))
 	if err != nil {

@@ -15,11 +15,12 @@ import "github.com/resilcheck/resilcheck/internal/reference/defect"
 var senderMatrix = map[defect.Name]Expectation{
 	defect.SenderNewID:           {Must: []string{"WS-01"}, Direct: senderDirect},
 	defect.SenderUnsignedRetries: {Must: []string{"WS-02"}, Direct: senderDirect},
-	defect.SenderNoRetry: {Must: []string{"WS-03", "WS-03b"}, Direct: senderDirect,
+	defect.SenderNoRetry: {Must: []string{"WS-03", "WS-03b", "WS-03c"}, Direct: senderDirect,
 		Vacuous: []string{"WS-01", "WS-02", "WS-04", "WS-05", "WS-06", "WS-06b", "WS-08"}},
 	defect.SenderNoBackoff:        {Must: []string{"WS-04", "WS-08"}, Direct: senderDirect},
 	defect.SenderNoJitter:         {Must: []string{"WS-08"}, Direct: senderDirect},
 	defect.SenderUnbounded:        {Must: []string{"WS-05"}, Direct: senderDirect},
+	defect.SenderNoTimeout:        {Must: []string{"WS-03c"}, Direct: senderDirect},
 	defect.SenderIgnoreRetryAfter: {Must: []string{"WS-06", "WS-06b"}, Direct: senderDirect},
 	defect.SenderRetryGone:        {Must: []string{"WS-07"}, Direct: senderDirect},
 }

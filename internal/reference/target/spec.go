@@ -89,8 +89,9 @@ func Defaults(t *targets.Target) {
 // the dependency it delivers to, a payment.succeeded event per payment
 // created, and payments.SenderConfig's retry policy: 4 attempts, each
 // retry at least 100 ms, 200 ms, then 400 ms after the last (jitter adds
-// as much again at most). Without an endpoint the stack sends no webhooks, so a
-// certification of the other suites is not slowed by deliveries.
+// as much again at most), each attempt abandoned after 1 s. Without an
+// endpoint the stack sends no webhooks, so a certification of the other
+// suites is not slowed by deliveries.
 func defaultWebhookSender(t *targets.Target) {
 	w := &t.WebhookSender
 	if !w.Declared() {
@@ -113,6 +114,9 @@ func defaultWebhookSender(t *targets.Target) {
 	}
 	if len(w.Backoff) == 0 {
 		w.Backoff = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}
+	}
+	if w.AttemptTimeout == 0 {
+		w.AttemptTimeout = time.Second // payments.SenderConfig's
 	}
 }
 
