@@ -142,6 +142,11 @@ func journalHeaders(t *targets.Target) []string {
 		add("Webhook-Id") // the event id: a delivery's evidence, and the probe's key
 		add(t.Webhooks.Effects.Ledger.KeyHeader)
 	}
+	if t.WebhookSender.Declared() {
+		for _, h := range []string{"Webhook-Id", "Webhook-Timestamp", "Webhook-Signature"} {
+			add(h) // every attempt's, for WS-01 and WS-02
+		}
+	}
 	for _, o := range t.Operations {
 		add(o.KeyHeader)
 		for _, h := range slices.Sorted(maps.Keys(o.Headers)) {

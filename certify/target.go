@@ -40,6 +40,8 @@ type environment struct {
 
 	proxyOpts []faults.Option // for every proxy placed, see placeTarget
 	tls       *runTLS         // the run's authority and how proxies verify TLS onward
+	webhook   *faults.Proxy   // the proxy before the webhook sender's endpoint; nil without one
+	sink      *sink           // the endpoint behind it
 }
 
 // interruptedStop bounds the target's teardown once the run was
@@ -215,15 +217,24 @@ func (e *environment) checkPlaced() error {
 // addDependency starts the proxy for d, forwarding to upstream when given,
 // else to d's upstream or its stand-in.
 func (e *environment) addDependency(d targets.Dependency, upstream string) (*faults.Proxy, error) {
+	upstream, endpoint, err := e.endpointOptions(d, upstream)
+	if err != nil {
+		return nil, err
+	}
 	if upstream != "" {
 		d.Upstream = upstream
 	}
 	opts := append([]faults.Option{faults.WithHeaders(journalHeaders(e.spec)...)}, e.tls.dependencyOptions(d)...)
-	p, err := dependencyProxy(d, e.seed, e.journal, e.log, append(opts, e.proxyOpts...)...)
+	p, err := dependencyProxy(d, e.seed, e.journal, e.log, append(append(opts, e.proxyOpts...), endpoint...)...)
 	if err != nil {
 		return nil, err
 	}
 	e.closers = append(e.closers, func() { shutdown(p) })
+	if endpoint != nil {
+		e.webhook = p
+		e.target.URLs["webhook:"+d.Name] = p.URL()
+		return p, nil // its deliveries are neither a dependency's calls nor a real upstream
+	}
 	e.target.URLs["dependency:"+d.Name] = p.URL()
 	if d.Upstream != "" {
 		e.upstream = append(e.upstream, realUpstream{name: d.Name, url: d.Upstream})

@@ -40,6 +40,9 @@ type Policy struct {
 	// Webhooks is how the target receives webhooks; the zero value
 	// declares none.
 	Webhooks WebhookPolicy
+	// WebhookSender is how the target sends webhooks; the zero value
+	// declares none.
+	WebhookSender WebhookSenderPolicy
 }
 
 // HedgingPolicy is the target's declared hedging of its dependency calls

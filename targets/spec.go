@@ -41,6 +41,8 @@ type Target struct {
 	Policy      Policy      `yaml:"policy"`      // what the service declares about its retries, deadlines and limits
 	Gate        Gate        `yaml:"gate"`        // which failed checks fail the run, and waivers
 	Webhooks    Webhooks    `yaml:"webhooks"`    // the webhooks the service receives; zero = none
+	// WebhookSender is the webhooks the service sends; zero = none.
+	WebhookSender WebhookSender `yaml:"webhook_sender"`
 	// Concurrency is how many copies of the target resilcheck may start to
 	// run checks side by side, each behind proxies of its own (kinds process
 	// and reference); 0 or 1 = one copy, one check at a time, except that a

@@ -45,6 +45,7 @@ func (t *Target) Validate(opts ...Option) error {
 		v.checkConventions()
 		v.checkPolicy()
 		v.checkWebhooks()
+		v.checkWebhookSender()
 	}
 	v.checkGate()
 	v.checkConcurrency()

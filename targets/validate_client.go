@@ -53,7 +53,8 @@ func (v *validator) checkClient() {
 	for section, set := range map[string]bool{
 		"operations": len(v.t.Operations) > 0, "dependencies": len(v.t.Dependencies) > 0,
 		"effects": !isZero(v.t.Effects), "service": !isZero(v.t.Service),
-		"webhooks": !isZero(v.t.Webhooks) || v.written("webhooks"),
+		"webhooks":       !isZero(v.t.Webhooks) || v.written("webhooks"),
+		"webhook_sender": !isZero(v.t.WebhookSender) || v.written("webhook_sender"),
 	} {
 		if set {
 			v.keyErrf(section, "kind client has no %s: resilcheck is the server the client calls", section)

@@ -22,24 +22,31 @@ func (v *validator) checkWebhooks() {
 	if w.Scheme != "" && w.Scheme != SchemeStandard {
 		v.errf(at+"scheme", "unknown webhook scheme %q; expected %s (Standard Webhooks 1.0.0)", w.Scheme, SchemeStandard)
 	}
-	switch {
-	case w.Secret != "" && w.SecretEnv != "":
-		v.errf(at+"secret_env", "set secret or secret_env, not both")
-	case w.Secret == "" && w.SecretEnv == "":
-		v.keyErrf(at+"secret", "required: the signing secret (whsec_...), or secret_env: the variable holding it")
-	case w.Secret != "":
-		if _, err := DecodeWebhookSecret(w.Secret); err != nil {
-			v.errf(at+"secret", "%v", err)
-		}
-	default:
-		if _, err := w.Key(); err != nil {
-			v.errf(at+"secret_env", "%s", strings.TrimPrefix(err.Error(), "targets: webhooks: "))
-		}
-	}
+	v.checkWebhookSecret("webhooks", "the signing secret", w.Secret, w.SecretEnv)
 	if w.Body != "" {
 		v.template(at+"body", w.Body, sampleRequest)
 	}
 	v.checkWebhookEffects(w.Effects)
+}
+
+// checkWebhookSecret checks the secret of section (what names its use):
+// exactly one of secret and env, decoding as a Standard Webhooks secret.
+func (v *validator) checkWebhookSecret(section, what, secret, env string) {
+	at := section + "."
+	switch {
+	case secret != "" && env != "":
+		v.errf(at+"secret_env", "set secret or secret_env, not both")
+	case secret == "" && env == "":
+		v.keyErrf(at+"secret", "required: %s (whsec_...), or secret_env: the variable holding it", what)
+	default:
+		if _, err := webhookKey(section, secret, env); err != nil {
+			path := at + "secret"
+			if env != "" {
+				path = at + "secret_env"
+			}
+			v.errf(path, "%s", strings.TrimPrefix(err.Error(), "targets: "+section+": "))
+		}
+	}
 }
 
 // checkWebhookEffects checks webhooks.effects, or that the target's own

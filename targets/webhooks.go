@@ -46,18 +46,21 @@ func (w Webhooks) Declared() bool { return w.Path != "" }
 
 // Key returns the HMAC key deliveries are signed with: the decoded bytes of
 // the whsec_ secret, read from SecretEnv when set.
-func (w Webhooks) Key() ([]byte, error) {
-	s := w.Secret
-	if w.SecretEnv != "" {
-		v, ok := os.LookupEnv(w.SecretEnv)
+func (w Webhooks) Key() ([]byte, error) { return webhookKey("webhooks", w.Secret, w.SecretEnv) }
+
+// webhookKey decodes the secret of section: secret, or the value of the
+// environment variable env when it is named.
+func webhookKey(section, secret, env string) ([]byte, error) {
+	if env != "" {
+		v, ok := os.LookupEnv(env)
 		if !ok {
-			return nil, fmt.Errorf("targets: webhooks: environment variable %s is not set", w.SecretEnv)
+			return nil, fmt.Errorf("targets: %s: environment variable %s is not set", section, env)
 		}
-		s = v
+		secret = v
 	}
-	k, err := DecodeWebhookSecret(s)
+	k, err := DecodeWebhookSecret(secret)
 	if err != nil {
-		return nil, fmt.Errorf("targets: webhooks: %w", err)
+		return nil, fmt.Errorf("targets: %s: %w", section, err)
 	}
 	return k, nil
 }

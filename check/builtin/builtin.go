@@ -14,6 +14,7 @@ import (
 	"github.com/resilcheck/resilcheck/check/retryafter"
 	"github.com/resilcheck/resilcheck/check/throttling"
 	"github.com/resilcheck/resilcheck/check/webhooks"
+	"github.com/resilcheck/resilcheck/check/webhooksender"
 )
 
 // Suites returns the built-in service suites with their default settings.
@@ -27,5 +28,6 @@ func Suites() []check.Suite {
 		hedging.Suite(hedging.Config{}),
 		throttling.Suite(throttling.Config{}),
 		webhooks.Suite(webhooks.Config{}),
+		webhooksender.Suite(webhooksender.Config{}),
 	}
 }

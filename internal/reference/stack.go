@@ -48,6 +48,7 @@ type config struct {
 	svcFront    func(serviceURL string) (string, error)
 	logger      *slog.Logger
 	webhookKey  []byte
+	sender      payments.SenderConfig
 }
 
 // WithGatewayAddr sets the gateway's listen address (default 127.0.0.1:0;
@@ -57,6 +58,10 @@ func WithGatewayAddr(addr string) Option { return func(c *config) { c.gatewayAdd
 // WithWebhookKey has the service receive webhooks at POST /v1/webhooks,
 // verified with key (the decoded whsec_ secret); nil: none.
 func WithWebhookKey(key []byte) Option { return func(c *config) { c.webhookKey = key } }
+
+// WithWebhookSender makes the service deliver a signed event to cfg.URL
+// for every payment that succeeds (payments.WithWebhookSender).
+func WithWebhookSender(cfg payments.SenderConfig) Option { return func(c *config) { c.sender = cfg } }
 
 // WithStore sets the payments store URL ("sqlite:PATH", "postgres://…");
 // empty means an SQLite file in a temporary directory removed by Close.
@@ -151,6 +156,9 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 	}
 	if len(c.webhookKey) > 0 {
 		svcOpts = append(svcOpts, payments.WithWebhookKey(c.webhookKey))
+	}
+	if c.sender.URL != "" {
+		svcOpts = append(svcOpts, payments.WithWebhookSender(c.sender))
 	}
 	svc, err := payments.New(svcOpts...)
 	if err != nil {

@@ -47,6 +47,15 @@ const (
 	WebhookUnsigned          Name = "webhook-unsigned"           // service: verifies a webhook only when it carries a signature
 	WebhookNoTolerance       Name = "webhook-no-tolerance"       // service: does not bound the age of webhook-timestamp
 	WebhookRawSecret         Name = "webhook-raw-secret"         // service: keys its HMAC with the whsec_ string, not its decoded bytes
+	SenderNewID              Name = "sender-new-id"              // service: gives each attempt of a webhook a new webhook-id
+	SenderUnsignedRetries    Name = "sender-unsigned-retries"    // service: signs a webhook's first attempt only
+	SenderNoRetry            Name = "sender-no-retry"            // service: attempts a webhook once
+	SenderNoBackoff          Name = "sender-no-backoff"          // service: retries a webhook at once
+	SenderNoJitter           Name = "sender-no-jitter"           // service: waits exactly the backoff before a webhook retry
+	SenderUnbounded          Name = "sender-unbounded"           // service: retries a webhook past its max attempts
+	SenderNoTimeout          Name = "sender-no-timeout"          // service: waits for a webhook endpoint's answer without end
+	SenderIgnoreRetryAfter   Name = "sender-ignore-retry-after"  // service: retries a webhook before the endpoint's Retry-After
+	SenderRetryGone          Name = "sender-retry-gone"          // service: retries a webhook the endpoint answered 410 Gone
 )
 
 // Info describes a defect for listings and the defect matrix.
@@ -91,6 +100,15 @@ var catalog = []Info{
 	{WebhookUnsigned, "service", "webhooks", "verifies a delivery only when it carries webhook-signature, so an unsigned one takes effect"},
 	{WebhookNoTolerance, "service", "webhooks", "verifies the signature but not the age of webhook-timestamp, so a captured delivery replayed later takes effect"},
 	{WebhookRawSecret, "service", "webhooks", "keys its HMAC with the whsec_ secret as written instead of its base64-decoded bytes (as Stripe's scheme does), so it refuses every genuine delivery"},
+	{SenderNewID, "service", "webhook-sender", "draws a new webhook-id for every attempt of an event, so a receiver deduplicating by id takes a retried event twice"},
+	{SenderUnsignedRetries, "service", "webhook-sender", "signs an event's first attempt only, so a receiver that verifies refuses every retry"},
+	{SenderNoRetry, "service", "webhook-sender", "attempts each event once, so an event the endpoint failed to take (a 500, a reset) is lost"},
+	{SenderNoBackoff, "service", "webhook-sender", "retries a failed delivery at once instead of after its declared backoff, hammering an endpoint that is failing"},
+	{SenderNoJitter, "service", "webhook-sender", "waits exactly its backoff before each retry, so events that failed together (an endpoint's outage) are all retried at the same instant"},
+	{SenderUnbounded, "service", "webhook-sender", "counts no attempts, so an event the endpoint keeps failing is retried past the declared max attempts"},
+	{SenderNoTimeout, "service", "webhook-sender", "sends each attempt with no timeout, so an endpoint that accepts the connection and never answers holds the event for ever and it is never retried"},
+	{SenderIgnoreRetryAfter, "service", "webhook-sender", "waits its own backoff after a 429 or 503, ignoring the endpoint's longer Retry-After"},
+	{SenderRetryGone, "service", "webhook-sender", "takes 410 Gone for a failure like any other and retries, delivering to an endpoint that said it is gone for good"},
 }
 
 // All returns every defect of the stack (gateway and service) in a stable

@@ -243,6 +243,9 @@ func (s *Server) execute(ctx context.Context, j job, fin finish, enforce bool) r
 		if err := fin(wctx, j, store.Succeeded, http.StatusCreated, body, p); err != nil {
 			return s.unfinished(wctx, j, err)
 		}
+		if s.sender != nil {
+			s.sender.notify(paymentView{ID: j.paymentID, Amount: j.req.Amount, Currency: j.req.Currency, Status: "succeeded", ChargeID: out.chargeID})
+		}
 		s.failAt(StepCompleted, j)
 		return reply{status: http.StatusCreated, body: body, location: "/v1/payments/" + j.paymentID}
 	case declined:

@@ -81,6 +81,7 @@ type config struct {
 	log          *slog.Logger
 	failpoint    func(step Step, tenant, key string) bool // see WithFailpoint
 	webhookKey   []byte                                   // see WithWebhookKey
+	sender       SenderConfig                             // see WithWebhookSender
 }
 
 // WithStore sets the idempotency and payment store (required). The Server
@@ -124,6 +125,11 @@ func WithHTTPClient(h *http.Client) Option { return func(c *config) { c.client =
 // (the decoded bytes of a Standard Webhooks whsec_ secret); without it the
 // service receives no webhooks.
 func WithWebhookKey(key []byte) Option { return func(c *config) { c.webhookKey = key } }
+
+// WithWebhookSender delivers a signed payment.succeeded event to
+// cfg.URL for every payment that succeeds; without it the service sends
+// no webhooks.
+func WithWebhookSender(cfg SenderConfig) Option { return func(c *config) { c.sender = cfg } }
 
 // WithLogger sets the logger; nil (the default) discards.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }

@@ -28,6 +28,7 @@ type Server struct {
 	rng    *lockedRand
 	log    *slog.Logger
 	bg     sync.WaitGroup
+	sender *sender // nil when the service sends no webhooks
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -69,6 +70,9 @@ func New(opts ...Option) (*Server, error) {
 	if s.caller, err = newCaller(&c, s.rng); err != nil {
 		return nil, err
 	}
+	if c.sender.URL != "" {
+		s.sender = newSender(c.sender, c.defects, c.client, s.rng)
+	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/payments", s.handleCreate)
 	s.mux.HandleFunc("GET /v1/payments/{id}", s.handleGet)
@@ -89,6 +93,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // the store, which the caller owns.
 func (s *Server) Close() error {
 	s.bg.Wait()
+	if s.sender != nil {
+		s.sender.close() // pending retries are dropped: the sender keeps no outbox
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/internal/reference"
 	"github.com/resilcheck/resilcheck/internal/reference/defect"
+	"github.com/resilcheck/resilcheck/internal/reference/payments"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -75,6 +76,15 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 			return nil, fmt.Errorf("reference: %w", err)
 		}
 		opts = append(opts, reference.WithWebhookKey(key))
+	}
+	if w := t.WebhookSender; w.Declared() {
+		key, err := w.Key()
+		if err != nil {
+			return nil, fmt.Errorf("reference: %w", err)
+		}
+		// The sender keeps its own retry policy (payments.SenderConfig's
+		// defaults), which Defaults declares: the spec says what it does.
+		opts = append(opts, reference.WithWebhookSender(payments.SenderConfig{URL: env.Dependencies[w.Endpoint], Key: key}))
 	}
 	if env.Port != 0 {
 		opts = append(opts, reference.WithGatewayAddr(fmt.Sprintf("127.0.0.1:%d", env.Port)))

@@ -2,6 +2,7 @@ package target
 
 import (
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/resilcheck/resilcheck/targets"
@@ -80,6 +81,43 @@ func Defaults(t *targets.Target) {
 	defaultConventions(&t.Conventions)
 	defaultPolicy(&t.Policy)
 	defaultWebhooks(&t.Webhooks)
+	defaultWebhookSender(t)
+}
+
+// defaultWebhookSender declares the service's webhook sender
+// (internal/reference/payments/sender.go) once the spec names its endpoint:
+// the dependency it delivers to, a payment.succeeded event per payment
+// created, and payments.SenderConfig's retry policy: 4 attempts, each
+// retry at least 100 ms, 200 ms, then 400 ms after the last (jitter adds
+// as much again at most), each attempt abandoned after 1 s. Without an
+// endpoint the stack sends no webhooks, so a certification of the other
+// suites is not slowed by deliveries.
+func defaultWebhookSender(t *targets.Target) {
+	w := &t.WebhookSender
+	if !w.Declared() {
+		return
+	}
+	if !slices.ContainsFunc(t.Dependencies, func(d targets.Dependency) bool { return d.Name == w.Endpoint }) {
+		t.Dependencies = append(slices.Clip(t.Dependencies), targets.Dependency{Name: w.Endpoint})
+	}
+	if w.Trigger == "" {
+		w.Trigger = operation
+	}
+	if w.Scheme == "" {
+		w.Scheme = targets.SchemeStandard
+	}
+	if w.Secret == "" && w.SecretEnv == "" {
+		w.Secret = WebhookSecret
+	}
+	if w.MaxAttempts == 0 {
+		w.MaxAttempts = 4
+	}
+	if len(w.Backoff) == 0 {
+		w.Backoff = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}
+	}
+	if w.AttemptTimeout == 0 {
+		w.AttemptTimeout = time.Second // payments.SenderConfig's
+	}
 }
 
 // defaultWebhooks declares the service's webhook receiver

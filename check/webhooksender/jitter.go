@@ -1,0 +1,105 @@
+package webhooksender
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
+)
+
+// lockstepShare is the share of first waits in one bucket above which
+// WS-08 calls the retries lockstep: of 8, 7 or more. A uniform jitter over
+// five buckets or more puts that many in one almost never; no jitter puts
+// all of them there, give or take the runner's scheduling.
+const lockstepShare = 0.75
+
+// suspectShare is the share above which WS-08's pass is trusted only from
+// a run the runner did not stall a bucket's length in: lockstep retries a
+// stall dispersed look like this.
+const suspectShare = 0.5
+
+// spread (WS-08): events emitted together whose first deliveries all fail
+// are retried apart: each event's first wait, as if every first delivery
+// had failed at the same instant, falls in a bucket of its own often
+// enough that no bucket holds more than lockstepShare of them.
+func spread(ctx context.Context, s *scase) check.Result {
+	n := s.cfg.events()
+	if bad := s.triggerAll(ctx, n, 1, internalError); bad != "" {
+		return check.Inconclusive("%s", bad)
+	}
+	within := s.window(1)
+	var evs [][]attempt
+	for ctx.Err() == nil {
+		evs = eventsOf(s.Entries(check.WebhookSenderSide), s.seen)
+		if retriedEvents(evs) == n || time.Since(lastAttempt(evs, s.from)) > within {
+			break
+		}
+		check.Sleep(ctx, 10*time.Millisecond)
+	}
+	return judgeSpread(evs, n, s.cfg.bucket())
+}
+
+// judgeSpread judges the first waits of evs, n events emitted together,
+// against one bucket.
+func judgeSpread(evs [][]attempt, n int, bucket time.Duration) check.Result {
+	var waits []time.Duration
+	var ev []faults.Entry
+	for _, as := range evs {
+		ev = append(ev, evidence(as)...)
+		if len(as) >= 2 {
+			waits = append(waits, as[1].at.Sub(as[0].at))
+		}
+	}
+	if len(waits) < (n+1)/2 {
+		return check.Inconclusive("%d of %d events emitted together were retried: too few first waits to tell jitter", len(waits), n)
+	}
+	slices.Sort(waits)
+	most := maxInWindow(waits, bucket)
+	share := float64(most) / float64(len(waits))
+	want := fmt.Sprintf("at most %.0f%% of the first waits of events failing together in one %s bucket", 100*lockstepShare, bucket)
+	obs := fmt.Sprintf("%d of %d first waits in the busiest %s bucket; first waits from %s to %s", most, len(waits), bucket, ms(waits[0]), ms(waits[len(waits)-1]))
+	if share > lockstepShare {
+		return check.Fail(want, obs+": lockstep, every event is retried at the same instant", ev...)
+	}
+	r := check.Pass(want, obs, ev...)
+	if share > suspectShare {
+		r.Quiet = bucket
+	}
+	return r
+}
+
+// maxInWindow is the most of the sorted ds within any span of width w.
+func maxInWindow(ds []time.Duration, w time.Duration) int {
+	most, lo := 0, 0
+	for hi := range ds {
+		for ds[hi]-ds[lo] > w {
+			lo++
+		}
+		most = max(most, hi-lo+1)
+	}
+	return most
+}
+
+// retriedEvents counts the events of evs with a second attempt.
+func retriedEvents(evs [][]attempt) int {
+	n := 0
+	for _, as := range evs {
+		if len(as) >= 2 {
+			n++
+		}
+	}
+	return n
+}
+
+// lastAttempt is when the latest attempt of evs came, or from.
+func lastAttempt(evs [][]attempt, from time.Time) time.Time {
+	for _, as := range evs {
+		if t := as[len(as)-1].at; t.After(from) {
+			from = t
+		}
+	}
+	return from
+}
