@@ -67,8 +67,13 @@ func recovery(ctx context.Context, c *check.Case) check.Result {
 	engaged := fmt.Sprintf("in the last second of refusals (%s): %d calls for %d requests", p, before.calls, before.requests)
 	obs := fmt.Sprintf("%s; from %s after healing, over %s: %d of %d requests reached the dependency",
 		engaged, (pol.Recovery + slack).Round(time.Millisecond), end.Sub(from).Round(time.Millisecond), t.calls, t.requests)
+	// How late the recovery came past its bound: a stall of the runner
+	// shorter than that cannot have made the failure.
+	bound := pol.Recovery + slack
+	late := end.Sub(from)
 	if back, ok := p.backAfter(end, 250*time.Millisecond, cfg.miss()); ok {
 		obs += fmt.Sprintf(" (back at the offered rate %s after healing, in 250 ms bins)", back)
+		late = back - bound
 	} else {
 		obs += " (not back at the offered rate by the end of the run)"
 	}
@@ -77,7 +82,9 @@ func recovery(ctx context.Context, c *check.Case) check.Result {
 	case t.requests < 10:
 		return check.Inconclusive("only %d requests arrived after the recovery: %s", t.requests, obs)
 	case !recovered(t, cfg.miss()):
-		return check.Fail(want, obs+": calls did not come back", ev...)
+		res := check.Fail(want, obs+": calls did not come back", ev...)
+		res.Margin = max(late, time.Millisecond)
+		return res
 	}
 	return check.Pass(want, obs, ev...)
 }

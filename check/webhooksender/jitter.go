@@ -11,7 +11,7 @@ import (
 )
 
 // lockstepShare is the share of first waits in one bucket above which
-// WS-08 calls the retries lockstep: of 8, 7 or more. A uniform jitter over
+// WS-08 calls the retries lockstep: of 16, 13 or more. A uniform jitter over
 // five buckets or more puts that many in one almost never; no jitter puts
 // all of them there, give or take the runner's scheduling.
 const lockstepShare = 0.75
@@ -39,7 +39,7 @@ func spread(ctx context.Context, s *scase) check.Result {
 		}
 		check.Sleep(ctx, 10*time.Millisecond)
 	}
-	return judgeSpread(evs, n, s.cfg.bucket())
+	return judgeSpread(evs, n, s.cfg.bucket(s.p.Wait(1)))
 }
 
 // judgeSpread judges the first waits of evs, n events emitted together,
