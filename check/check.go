@@ -58,8 +58,8 @@ type Suite struct {
 	// values h gives them, so a reader of the report can weigh a verdict.
 	Tolerances func(h *Harness) []reports.Tolerance
 	// Slack is the least time slack the suite's timed checks judge with. A
-	// timing failure during which the runner stalled longer than the least
-	// Slack of the run's suites (and the harness's own) is judged again.
+	// timing failure of one of them during which the runner stalled longer
+	// is judged again; nil means the harness's slack.
 	Slack func(h *Harness) time.Duration
 	// Config is the suite's own settings, which its checks read with
 	// SuiteConfig; nil means the suite's defaults.

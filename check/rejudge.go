@@ -29,7 +29,7 @@ type doubt struct {
 // still rest on when calls came: RB-01p groups them into attempts by
 // their gaps).
 func (h *Harness) doubted(c Check, res Result, seen stalls) *doubt {
-	limit := h.stallLimit()
+	limit := h.stallLimit(c, res)
 	switch {
 	case res.Noisy:
 		return &doubt{}
@@ -72,14 +72,14 @@ func unreplayedFailure(res Result, seen stalls) bool {
 // a row are common there); after maxReruns disturbed reruns the check is
 // inconclusive.
 func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalled stalls, d *doubt) Result {
-	limit := h.stallLimit()
+	limit := h.stallLimit(c, first)
 	worst := []time.Duration{stalled.worst}
 	var res Result
 	for n := 1; ; n++ {
 		var seen stalls
 		res, seen = h.watched(parent, c, againID(c.ID, n))
 		worst = append(worst, seen.worst)
-		if !disturbedRerun(first, res, seen, limit) {
+		if !disturbedRerun(first, res, seen, limit, h.stallLimit(c, res)) {
 			break
 		}
 		if n == maxReruns || parent.Err() != nil {
@@ -123,15 +123,16 @@ const maxReruns = 2
 // disturbed pass, it passed by a margin its own stall may have made or
 // failed under a stall; after a doubted failure (or a first run the
 // runner left inconclusive), it failed by less than its stalls or passed
-// under a stall.
-func disturbedRerun(first, res Result, seen stalls, limit time.Duration) bool {
+// under a stall. firstLimit and limit are what the first verdict and the
+// rerun's can bear (stallLimit).
+func disturbedRerun(first, res Result, seen stalls, firstLimit, limit time.Duration) bool {
 	switch {
 	case res.Noisy:
 		return true
 	case first.Status == reports.StatusPass:
 		return stalledPass(res, seen) || res.Status == reports.StatusFail && seen.worst > limit
 	}
-	return stalledFailure(res, seen, limit) || seen.worst > limit && res.Status == reports.StatusPass
+	return stalledFailure(res, seen, limit) || seen.worst > firstLimit && res.Status == reports.StatusPass
 }
 
 // noisy is the inconclusive verdict on a check whose first verdict was

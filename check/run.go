@@ -107,7 +107,7 @@ func Judge(parent context.Context, h *Harness, c Check) (res Result) {
 	if d := h.doubted(c, res, seen); d != nil && parent.Err() == nil {
 		return h.rejudged(parent, c, res, seen, d)
 	}
-	if res.Status == reports.StatusFail && seen.worst > h.stallLimit() && res.Margin != NotTimed {
+	if res.Status == reports.StatusFail && seen.worst > h.stallLimit(c, res) && res.Margin != NotTimed {
 		res.Observed += fmt.Sprintf(" (the runner stalled up to %s during this run, %s in all, less than the %s the failure was late by)",
 			Ms(seen.worst), Ms(seen.total), Ms(res.Margin))
 	}

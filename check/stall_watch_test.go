@@ -42,12 +42,18 @@ func TestWatchStalls(t *testing.T) {
 	}
 }
 
-// ExampleHarness_stallLimit shows that the limit follows the least
-// tolerance a timed check judges with.
+// ExampleHarness_stallLimit shows that a failure with a measured margin
+// may be doubted by a stall beyond the least tolerance of the run, and
+// any other verdict by one beyond its own suite's (else the harness's).
 func ExampleHarness_stallLimit() {
-	h := &Harness{Suites: []Suite{{Name: "retry-after", Slack: func(*Harness) time.Duration { return 20 * time.Millisecond }}}}
-	fmt.Println(h.stallLimit())
-	// Output: 20ms
+	h := &Harness{Suites: []Suite{
+		{Name: "retry-after", Slack: func(*Harness) time.Duration { return 20 * time.Millisecond }},
+		{Name: "throttling", Slack: func(*Harness) time.Duration { return 500 * time.Millisecond }},
+	}}
+	fail, late := Result{Status: reports.StatusFail}, Result{Status: reports.StatusFail, Margin: time.Second}
+	fmt.Println(h.stallLimit(Check{Suite: "throttling"}, fail), h.stallLimit(Check{Suite: "throttling"}, late),
+		h.stallLimit(Check{Suite: "retry-after"}, fail), h.stallLimit(Check{Suite: "rate-limit-headers"}, fail))
+	// Output: 500ms 20ms 20ms 50ms
 }
 
 // TestStalls_within: a failure is weighed against the stalls while its
