@@ -104,7 +104,7 @@ var NeedThrottlingRecovery = check.Need{Name: "throttling recovery",
 
 func checks() []check.Check {
 	return []check.Check{
-		{ID: "TH-01", Suite: Name, Takes: 7 * time.Second, Level: reports.LevelRecommended,
+		{ID: "TH-01", Suite: Name, Takes: 7 * time.Second, Timed: true, Level: reports.LevelRecommended,
 			Needs:  []check.Need{check.NeedDependency, NeedThrottling},
 			Source: sre + "; " + fsgo,
 			Title:  "while the dependency refuses most calls (429, out of quota) for a sustained period, the calls reaching it fall to what Eq. 21-1 lets through (about K × the calls it accepts), not the offered load", Run: refusedLoad},
