@@ -61,7 +61,7 @@ func recovery(ctx context.Context, c *check.Case) check.Result {
 	defer rest(ctx, c) //nolint:errcheck // a target that never recovers fails here; the next case heals again
 	before := p.count(p.healed.Add(-time.Second), p.healed)
 	from := p.healed.Add(pol.Recovery + slack)
-	t := p.count(from, end)
+	t := p.reach(from, end)
 	want := fmt.Sprintf("from %s (declared recovery %s + %s) after the dependency heals, at least %.0f %% of requests reach it",
 		pol.Recovery+slack, pol.Recovery, slack, 100*(1-cfg.miss()))
 	engaged := fmt.Sprintf("in the last second of refusals (%s): %d calls for %d requests", p, before.calls, before.requests)

@@ -41,6 +41,10 @@ type plan struct {
 	// shifted by it, so a request received just before a window ends is
 	// not a miss for its call landing just after.
 	lag time.Duration
+	// own is each front request's first call, tied to it by its key (nil
+	// when none came); tied says keys tie any call to its request.
+	own  []*faults.Entry
+	tied bool
 }
 
 func (p *plan) String() string {
@@ -99,7 +103,8 @@ func drive(ctx context.Context, c *check.Case, p *plan) error {
 	h.Settle(ctx)
 	heal()
 	p.front, p.calls = entries(h, mark)
-	p.lag = lag(h, p.front, p.calls)
+	p.own, p.lag = tie(h, p.front, p.calls)
+	p.tied = slices.ContainsFunc(p.own, func(e *faults.Entry) bool { return e != nil })
 	switch {
 	case err != nil:
 		return err
@@ -115,37 +120,78 @@ func entries(h *check.Harness, mark uint64) (front, calls []faults.Entry) {
 	return h.FrontCalls(mark), h.EffectCalls(mark)
 }
 
-// lag is the median time from a request's arrival at the front to its
-// first call's arrival at the dependency, over the requests whose call
-// carries their key (the dependency's key header holds the front's, as is
-// or wrapped: "org:key"); 0 when no call can be told whose it is.
-func lag(h *check.Harness, front, calls []faults.Entry) time.Duration {
-	first := map[string]time.Time{}
-	for _, c := range calls {
-		if k := c.Header(h.Conventions.DependencyKeyName()); k != "" {
-			if t, ok := first[k]; !ok || c.Received.Before(t) {
-				first[k] = c.Received
-			}
+// tie finds each request's first call: the earliest call received after
+// it that carries its key (the dependency's key header holds the front's,
+// as is or wrapped: "org:key"); nil for a request none reached. lag is
+// the median delay from a request to that call, 0 when none was tied.
+func tie(h *check.Harness, front, calls []faults.Entry) (own []*faults.Entry, lag time.Duration) {
+	byKey := map[string][]*faults.Entry{}
+	for i := range calls {
+		if k := calls[i].Header(h.Conventions.DependencyKeyName()); k != "" {
+			byKey[k] = append(byKey[k], &calls[i])
 		}
 	}
-	var ds []time.Duration
-	for _, e := range front {
-		key := e.Header(h.Conventions.KeyHeaderName())
-		if key == "" {
-			continue
+	first := func(key string, after time.Time) *faults.Entry {
+		var best *faults.Entry
+		pick := func(cs []*faults.Entry) {
+			for _, c := range cs {
+				if !c.Received.Before(after) && (best == nil || c.Received.Before(best.Received)) {
+					best = c
+				}
+			}
 		}
-		for k, at := range first {
-			if strings.Contains(k, key) && !at.Before(e.Received) {
-				ds = append(ds, at.Sub(e.Received))
-				break
+		if cs, ok := byKey[key]; ok {
+			pick(cs)
+			return best
+		}
+		for k, cs := range byKey {
+			if strings.Contains(k, key) {
+				pick(cs)
+			}
+		}
+		return best
+	}
+	own = make([]*faults.Entry, len(front))
+	var ds []time.Duration
+	for i, e := range front {
+		if key := e.Header(h.Conventions.KeyHeaderName()); key != "" {
+			if c := first(key, e.Received); c != nil {
+				own[i] = c
+				ds = append(ds, c.Received.Sub(e.Received))
 			}
 		}
 	}
 	if len(ds) == 0 {
-		return 0
+		return own, 0
 	}
 	slices.Sort(ds)
-	return ds[len(ds)/2]
+	return own, ds[len(ds)/2]
+}
+
+// reach tallies p's requests received at the front in [from, to) as TH-02
+// counts them: a request's call is its own however late it landed (a
+// stall at the end of the load once delayed the last few past the cut),
+// so calls are the requests whose first call came, and accepts those
+// whose first call was accepted. Without keys tying calls to requests, it
+// is count's shifted window.
+func (p *plan) reach(from, to time.Time) tally {
+	if !p.tied {
+		return p.count(from, to)
+	}
+	var t tally
+	for i, e := range p.front {
+		if e.Received.Before(from) || !e.Received.Before(to) {
+			continue
+		}
+		t.requests++
+		if c := p.own[i]; c != nil {
+			t.calls++
+			if accepted(c.Status) {
+				t.accepts++
+			}
+		}
+	}
+	return t
 }
 
 // tally is what a window of a run counts: requests received at the front,
@@ -188,7 +234,7 @@ func (p *plan) backAfter(end time.Time, step time.Duration, miss float64) (time.
 		if to.After(end) {
 			to = end
 		}
-		t := p.count(from, to)
+		t := p.reach(from, to)
 		if t.requests == 0 {
 			continue
 		}

@@ -115,10 +115,10 @@ func TestPlan_count(t *testing.T) {
 	}
 }
 
-// TestLag: the median delay from a request at the front to the first call
-// carrying its key, the key as is or wrapped; calls without a key, or
-// whose key no request carried, tell nothing.
-func TestLag(t *testing.T) {
+// TestTie: a request's first call is the earliest after it carrying its
+// key, as is or wrapped, and the lag their median delay; calls without a
+// key, or whose key no request carried, tell nothing.
+func TestTie(t *testing.T) {
 	t0 := time.Now()
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	h := &check.Harness{}
@@ -127,11 +127,20 @@ func TestLag(t *testing.T) {
 	}
 	front := []faults.Entry{req(0, "a"), req(100, "b"), req(200, "c"), req(300, "")}
 	calls := []faults.Entry{req(30, "org:a"), req(500, "org:a"), req(150, "b"), req(280, "c"), {Received: at(310)}, req(320, "zzz")}
-	if got := lag(h, front, calls); got != 50*time.Millisecond {
-		t.Errorf("lag = %s; want the median of 30, 50 and 80 ms", got)
+	own, lag := tie(h, front, calls)
+	if lag != 50*time.Millisecond {
+		t.Errorf("lag = %s; want the median of 30, 50 and 80 ms", lag)
 	}
-	if got := lag(h, front, nil); got != 0 {
-		t.Errorf("lag without calls = %s; want 0", got)
+	if own[0] != &calls[0] || own[1] != &calls[2] || own[2] != &calls[3] || own[3] != nil {
+		t.Errorf("own = %v; want each request's first call, none for the keyless one", own)
+	}
+	if _, lag := tie(h, front, nil); lag != 0 {
+		t.Errorf("lag without calls = %s; want 0", lag)
+	}
+	// reach counts a request's call however late it landed.
+	p := &plan{front: front, own: own, tied: true}
+	if got, want := p.reach(at(0), at(250)), (tally{requests: 3, calls: 3}); got != want {
+		t.Errorf("reach = %+v, want %+v", got, want)
 	}
 }
 
