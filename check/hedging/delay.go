@@ -30,10 +30,13 @@ func delayKept(ctx context.Context, cs *check.Case) check.Result {
 			return check.Fail(want, "a call the dependency answered at once: "+c.describe(calls), c.Evidence()...)
 		}
 	}
+	// Quiet first: a copy of an earlier request (a heal's, sent together
+	// with its first under hedge-no-delay) arriving after the hold is
+	// placed would take the hold meant for this request's first call.
+	mark := c.mark(ctx)
 	if err := c.hold(c.EffectMatch(1), hold); err != nil {
 		return check.Inconclusive("%v", err)
 	}
-	mark := c.mark(ctx)
 	r, _ := c.send(ctx, hold)
 	groups := c.copies(c.calls(ctx, mark))
 	switch {

@@ -113,6 +113,13 @@ func TestPlan_count(t *testing.T) {
 	if got, want := lagged.count(at(0), at(1000)), (tally{requests: 2, calls: 2, accepts: 2}); got != want {
 		t.Errorf("lagged count = %+v, want %+v", got, want)
 	}
+	// A window holding the last request counts every later call: a stall
+	// at the end let the last one land 800 ms late.
+	lagged.calls = append(lagged.calls, faults.Entry{Received: at(1790), Status: http.StatusCreated})
+	lagged.front = append(lagged.front, faults.Entry{Received: at(995)})
+	if got, want := lagged.count(at(0), at(1000)), (tally{requests: 3, calls: 3, accepts: 3}); got != want {
+		t.Errorf("count to the last request = %+v, want %+v", got, want)
+	}
 }
 
 // TestTie: a request's first call is the earliest after it carrying its
