@@ -9,8 +9,8 @@ import (
 	"github.com/resilcheck/resilcheck/reports"
 )
 
-// doubt is why a timed check's first verdict is not trusted, so the check
-// runs again (rejudged).
+// doubt is why a check's first verdict is not trusted, so the check runs
+// again (rejudged).
 type doubt struct {
 	// how says how the first run came to its verdict, after "the first
 	// failed" or "the first passed"; empty for a first run the runner left
@@ -61,7 +61,7 @@ func unreplayedFailure(res Result, seen stalls) bool {
 	return res.Status == reports.StatusFail && res.Unreplayed && res.Margin != NotTimed && res.Margin <= seen.total
 }
 
-// rejudged is the verdict on a timed check whose first verdict, first, is
+// rejudged is the verdict on a check whose first verdict, first, is
 // doubted (d). That verdict is not trusted, so the check runs again: the
 // same draws, with keys and tenants of its own (which a target that
 // stores keys needs), so the same scenario is judged. A rerun stands if
