@@ -227,6 +227,7 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 		lh.Policy.Webhooks, closeProbe = specWebhooks(cfg.Target, env.target.URLs["service"], env.tls.service)
 		defer closeProbe()
 		lh.Policy.WebhookSender = specWebhookSender(cfg.Target, env)
+		lh.Policy.Queue = specQueue(cfg.Target, env)
 		harnesses[i] = lh
 	}
 	results := runLanes(ctx, harnesses, cfg.copies(), run, checks, progressFunc(cfg.Progress, len(checks)))

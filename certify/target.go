@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/resilcheck/resilcheck/broker"
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/internal/launch"
@@ -42,6 +43,7 @@ type environment struct {
 	tls       *runTLS         // the run's authority and how proxies verify TLS onward
 	webhook   *faults.Proxy   // the proxy before the webhook sender's endpoint; nil without one
 	sink      *sink           // the endpoint behind it
+	broker    *broker.NATS    // the broker a queue consumer reads from; nil without one
 }
 
 // interruptedStop bounds the target's teardown once the run was
@@ -131,9 +133,13 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 	if err != nil {
 		return nil, err
 	}
+	brokerURL, err := env.startBroker(ctx)
+	if err != nil {
+		return nil, err
+	}
 	running, err := launcher.Launch(ctx, launch.Env{
 		Dependencies: urls, PlaceDependency: env.placeDependency, Log: out, Seed: seed, Ports: ports,
-		Tiers: hops, PlaceTier: env.placeTier, CAFile: rt.caFile(), ServiceTLS: rt.service,
+		Tiers: hops, PlaceTier: env.placeTier, CAFile: rt.caFile(), ServiceTLS: rt.service, Broker: brokerURL,
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:

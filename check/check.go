@@ -71,7 +71,8 @@ type Suite struct {
 	// injected faults (reports.SampleEvidence), with its load over time.
 	Evidence func(ev []faults.Entry) []reports.Exchange
 	// Blame is its checks' rules for blaming a tier, unless a check has its
-	// own; nil means DefaultBlame.
+	// own; nil means DefaultBlame, and an empty list that no tier is blamed
+	// (failures no tier's exchanges show, such as a queue consumer's).
 	Blame []BlameRule
 }
 

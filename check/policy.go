@@ -43,6 +43,9 @@ type Policy struct {
 	// WebhookSender is how the target sends webhooks; the zero value
 	// declares none.
 	WebhookSender WebhookSenderPolicy
+	// Queue is how the target consumes a queue; the zero value declares
+	// none.
+	Queue QueuePolicy
 }
 
 // HedgingPolicy is the target's declared hedging of its dependency calls

@@ -123,7 +123,7 @@ func (h *Harness) once(parent context.Context, c Check, id string) Result {
 	cs := h.NewCase(ctx, id)
 	defer cs.Done(ctx)
 	res := c.Run(ctx, cs)
-	if res.Status == reports.StatusFail && len(h.Hops) > 0 && res.Tier == "" {
+	if res.Status == reports.StatusFail && len(h.Hops) > 0 && res.Tier == "" && len(h.blameRules(c)) > 0 {
 		b := h.blame(c, cs, res)
 		res.Tier = b.Tier
 		res.Observed += "; " + b.String()

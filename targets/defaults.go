@@ -71,6 +71,7 @@ func (t *Target) Defaults(opts ...Option) {
 	}
 	t.defaultEffects()
 	t.defaultWebhooks()
+	t.defaultQueueConsumer()
 	t.defaultTenancy()
 	t.defaultConventions()
 }

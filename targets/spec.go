@@ -43,6 +43,9 @@ type Target struct {
 	Webhooks    Webhooks    `yaml:"webhooks"`    // the webhooks the service receives; zero = none
 	// WebhookSender is the webhooks the service sends; zero = none.
 	WebhookSender WebhookSender `yaml:"webhook_sender"`
+	// QueueConsumer is the queue the service consumes from a broker
+	// resilcheck starts; zero = none.
+	QueueConsumer QueueConsumer `yaml:"queue_consumer"`
 	// Concurrency is how many copies of the target resilcheck may start to
 	// run checks side by side, each behind proxies of its own (kinds process
 	// and reference); 0 or 1 = one copy, one check at a time, except that a

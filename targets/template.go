@@ -40,6 +40,10 @@ type ProcessValues struct {
 	// SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE and
 	// CURL_CA_BUNDLE to it unless process.env sets them.
 	CAFile string
+	// Broker is the URL of the broker resilcheck started for the
+	// queue_consumer section, e.g. nats://127.0.0.1:4222; empty when the
+	// spec declares no queue consumer.
+	Broker string
 }
 
 // UpstreamValues are the values a kind-process dependency's upstream

@@ -46,6 +46,7 @@ func (t *Target) Validate(opts ...Option) error {
 		v.checkPolicy()
 		v.checkWebhooks()
 		v.checkWebhookSender()
+		v.checkQueueConsumer()
 	}
 	v.checkGate()
 	v.checkConcurrency()

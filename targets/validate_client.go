@@ -55,6 +55,7 @@ func (v *validator) checkClient() {
 		"effects": !isZero(v.t.Effects), "service": !isZero(v.t.Service),
 		"webhooks":       !isZero(v.t.Webhooks) || v.written("webhooks"),
 		"webhook_sender": !isZero(v.t.WebhookSender) || v.written("webhook_sender"),
+		"queue_consumer": !isZero(v.t.QueueConsumer) || v.written("queue_consumer"),
 	} {
 		if set {
 			v.keyErrf(section, "kind client has no %s: resilcheck is the server the client calls", section)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/resilcheck/resilcheck/targets"
@@ -41,15 +42,18 @@ func (l *ProcessLauncher) Launch(ctx context.Context, env Env) (*Running, error)
 		p.cleanup()
 		return nil, err
 	}
-	p.argv = argv
-	if err := p.start(ctx, t.Process.Dir, withCAVariables(vars, env.CAFile)); err != nil {
+	p.argv, p.dir, p.vars = argv, t.Process.Dir, withCAVariables(vars, env.CAFile)
+	if err := p.start(ctx); err != nil {
 		p.cleanup()
 		return nil, err
 	}
-	err = waitHealthy(ctx, healthURL(p.base, t.Service.Health), t.Service.StartupTimeout, p.done, env.ServiceTLS)
+	health := func(ctx context.Context, done <-chan struct{}) error {
+		return waitHealthy(ctx, healthURL(p.base, t.Service.Health), t.Service.StartupTimeout, done, env.ServiceTLS)
+	}
+	err = health(ctx, p.done)
 	if errors.Is(err, errDied) {
 		p.cleanup()
-		return nil, &ExitedError{Command: argv, Err: p.waitErr, Output: p.out.Tail()}
+		return nil, &ExitedError{Command: argv, Err: p.exitErr(), Output: p.out.Tail()}
 	}
 	if err != nil {
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.grace+time.Second)
@@ -61,17 +65,22 @@ func (l *ProcessLauncher) Launch(ctx context.Context, env Env) (*Running, error)
 		}
 		return nil, err
 	}
-	return &Running{URL: p.base, StopFunc: p.stop}, nil
+	// The process's life is bound to ctx, and so is a restarted one's.
+	crash := func(cctx context.Context) error { return p.crash(ctx, cctx, health) }
+	return &Running{URL: p.base, StopFunc: p.stop, CrashFunc: crash}, nil
 }
 
 // proc is one started target process.
 type proc struct {
 	values  targets.ProcessValues
 	argv    []string
+	dir     string            // the working directory
+	vars    map[string]string // the variables added to the environment
 	base    string
 	grace   time.Duration
 	ownTemp bool // TempDir was made here and is removed on stop
 	out     *outputLog
+	mu      sync.Mutex // guards pid, done and waitErr, which a crash replaces
 	pid     int
 	done    chan struct{} // closed once the process was reaped and its group killed
 	waitErr error         // set before done closes
@@ -91,7 +100,7 @@ func newProc(env Env, portNames []string, grace time.Duration) (*proc, error) {
 	if tiers == nil {
 		tiers = map[string]string{}
 	}
-	p.values = targets.ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps, Tiers: tiers, Ports: ports, CAFile: env.CAFile}
+	p.values = targets.ProcessValues{Port: env.Port, TempDir: env.TempDir, Dependencies: deps, Tiers: tiers, Ports: ports, CAFile: env.CAFile, Broker: env.Broker}
 	var missing []string
 	for _, name := range portNames {
 		if ports[name] == 0 {
@@ -125,12 +134,12 @@ func newProc(env Env, portNames []string, grace time.Duration) (*proc, error) {
 	return p, nil
 }
 
-func (p *proc) start(ctx context.Context, dir string, vars map[string]string) error {
+func (p *proc) start(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
-	cmd.Dir = dir
+	cmd.Dir = p.dir
 	cmd.Env = os.Environ()
-	for _, k := range slices.Sorted(maps.Keys(vars)) {
-		cmd.Env = append(cmd.Env, k+"="+vars[k])
+	for _, k := range slices.Sorted(maps.Keys(p.vars)) {
+		cmd.Env = append(cmd.Env, k+"="+p.vars[k])
 	}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	ownGroup(cmd)
@@ -139,37 +148,76 @@ func (p *proc) start(ctx context.Context, dir string, vars map[string]string) er
 	if err := cmd.Start(); err != nil {
 		return &ExitedError{Command: p.argv, Err: fmt.Errorf("not started: %w", err)}
 	}
-	p.pid = cmd.Process.Pid
+	pid, done := cmd.Process.Pid, make(chan struct{})
+	p.mu.Lock()
+	p.pid, p.done = pid, done
+	p.mu.Unlock()
 	go func() {
-		p.waitErr = cmd.Wait()
-		_ = signalGroup(p.pid, sigKill) // children left behind by a leader that exited
-		close(p.done)
+		err := cmd.Wait()
+		_ = signalGroup(pid, sigKill) // children left behind by a leader that exited
+		p.mu.Lock()
+		p.waitErr = err
+		p.mu.Unlock()
+		close(done)
 	}()
 	return nil
+}
+
+// crash kills the process group at once and starts the command again in
+// the same temporary directory (the crashed process's files survive, as a
+// disk does), bound to life, then waits for health.
+func (p *proc) crash(life, ctx context.Context, health func(context.Context, <-chan struct{}) error) error {
+	p.mu.Lock()
+	pid, done := p.pid, p.done
+	p.mu.Unlock()
+	_ = signalGroup(pid, sigKill)
+	<-done // bounded: SIGKILL cannot be ignored and WaitDelay closes held pipes
+	if err := p.start(life); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	done = p.done
+	p.mu.Unlock()
+	if err := health(ctx, done); err != nil {
+		if errors.Is(err, errDied) {
+			return &ExitedError{Command: p.argv, Err: p.exitErr(), Output: p.out.Tail()}
+		}
+		return err
+	}
+	return nil
+}
+
+func (p *proc) exitErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waitErr
 }
 
 // stop sends SIGTERM to the group, SIGKILL after the grace period (or at
 // once when ctx is done), and waits until the process is reaped.
 func (p *proc) stop(ctx context.Context) error {
 	defer p.cleanup()
+	p.mu.Lock()
+	pid, done := p.pid, p.done
+	p.mu.Unlock()
 	select {
-	case <-p.done:
+	case <-done:
 		return nil
 	default:
 	}
-	if err := signalGroup(p.pid, sigTerm); err != nil {
+	if err := signalGroup(pid, sigTerm); err != nil {
 		return fmt.Errorf("targets: stopping %s: %w", p.argv[0], err)
 	}
 	timer := time.NewTimer(p.grace)
 	defer timer.Stop()
 	select {
-	case <-p.done:
+	case <-done:
 		return nil
 	case <-timer.C:
 	case <-ctx.Done():
 	}
-	_ = signalGroup(p.pid, sigKill)
-	<-p.done // bounded: SIGKILL cannot be ignored and WaitDelay closes held pipes
+	_ = signalGroup(pid, sigKill)
+	<-done // bounded: SIGKILL cannot be ignored and WaitDelay closes held pipes
 	return nil
 }
 

@@ -70,6 +70,10 @@ type Env struct {
 	// (the CA its spec names, or no verification when it says insecure);
 	// nil = the system roots.
 	ServiceTLS *tls.Config
+	// Broker is the URL of the broker the harness started for a queue
+	// consumer (nats://127.0.0.1:PORT); empty = none. Kind process hands
+	// it to its templates as {{.Broker}}.
+	Broker string
 }
 
 // CAVariables are the environment variables common HTTP clients read a

@@ -27,6 +27,7 @@ type Stack struct {
 	// Processor is the in-process processor, whose ledger counts real charges.
 	Processor *processor.Processor
 
+	service *payments.Server
 	servers []*http.Server
 	closers []func() error
 	tmpDir  string
@@ -49,6 +50,7 @@ type config struct {
 	logger      *slog.Logger
 	webhookKey  []byte
 	sender      payments.SenderConfig
+	consumer    payments.ConsumerConfig
 }
 
 // WithGatewayAddr sets the gateway's listen address (default 127.0.0.1:0;
@@ -62,6 +64,10 @@ func WithWebhookKey(key []byte) Option { return func(c *config) { c.webhookKey =
 // WithWebhookSender makes the service deliver a signed event to cfg.URL
 // for every payment that succeeds (payments.WithWebhookSender).
 func WithWebhookSender(cfg payments.SenderConfig) Option { return func(c *config) { c.sender = cfg } }
+
+// WithConsumer makes the service consume payment requests from a NATS
+// JetStream durable consumer (payments.WithConsumer).
+func WithConsumer(cfg payments.ConsumerConfig) Option { return func(c *config) { c.consumer = cfg } }
 
 // WithStore sets the payments store URL ("sqlite:PATH", "postgres://…");
 // empty means an SQLite file in a temporary directory removed by Close.
@@ -160,10 +166,14 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 	if c.sender.URL != "" {
 		svcOpts = append(svcOpts, payments.WithWebhookSender(c.sender))
 	}
+	if c.consumer.URL != "" {
+		svcOpts = append(svcOpts, payments.WithConsumer(c.consumer))
+	}
 	svc, err := payments.New(svcOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("reference: service: %w", err)
 	}
+	st.service = svc
 	st.closers = append(st.closers, svc.Close)
 	if st.ServiceURL, err = st.serve("127.0.0.1:0", svc); err != nil {
 		return nil, err
@@ -191,6 +201,10 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 	}
 	return st, nil
 }
+
+// CrashConsumer crashes the service's queue consumer and starts it again
+// (payments.Server.CrashConsumer).
+func (st *Stack) CrashConsumer(ctx context.Context) error { return st.service.CrashConsumer(ctx) }
 
 // serve listens on addr and serves h until Close; it returns the base URL.
 func (st *Stack) serve(addr string, h http.Handler) (string, error) {

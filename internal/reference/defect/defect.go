@@ -56,6 +56,10 @@ const (
 	SenderNoTimeout          Name = "sender-no-timeout"          // service: waits for a webhook endpoint's answer without end
 	SenderIgnoreRetryAfter   Name = "sender-ignore-retry-after"  // service: retries a webhook before the endpoint's Retry-After
 	SenderRetryGone          Name = "sender-retry-gone"          // service: retries a webhook the endpoint answered 410 Gone
+	ConsumerAckFirst         Name = "consumer-ack-first"         // service: acks a queued payment before it charges
+	ConsumerFreshKey         Name = "consumer-fresh-key"         // service: keys each delivery of a queued payment apart
+	ConsumerNoDeadLetter     Name = "consumer-no-dead-letter"    // service: never dead-letters a message it cannot process
+	ConsumerNoAck            Name = "consumer-no-ack"            // service: never acks a queued payment it charged
 )
 
 // Info describes a defect for listings and the defect matrix.
@@ -109,6 +113,10 @@ var catalog = []Info{
 	{SenderNoTimeout, "service", "webhook-sender", "sends each attempt with no timeout, so an endpoint that accepts the connection and never answers holds the event for ever and it is never retried"},
 	{SenderIgnoreRetryAfter, "service", "webhook-sender", "waits its own backoff after a 429 or 503, ignoring the endpoint's longer Retry-After"},
 	{SenderRetryGone, "service", "webhook-sender", "takes 410 Gone for a failure like any other and retries, delivering to an endpoint that said it is gone for good"},
+	{ConsumerAckFirst, "service", "queue", "acknowledges a queued payment as it arrives, before it charges, so a crash during the charge loses the payment: the broker never delivers it again"},
+	{ConsumerFreshKey, "service", "queue", "keys a queued payment by its message id and delivery count, so each delivery of one message (a redelivery after a crash, a publisher's resend) is a payment of its own and charges again"},
+	{ConsumerNoAck, "service", "queue", "charges a queued payment but never acknowledges its message, so the broker delivers it again every ack_wait until max_deliver and then gives up on it"},
+	{ConsumerNoDeadLetter, "service", "queue", "asks for a message it cannot parse again on every delivery and never dead-letters it, so the broker gives up on it silently after max_deliver and it is lost"},
 }
 
 // All returns every defect of the stack (gateway and service) in a stable

@@ -82,6 +82,7 @@ type config struct {
 	failpoint    func(step Step, tenant, key string) bool // see WithFailpoint
 	webhookKey   []byte                                   // see WithWebhookKey
 	sender       SenderConfig                             // see WithWebhookSender
+	consumer     ConsumerConfig                           // see WithConsumer
 }
 
 // WithStore sets the idempotency and payment store (required). The Server
@@ -130,6 +131,10 @@ func WithWebhookKey(key []byte) Option { return func(c *config) { c.webhookKey =
 // cfg.URL for every payment that succeeds; without it the service sends
 // no webhooks.
 func WithWebhookSender(cfg SenderConfig) Option { return func(c *config) { c.sender = cfg } }
+
+// WithConsumer makes the service consume payment requests from the NATS
+// JetStream durable consumer cfg names (see ConsumerConfig); New connects.
+func WithConsumer(cfg ConsumerConfig) Option { return func(c *config) { c.consumer = cfg } }
 
 // WithLogger sets the logger; nil (the default) discards.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }

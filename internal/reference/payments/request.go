@@ -32,6 +32,12 @@ func readPayment(w http.ResponseWriter, r *http.Request) (paymentRequest, error)
 	if err != nil {
 		return paymentRequest{}, fmt.Errorf("%w: body unreadable or over %d bytes", errBody, maxBody)
 	}
+	return parsePayment(raw)
+}
+
+// parsePayment validates a payment's JSON body, as readPayment reads it
+// from a request and the queue consumer from a message.
+func parsePayment(raw []byte) (paymentRequest, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var m map[string]any

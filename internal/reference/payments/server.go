@@ -29,6 +29,8 @@ type Server struct {
 	log    *slog.Logger
 	bg     sync.WaitGroup
 	sender *sender // nil when the service sends no webhooks
+	// consumer is nil when the service consumes no queue.
+	consumer *consumer
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -83,7 +85,28 @@ func New(opts ...Option) (*Server, error) {
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeRaw(w, http.StatusOK, []byte(`{"status":"ok"}`))
 	})
+	if c.consumer.URL != "" {
+		s.consumer = &consumer{s: s, cfg: c.consumer.withDefaults()}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.consumer.start(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// CrashConsumer stops the queue consumer as a crash would (its connection
+// cut, the message in hand abandoned unacked) and starts it again; a
+// no-op when the service consumes no queue. What a real crash would also
+// skip, the store writes after an interrupted charge, still happen: they
+// release the claim, which a crash's lease expiry would do later.
+func (s *Server) CrashConsumer(ctx context.Context) error {
+	if s.consumer == nil {
+		return nil
+	}
+	s.consumer.stop()
+	return s.consumer.start(ctx)
 }
 
 // ServeHTTP serves the payments API.
@@ -92,6 +115,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // Close waits for background processor calls to finish. It does not close
 // the store, which the caller owns.
 func (s *Server) Close() error {
+	if s.consumer != nil {
+		s.consumer.stop()
+	}
 	s.bg.Wait()
 	if s.sender != nil {
 		s.sender.close() // pending retries are dropped: the sender keeps no outbox

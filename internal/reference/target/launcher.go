@@ -86,6 +86,10 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 		// defaults), which Defaults declares: the spec says what it does.
 		opts = append(opts, reference.WithWebhookSender(payments.SenderConfig{URL: env.Dependencies[w.Endpoint], Key: key}))
 	}
+	if q := t.QueueConsumer; q.Declared() && env.Broker != "" {
+		opts = append(opts, reference.WithConsumer(payments.ConsumerConfig{URL: env.Broker, Stream: q.Stream, Consumer: q.Consumer,
+			DeadLetter: q.DeadLetter, MaxDeliver: q.MaxDeliver}))
+	}
 	if env.Port != 0 {
 		opts = append(opts, reference.WithGatewayAddr(fmt.Sprintf("127.0.0.1:%d", env.Port)))
 	}
@@ -108,6 +112,12 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 		URLs:     map[string]string{"gateway": st.GatewayURL, "service": st.ServiceURL, "processor": st.ProcessorURL},
 		Defects:  l.defects.Names(),
 		StopFunc: stop,
+		CrashFunc: func(ctx context.Context) error {
+			if err := st.CrashConsumer(ctx); err != nil {
+				return fmt.Errorf("reference: %w", err)
+			}
+			return nil
+		},
 	}, nil
 }
 

@@ -82,6 +82,36 @@ func Defaults(t *targets.Target) {
 	defaultPolicy(&t.Policy)
 	defaultWebhooks(&t.Webhooks)
 	defaultWebhookSender(t)
+	defaultQueueConsumer(&t.QueueConsumer)
+}
+
+// defaultQueueConsumer declares the service's queue consumer
+// (internal/reference/payments/consumer.go): payment requests on
+// payments.requested, each a POST /v1/payments body keyed by its
+// Nats-Msg-Id, charged through the processor the ledger counts; a body it
+// cannot parse is dead-lettered to payments.dead at its third delivery.
+func defaultQueueConsumer(q *targets.QueueConsumer) {
+	if q.Subject == "" {
+		q.Subject = "payments.requested"
+	}
+	if q.Stream == "" {
+		q.Stream = "PAYMENTS"
+	}
+	if q.Consumer == "" {
+		q.Consumer = "payments"
+	}
+	if q.AckWait == 0 {
+		q.AckWait = time.Second
+	}
+	if q.MaxDeliver == 0 {
+		q.MaxDeliver = 3 // payments.ConsumerConfig's
+	}
+	if q.DeadLetter == "" {
+		q.DeadLetter = "payments.dead"
+	}
+	if q.Body == "" {
+		q.Body = `{"amount": {{.Amount}}, "currency": "EUR"}`
+	}
 }
 
 // defaultWebhookSender declares the service's webhook sender

@@ -1,0 +1,155 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/resilcheck/resilcheck/broker"
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/reports"
+)
+
+// qcase is one case of the suite.
+type qcase struct {
+	*check.Case
+	p     check.QueuePolicy
+	cfg   Config
+	start int // events of the broker journal before the case
+}
+
+// message is one message a case publishes: its id (Nats-Msg-Id), body,
+// and the amount the body was rendered with.
+type message struct {
+	id     string
+	body   []byte
+	amount int
+}
+
+// withMessage adapts a check of one fresh message to the kit.
+func withMessage(run func(ctx context.Context, q *qcase, m message) check.Result) func(context.Context, *check.Case) check.Result {
+	return func(ctx context.Context, c *check.Case) check.Result {
+		q := &qcase{Case: c, p: c.Harness.Policy.Queue, cfg: config(c.Harness)}
+		q.start = len(q.p.Broker.Events())
+		// What an earlier case left in flight is not this one's.
+		c.Harness.Settle(ctx)
+		id := "msg_" + c.Key()
+		c.Track("", id)
+		m := message{id: id, amount: c.Amount()}
+		body, err := q.render(q.p.Body, m)
+		if err != nil {
+			return check.Inconclusive("%v", err)
+		}
+		m.body = body
+		return q.blame(run(ctx, q, m))
+	}
+}
+
+// render renders a body for m's id and amount; nil f means the default
+// body.
+func (q *qcase) render(f func(check.Values) ([]byte, error), m message) ([]byte, error) {
+	v := check.Values{Key: m.id, Amount: m.amount}
+	if f == nil {
+		return fmt.Appendf(nil, `{"id":%q,"amount":%d}`, m.id, m.amount), nil
+	}
+	b, err := f(v)
+	if err != nil {
+		return nil, fmt.Errorf("queue: message body: %w", err)
+	}
+	return b, nil
+}
+
+// events returns the broker journal's events of the case about message id
+// (and, with dead, its dead-lettered copies).
+func (q *qcase) events(id string) []broker.Event {
+	all := q.p.Broker.Events()[q.start:]
+	var out []broker.Event
+	for _, e := range all {
+		if e.MsgID == id || e.Kind == broker.DeadLettered && strings.Contains(string(e.Body), id) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// await polls the journal until done holds for id's events or limit
+// passes, and returns the events then.
+func (q *qcase) await(ctx context.Context, id string, limit time.Duration, done func([]broker.Event) bool) []broker.Event {
+	end := time.Now().Add(limit)
+	for {
+		evs := q.events(id)
+		if done(evs) || !time.Now().Before(end) {
+			return evs
+		}
+		select {
+		case <-ctx.Done():
+			return evs
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// ackedAfter is a done func for await: an ack of a delivery after t, or
+// the broker giving up on the message, after which no ack can come.
+func ackedAfter(t time.Time) func([]broker.Event) bool {
+	return func(evs []broker.Event) bool { return acked(evs, t) || firstOf(evs, broker.GaveUp) != nil }
+}
+
+// acked reports whether evs hold an ack (or a term) sent after t.
+func acked(evs []broker.Event, t time.Time) bool {
+	for _, e := range evs {
+		if (e.Kind == broker.Acked || e.Kind == broker.Terminated) && e.At.After(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// story tells evs in one line, for an observation.
+func story(evs []broker.Event) string {
+	if len(evs) == 0 {
+		return "the broker journal holds nothing of it"
+	}
+	parts := make([]string, 0, len(evs))
+	t0 := evs[0].At
+	for _, e := range evs {
+		s := fmt.Sprintf("+%s %s", check.Ms(e.At.Sub(t0)), e.Kind)
+		if e.Delivered > 0 {
+			s += fmt.Sprintf(" #%d", e.Delivered)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// effects counts the case's effects, or says why they cannot be trusted.
+func (q *qcase) effects(ctx context.Context) (check.Effects, string) {
+	ef := q.Effects(ctx)
+	return ef, q.Disagreed()
+}
+
+// wait is how long to wait for the consumer to act on a message that
+// needs deliveries deliveries: each may wait out ack_wait, plus the
+// suite's settle time.
+func (q *qcase) wait(deliveries int) time.Duration {
+	return time.Duration(deliveries)*q.p.AckWait + q.cfg.settle()
+}
+
+// notTimed marks a failure no stall of the runner can cause.
+func notTimed(r check.Result) check.Result {
+	r.Margin = check.NotTimed
+	return r
+}
+
+// blame lays a failure at the tier that consumes the queue on a target of
+// several tiers: the innermost, the one the spec lists last, as the
+// broker's journal shows the consumer's acts and no tier's exchanges do.
+func (q *qcase) blame(r check.Result) check.Result {
+	if r.Status != reports.StatusFail || len(q.Hops) == 0 {
+		return r
+	}
+	b := check.Blame{Tier: q.Hops[len(q.Hops)-1].To, Why: "the innermost tier consumes the queue"}
+	r.Tier, r.Observed = b.Tier, r.Observed+"; "+b.String()
+	return r
+}

@@ -1,0 +1,99 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/resilcheck/resilcheck/broker"
+	"github.com/resilcheck/resilcheck/check"
+)
+
+// poison (QC-05): a message the consumer cannot process reaches the
+// dead-letter subject after at most max_deliver deliveries, and the broker
+// delivers it no more after that. Deliveries are counted by the consumer's
+// answers, each of which names the delivery it answers.
+func poison(ctx context.Context, q *qcase, m message) check.Result {
+	body, err := q.render(q.p.Poison, m)
+	if err != nil {
+		return check.Inconclusive("%v", err)
+	}
+	if _, err := q.p.Broker.Publish(ctx, m.id, body); err != nil {
+		return check.Inconclusive("%v", err)
+	}
+	maxd := q.p.MaxDeliver
+	want := fmt.Sprintf("the message on %s after at most %d deliveries; none after it", q.p.DeadLetter, maxd)
+	limit := q.wait(maxd)
+	evs := q.await(ctx, m.id, limit, func(evs []broker.Event) bool {
+		return firstOf(evs, broker.DeadLettered) != nil || firstOf(evs, broker.GaveUp) != nil || deliveries(evs) > maxd
+	})
+	dl := firstOf(evs, broker.DeadLettered)
+	if dl == nil {
+		obs := fmt.Sprintf("nothing reached %s in %s: %s", q.p.DeadLetter, check.Ms(limit), story(evs))
+		switch n := deliveries(evs); {
+		case firstOf(evs, broker.GaveUp) != nil:
+			obs = fmt.Sprintf("the broker gave up on it after %d deliveries and nothing reached %s: %s", firstOf(evs, broker.GaveUp).Delivered, q.p.DeadLetter, story(evs))
+		case n > maxd:
+			obs = fmt.Sprintf("answered at delivery %d, past the %d declared, and not dead-lettered: %s", n, maxd, story(evs))
+		}
+		return notTimed(check.Fail(want, obs, q.Evidence()...))
+	}
+	// A consumer that dead-letters the message but does not settle it gets
+	// it again an ack_wait later: wait that out, and half as much again.
+	quiet := q.p.AckWait + q.p.AckWait/2
+	select {
+	case <-ctx.Done():
+		return check.Inconclusive("%v", ctx.Err())
+	case <-time.After(time.Until(dl.At.Add(quiet))):
+	}
+	evs = q.events(m.id)
+	n, at := deliveries(evs), settledAt(evs, dl.At, q.p.AckWait/2)
+	obs := fmt.Sprintf("dead-lettered at delivery %d: %s", max(at, 1), story(evs))
+	switch {
+	case n > maxd:
+		return notTimed(check.Fail(want, obs+fmt.Sprintf("; answered at delivery %d, past the %d declared", n, maxd), q.Evidence()...))
+	case n > at && at > 0:
+		return notTimed(check.Fail(want, obs+fmt.Sprintf("; delivered again after it was dead-lettered (delivery %d): the consumer did not settle it", n), q.Evidence()...))
+	}
+	return check.Pass(want, obs, q.Evidence()...)
+}
+
+// settledAt is the delivery the consumer dead-lettered: the one its first
+// answer soon after the dead-lettered copy (at) names, a term as a rule:
+// sooner than within, before which no redelivery can come; else the
+// highest it answered before.
+func settledAt(evs []broker.Event, at time.Time, within time.Duration) int {
+	for _, e := range evs {
+		if e.At.After(at) && e.At.Before(at.Add(within)) && e.Kind != broker.DeadLettered && e.Kind != broker.GaveUp && e.Delivered > 0 {
+			return e.Delivered
+		}
+	}
+	n := 0
+	for _, e := range evs {
+		if !e.At.After(at) && e.Kind != broker.GaveUp {
+			n = max(n, e.Delivered)
+		}
+	}
+	return n
+}
+
+// deliveries is the highest delivery the consumer answered in evs.
+func deliveries(evs []broker.Event) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind != broker.GaveUp && e.Kind != broker.Published {
+			n = max(n, e.Delivered)
+		}
+	}
+	return n
+}
+
+// firstOf returns the first of evs of kind k, or nil.
+func firstOf(evs []broker.Event, k broker.Kind) *broker.Event {
+	for i := range evs {
+		if evs[i].Kind == k {
+			return &evs[i]
+		}
+	}
+	return nil
+}

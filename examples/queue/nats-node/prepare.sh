@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Installs the locked npm packages consumer.mjs needs, once (the example's
+# test runs this before certifying).
+set -euo pipefail
+# npm writes node_modules/.package-lock.json last: an install cut short is redone.
+[ -f node_modules/.package-lock.json ] || npm ci --no-audit --no-fund

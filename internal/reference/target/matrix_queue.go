@@ -1,0 +1,21 @@
+package target
+
+import "github.com/resilcheck/resilcheck/internal/reference/defect"
+
+// queueMatrix: the defects the queue suite catches, each by the checks
+// that judge what it breaks. The consumer shares the payments flow but
+// none of its defects touch an HTTP request, so every one is proven by
+// TestQueue_matrix (certify/queue_matrix_test.go), which certifies the
+// stack with the queue suite alone.
+//   - consumer-ack-first acks before its effect call, so QC-03 finds no
+//     crash between its effect and its ack to judge.
+//   - consumer-no-ack never acks the first copy QC-02 needs settled.
+var queueMatrix = map[defect.Name]Expectation{
+	defect.ConsumerAckFirst:     {Must: []string{"QC-04"}, Vacuous: []string{"QC-03"}, Direct: queueDirect},
+	defect.ConsumerFreshKey:     {Must: []string{"QC-02", "QC-03"}, Direct: queueDirect},
+	defect.ConsumerNoDeadLetter: {Must: []string{"QC-05"}, Direct: queueDirect},
+	defect.ConsumerNoAck:        {Must: []string{"QC-01", "QC-03", "QC-04"}, Vacuous: []string{"QC-02"}, Direct: queueDirect},
+}
+
+// queueDirect names the test that certifies the queue defects.
+const queueDirect = "TestQueue_matrix"

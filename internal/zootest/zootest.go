@@ -1,0 +1,91 @@
+// Package zootest certifies the zoo's node targets for their tests: each
+// directory holds a target.yaml, an expectations.yaml (package expect)
+// and a prepare.sh that installs its locked packages.
+package zootest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/resilcheck/resilcheck/certify"
+	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/check/builtin"
+	"github.com/resilcheck/resilcheck/expect"
+	"github.com/resilcheck/resilcheck/targets"
+)
+
+// CertifyDirs certifies the target in each of dirs through its
+// target.yaml once per variant of its expectations.yaml (the variant's
+// break passed as -break), each check ending as the file says. The
+// runtimes must be on PATH; prepare.sh runs first.
+func CertifyDirs(t *testing.T, dirs []string, runtimes ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("installs npm packages and certifies node processes")
+	}
+	var ids []string
+	for _, e := range check.Catalogue(builtin.Catalogued()) {
+		ids = append(ids, e.ID)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			for _, rt := range runtimes {
+				if _, err := exec.LookPath(rt); err != nil {
+					SkipOrFail(t, "%s needs %s: %v", dir, rt, err)
+				}
+			}
+			prep := exec.Command("bash", "prepare.sh")
+			prep.Dir = dir
+			if out, err := prep.CombinedOutput(); err != nil {
+				SkipOrFail(t, "%s: prepare.sh failed (no registry?): %v\n%s", dir, err, out)
+			}
+			f, err := expect.Load(filepath.Join(dir, expect.FileName), ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range f.Variants {
+				t.Run(v.Name, func(t *testing.T) { certifyVariant(t, dir, f.Seed, v) })
+			}
+		})
+	}
+}
+
+// certifyVariant certifies the target in dir as variant v says and holds
+// every check to the statuses v allows.
+func certifyVariant(t *testing.T, dir string, seed uint64, v expect.Variant) {
+	spec, err := targets.Load(filepath.Join(dir, "target.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Break != "" {
+		spec.Process.Command = append(spec.Process.Command, "-break", v.Break)
+	}
+	var log strings.Builder
+	res, err := certify.Run(context.Background(), certify.Config{Target: spec, Checks: v.Run, Seed: seed, TargetLog: &log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log.String())
+	}
+	for _, ch := range res.Report.Checks {
+		if allowed := v.Allowed(ch.ID); !slices.Contains(allowed, ch.Status) {
+			t.Errorf("%s %s, want %v (%s): expected %s; observed %s%s", ch.ID, ch.Status, allowed, v.WhyOf(ch.ID), ch.Expected, ch.Observed, ch.Reason)
+		}
+	}
+	if len(res.Report.Checks) != len(v.Run) {
+		t.Errorf("%d checks ran, want %d", len(res.Report.Checks), len(v.Run))
+	}
+}
+
+// SkipOrFail skips t, or fails it where RESILCHECK_REQUIRE_ZOO=1 (as
+// .ci/run sets), so a runtime missing in CI is a failure, not a silent pass.
+func SkipOrFail(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("RESILCHECK_REQUIRE_ZOO") == "1" {
+		t.Fatalf(format+" (RESILCHECK_REQUIRE_ZOO=1)", args...)
+	}
+	t.Skipf(format, args...)
+}
