@@ -1,9 +1,9 @@
 package broker
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -15,7 +15,7 @@ type Kind string
 // -NAK, +TERM, +WPI).
 const (
 	Published    Kind = "published"     // resilcheck stored the message in the stream
-	Acked        Kind = "ack"           // the consumer acknowledged it: done
+	Acked        Kind = "ack"           // the consumer acknowledged it: done (+ACK, or +NXT: ack and ask for the next)
 	Nacked       Kind = "nak"           // the consumer asked for it again
 	Terminated   Kind = "term"          // the consumer asked never to see it again
 	InProgress   Kind = "in-progress"   // the consumer asked for more time
@@ -27,14 +27,18 @@ const (
 type Event struct {
 	At   time.Time
 	Kind Kind
+	// Consumer is the durable consumer an acknowledgement was for; "" for
+	// the other kinds.
+	Consumer string
 	// Seq is the message's sequence in the stream; 0 for a dead-lettered
 	// copy, which is a message of its own.
 	Seq uint64
 	// Delivered is which delivery of the message an acknowledgement
 	// answered (1 = the first), or, for GaveUp, how many there were.
 	Delivered int
-	// MsgID is the message's Nats-Msg-Id header, where the event carries
-	// the message (a publish, a delivery, a dead-lettered copy).
+	// MsgID is the message's Nats-Msg-Id: the header of a publish or a
+	// dead-lettered copy, and for an acknowledgement the id of the message
+	// it answers, where the journal knows it.
 	MsgID string
 	// Body is a dead-lettered copy's body, which identifies the message
 	// when the consumer did not keep its headers.
@@ -47,58 +51,18 @@ func (e Event) String() string {
 	case Published:
 		return fmt.Sprintf("%s published %s as stream message %d", at, e.MsgID, e.Seq)
 	case DeadLettered:
-		return fmt.Sprintf("%s dead-lettered %q", at, cmpOr(e.MsgID, string(e.Body)))
+		return fmt.Sprintf("%s dead-lettered %q", at, cmp.Or(e.MsgID, string(e.Body)))
 	}
 	return fmt.Sprintf("%s %s of message %d, delivery %d", at, e.Kind, e.Seq, e.Delivered)
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
+// DupWindow is how long after a publish the broker drops a second
+// publish of the same Nats-Msg-Id: nats-server's least duplicate window,
+// so the queue suite can deliver the same id again as a publisher
+// re-sending after the window would. The server forgets ids on a timer,
+// so one may stay known somewhat past it.
+const DupWindow = 100 * time.Millisecond
 
-// ackInfo is what a JetStream ack subject says of a delivery:
-// $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<ns>.<pending>
-// in the original form, or with a domain, an account hash and a trailing
-// token ($JS.ACK.<domain>.<hash>.<stream>.<consumer>.… .<random>) in the
-// newer one (nats-server's ADR-15).
-type ackInfo struct {
-	stream, consumer string
-	delivered        int
-	seq              uint64
-}
-
-func parseAck(subject string) (ackInfo, bool) {
-	tok := strings.Split(subject, ".")
-	if len(tok) < 9 || tok[0] != "$JS" || tok[1] != "ACK" {
-		return ackInfo{}, false
-	}
-	if len(tok) >= 12 {
-		tok = append(tok[:2:2], tok[4:]...)
-	}
-	d, err1 := strconv.Atoi(tok[4])
-	s, err2 := strconv.ParseUint(tok[5], 10, 64)
-	if err1 != nil || err2 != nil {
-		return ackInfo{}, false
-	}
-	return ackInfo{stream: tok[2], consumer: tok[3], delivered: d, seq: s}, true
-}
-
-// ackKind maps an acknowledgement's payload to its kind; "" for one that
-// is not an acknowledgement (an empty payload is +ACK by the protocol).
-func ackKind(payload []byte) Kind {
-	p := strings.TrimSpace(string(payload))
-	switch {
-	case p == "" || strings.HasPrefix(p, "+ACK"):
-		return Acked
-	case strings.HasPrefix(p, "-NAK"):
-		return Nacked
-	case strings.HasPrefix(p, "+TERM"):
-		return Terminated
-	case strings.HasPrefix(p, "+WPI"):
-		return InProgress
-	}
-	return ""
-}
+// ErrDuplicate matches the error of a publish the broker dropped as a
+// duplicate: an id published within DupWindow, or a little after.
+var ErrDuplicate = errors.New("duplicate message id")

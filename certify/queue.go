@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/resilcheck/resilcheck/broker"
 	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/internal/natsbroker"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -19,7 +19,7 @@ func (e *environment) startBroker(ctx context.Context) (string, error) {
 	if !q.Declared() {
 		return "", nil
 	}
-	b, err := broker.StartNATS(ctx, broker.Config{Stream: q.Stream, Subject: q.Subject, Consumer: q.Consumer,
+	b, err := natsbroker.StartNATS(ctx, natsbroker.Config{Stream: q.Stream, Subject: q.Subject, Consumer: q.Consumer,
 		AckWait: q.AckWait, MaxDeliver: q.MaxDeliver, DeadLetter: q.DeadLetter})
 	if err != nil {
 		return "", fmt.Errorf("%w: queue_consumer.broker %s: %w", ErrUnhealthy, q.Broker, err)

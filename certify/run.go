@@ -226,6 +226,9 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 		lh.Probe = probe
 		lh.Policy.Webhooks, closeProbe = specWebhooks(cfg.Target, env.target.URLs["service"], env.tls.service)
 		defer closeProbe()
+		if lh.Policy.Webhooks.Declared() {
+			lh.Policy.Webhooks.Crash = env.running.CrashFunc
+		}
 		lh.Policy.WebhookSender = specWebhookSender(cfg.Target, env)
 		lh.Policy.Queue = specQueue(cfg.Target, env)
 		harnesses[i] = lh

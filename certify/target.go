@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/resilcheck/resilcheck/broker"
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/internal/launch"
+	"github.com/resilcheck/resilcheck/internal/natsbroker"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -39,11 +39,11 @@ type environment struct {
 	running  *launch.Running
 	teardown error // why stopping the target failed, once closed
 
-	proxyOpts []faults.Option // for every proxy placed, see placeTarget
-	tls       *runTLS         // the run's authority and how proxies verify TLS onward
-	webhook   *faults.Proxy   // the proxy before the webhook sender's endpoint; nil without one
-	sink      *sink           // the endpoint behind it
-	broker    *broker.NATS    // the broker a queue consumer reads from; nil without one
+	proxyOpts []faults.Option  // for every proxy placed, see placeTarget
+	tls       *runTLS          // the run's authority and how proxies verify TLS onward
+	webhook   *faults.Proxy    // the proxy before the webhook sender's endpoint; nil without one
+	sink      *sink            // the endpoint behind it
+	broker    *natsbroker.NATS // the broker a queue consumer reads from; nil without one
 }
 
 // interruptedStop bounds the target's teardown once the run was

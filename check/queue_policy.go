@@ -14,8 +14,11 @@ type Broker interface {
 	// Publish stores body under id (its Nats-Msg-Id) on the consumed
 	// subject and returns its stream sequence.
 	Publish(ctx context.Context, id string, body []byte) (uint64, error)
-	// Events returns the journal so far, in order.
+	// Events returns the journal so far, in the order it arrived.
 	Events() []broker.Event
+	// Outstanding returns how many messages the target has yet to settle
+	// (delivered and not acked, or not delivered yet).
+	Outstanding(ctx context.Context) (int, error)
 }
 
 // QueuePolicy is how the target consumes a queue (the spec's
@@ -25,7 +28,7 @@ type QueuePolicy struct {
 	// consumes no queue.
 	Broker Broker
 	// AckWait is how long the broker waits for an ack before it delivers
-	// a message again.
+	// a message again; 0 means 1s, the broker's default here.
 	AckWait time.Duration
 	// MaxDeliver is how many deliveries of a message the target tries
 	// before it dead-letters it; 0 = not declared.
@@ -34,7 +37,8 @@ type QueuePolicy struct {
 	// = not declared.
 	DeadLetter string
 	// Body and Poison render a message the target processes and one it
-	// cannot, for v (v.Key is the message id).
+	// cannot, for v (v.Key is the message id); nil means the spec's
+	// defaults (targets.DefaultQueueBody, DefaultQueuePoison).
 	Body, Poison func(v Values) ([]byte, error)
 	// Crash kills the target at once, as a crash would (no grace, nothing
 	// flushed), starts it again and returns once it is healthy; nil = the

@@ -28,6 +28,10 @@ type WebhookPolicy struct {
 	// which the ledger tells effects apart; "" = the target's
 	// (Conventions.DependencyKey).
 	LedgerKey string
+	// Crash kills the receiver at once and starts it again, returning
+	// once it is healthy (launch.Running.CrashFunc); nil = the receiver
+	// cannot be crashed here.
+	Crash func(ctx context.Context) error
 }
 
 // Declared reports whether the target declares a webhook receiver.

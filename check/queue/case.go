@@ -9,6 +9,7 @@ import (
 	"github.com/resilcheck/resilcheck/broker"
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/reports"
+	"github.com/resilcheck/resilcheck/targets"
 )
 
 // qcase is one case of the suite.
@@ -31,13 +32,20 @@ type message struct {
 func withMessage(run func(ctx context.Context, q *qcase, m message) check.Result) func(context.Context, *check.Case) check.Result {
 	return func(ctx context.Context, c *check.Case) check.Result {
 		q := &qcase{Case: c, p: c.Harness.Policy.Queue, cfg: config(c.Harness)}
+		if q.p.AckWait <= 0 {
+			q.p.AckWait = time.Second
+		}
+		// What an earlier case left to settle is not this one's: wait for
+		// the broker and the proxies to go quiet, then start the windows.
+		if n, err := q.idle(ctx); err != nil || n > 0 {
+			return check.Inconclusive("the consumer had not settled an earlier case's messages in %s (%d outstanding, %v): its answers would be taken for this case's", check.Ms(q.cfg.settle()), n, err)
+		}
+		c.Restart(ctx)
 		q.start = len(q.p.Broker.Events())
-		// What an earlier case left in flight is not this one's.
-		c.Harness.Settle(ctx)
 		id := "msg_" + c.Key()
 		c.Track("", id)
 		m := message{id: id, amount: c.Amount()}
-		body, err := q.render(q.p.Body, m)
+		body, err := q.render(q.p.Body, targets.DefaultQueueBody, m)
 		if err != nil {
 			return check.Inconclusive("%v", err)
 		}
@@ -46,12 +54,30 @@ func withMessage(run func(ctx context.Context, q *qcase, m message) check.Result
 	}
 }
 
-// render renders a body for m's id and amount; nil f means the default
-// body.
-func (q *qcase) render(f func(check.Values) ([]byte, error), m message) ([]byte, error) {
+// idle waits, bounded by the settle time, until the broker has no
+// message outstanding, and returns how many were left.
+func (q *qcase) idle(ctx context.Context) (int, error) {
+	end := time.Now().Add(q.cfg.settle())
+	for {
+		n, err := q.p.Broker.Outstanding(ctx)
+		if err != nil || n == 0 || !time.Now().Before(end) {
+			return n, err
+		}
+		select {
+		case <-ctx.Done():
+			return n, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// render renders a body for m's id and amount with f, or with tmpl, the
+// spec's default, when f is nil.
+func (q *qcase) render(f func(check.Values) ([]byte, error), tmpl string, m message) ([]byte, error) {
 	v := check.Values{Key: m.id, Amount: m.amount}
 	if f == nil {
-		return fmt.Appendf(nil, `{"id":%q,"amount":%d}`, m.id, m.amount), nil
+		s, err := targets.Render(tmpl, targets.RequestValues{Key: m.id, Amount: m.amount})
+		return []byte(s), err
 	}
 	b, err := f(v)
 	if err != nil {
@@ -60,8 +86,9 @@ func (q *qcase) render(f func(check.Values) ([]byte, error), m message) ([]byte,
 	return b, nil
 }
 
-// events returns the broker journal's events of the case about message id
-// (and, with dead, its dead-lettered copies).
+// events returns the broker journal's events of the case about message
+// id: its publishes, the acknowledgements of its deliveries, and its
+// dead-lettered copies (by Nats-Msg-Id, or a body that contains id).
 func (q *qcase) events(id string) []broker.Event {
 	all := q.p.Broker.Events()[q.start:]
 	var out []broker.Event
@@ -90,16 +117,19 @@ func (q *qcase) await(ctx context.Context, id string, limit time.Duration, done 
 	}
 }
 
-// ackedAfter is a done func for await: an ack of a delivery after t, or
-// the broker giving up on the message, after which no ack can come.
-func ackedAfter(t time.Time) func([]broker.Event) bool {
-	return func(evs []broker.Event) bool { return acked(evs, t) || firstOf(evs, broker.GaveUp) != nil }
+// ackedPast is a done func for await: an ack (or a term) of a delivery
+// later than delivery d, or the broker giving up on the message, after
+// which no ack can come.
+func ackedPast(d int) func([]broker.Event) bool {
+	return func(evs []broker.Event) bool { return acked(evs, d) || firstOf(evs, broker.GaveUp) != nil }
 }
 
-// acked reports whether evs hold an ack (or a term) sent after t.
-func acked(evs []broker.Event, t time.Time) bool {
+// acked reports whether evs hold an ack (or a term) of a delivery later
+// than d. Deliveries, not times, order the consumer's answers: the
+// journal dates an event when it arrives, not when it was sent.
+func acked(evs []broker.Event, d int) bool {
 	for _, e := range evs {
-		if (e.Kind == broker.Acked || e.Kind == broker.Terminated) && e.At.After(t) {
+		if (e.Kind == broker.Acked || e.Kind == broker.Terminated) && e.Delivered > d {
 			return true
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/resilcheck/resilcheck/broker"
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/faults"
 )
@@ -31,16 +30,27 @@ type crashPoint struct {
 	ID     string        `attr:"id"`
 	Amount int           `attr:"amount"`
 
-	mu    sync.Mutex
-	fired bool
-	hit   chan struct{} // closed when the call is where the crash belongs
+	mu     sync.Mutex
+	fired  bool
+	hit    chan struct{}  // closed when the call is where the crash belongs; nil from a rules file
+	amount *regexp.Regexp // Amount as a number of its own
 }
 
 func init() { faults.Register("queue-crash-point", func() faults.Fault { return new(crashPoint) }) }
 
 func newCrashPoint(commit bool, hold time.Duration, m message) *crashPoint {
-	return &crashPoint{Commit: commit, Hold: hold, ID: m.id, Amount: m.amount, hit: make(chan struct{})}
+	return &crashPoint{Commit: commit, Hold: hold, ID: m.id, Amount: m.amount, hit: make(chan struct{}),
+		amount: amountPattern(m.amount)}
 }
+
+// amountPattern matches amount as a number of its own in a body.
+func amountPattern(amount int) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^0-9.])` + strconv.Itoa(amount) + `([^0-9.]|$)`)
+}
+
+// defaultHold bounds the hold of a crash point built from its attributes
+// (a rules file), which has no check to kill the consumer for it.
+const defaultHold = 30 * time.Second
 
 // Inject passes a call that is not the message's, or comes after the
 // first that was; on that first it forwards when Commit, signals the
@@ -64,7 +74,11 @@ func (f *crashPoint) Inject(ex *faults.Exchange) error {
 	if f.hit != nil {
 		close(f.hit)
 	}
-	if err := ex.Hold(f.Hold); err != nil {
+	hold := f.Hold
+	if hold <= 0 {
+		hold = defaultHold
+	}
+	if err := ex.Hold(hold); err != nil {
 		return err
 	}
 	return ex.Lose(faults.LoseReset)
@@ -84,8 +98,10 @@ func (f *crashPoint) carries(ex *faults.Exchange) bool {
 	if f.Amount == 0 {
 		return false
 	}
-	amount := regexp.MustCompile(`(^|[^0-9.])` + strconv.Itoa(f.Amount) + `([^0-9.]|$)`)
-	return amount.Match(body)
+	if f.amount == nil {
+		f.amount = amountPattern(f.Amount)
+	}
+	return f.amount.Match(body)
 }
 
 // crashAfterEffect (QC-03): the dependency takes the consumer's effect
@@ -103,6 +119,12 @@ func crashBeforeEffect(ctx context.Context, q *qcase, m message) check.Result {
 	return crashed(ctx, q, m, false)
 }
 
+// preKill is how long the crash checks wait, once the effect call is
+// held, before the kill: the consumer is blocked on the call, so nothing
+// it does changes, but what it did before the call (an ack, as a rule)
+// reaches the journal and is judged as done before the crash.
+const preKill = 100 * time.Millisecond
+
 func crashed(ctx context.Context, q *qcase, m message, commit bool) check.Result {
 	cp := newCrashPoint(commit, q.wait(1), m)
 	if err := q.Fault(q.Dependency, q.EffectMatch(0), cp); err != nil {
@@ -118,42 +140,39 @@ func crashed(ctx context.Context, q *qcase, m message, commit bool) check.Result
 	case <-ctx.Done():
 		return check.Inconclusive("%v", ctx.Err())
 	}
+	select {
+	case <-time.After(preKill):
+	case <-ctx.Done():
+		return check.Inconclusive("%v", ctx.Err())
+	}
+	pre := q.events(m.id)
+	// The delivery crashed on is at least the last one the consumer
+	// answered before the kill; the restarted consumer's is later.
+	crashedOn := max(1, deliveries(pre))
 	killed := time.Now()
 	if err := q.p.Crash(ctx); err != nil {
 		return check.Inconclusive("the consumer did not come back after the crash: %v", err)
 	}
-	back := time.Now()
+	back := time.Since(killed)
 	where := "after the dependency took its effect call, before the consumer's ack"
 	want := "the message delivered again after the restart and acknowledged; 1 effect"
 	if !commit {
 		where = "on its way to the effect: the dependency never took the call"
 		want = "the message delivered again after the restart; the effect made once"
 	}
-	// A message acked before the crash is never delivered again, which
-	// the journal shows at once; else wait for the redelivery the crash
-	// owes, an ack_wait after the kill.
-	if evs := q.events(m.id); ackedBefore(evs, killed) {
-		seen := fmt.Sprintf("killed %s; %s", where, story(evs))
+	// A message acked before the crash is never delivered again.
+	if acked(pre, 0) {
+		seen := fmt.Sprintf("killed %s; %s", where, story(pre))
 		if commit {
 			return check.Inconclusive("%s: the consumer acknowledged the message before its effect call, so no crash came between its effect and its ack (QC-04 judges acking first)", seen)
 		}
 		return notTimed(check.Fail(want, seen+"; the consumer acknowledged the message before its effect call, so the broker will never deliver it again: the effect is lost", q.Evidence()...))
 	}
 	limit := q.wait(2)
-	evs := q.await(ctx, m.id, limit, ackedAfter(killed))
-	seen := fmt.Sprintf("killed %s (restarted in %s); %s", where, check.Ms(back.Sub(killed)), story(evs))
-	if !acked(evs, killed) {
-		return notTimed(check.Fail(want, seen+fmt.Sprintf("; no ack after the restart in %s", check.Ms(limit)), q.Evidence()...))
+	evs := q.await(ctx, m.id, limit, ackedPast(crashedOn))
+	seen := fmt.Sprintf("killed %s at delivery %d (restarted in %s); %s", where, crashedOn, check.Ms(back), story(evs))
+	if !acked(evs, crashedOn) {
+		return check.Fail(want, seen+fmt.Sprintf("; no ack of a later delivery in %s", check.Ms(limit)), q.Evidence()...)
 	}
 	return oneEffect(ctx, q, want, seen)
-}
-
-// ackedBefore reports whether evs hold an ack sent before t.
-func ackedBefore(evs []broker.Event, t time.Time) bool {
-	for _, e := range evs {
-		if e.Kind == broker.Acked && e.At.Before(t) {
-			return true
-		}
-	}
-	return false
 }

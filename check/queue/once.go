@@ -13,14 +13,14 @@ import (
 // once (QC-01): a message published once is acknowledged and makes one
 // effect.
 func once(ctx context.Context, q *qcase, m message) check.Result {
-	t0 := time.Now()
-	if _, err := q.p.Broker.Publish(ctx, m.id, m.body); err != nil {
+	seq, err := q.p.Broker.Publish(ctx, m.id, m.body)
+	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
 	want := "the message acknowledged; 1 effect"
-	evs := q.await(ctx, m.id, q.wait(1), ackedAfter(t0))
-	if !acked(evs, t0) {
-		return notTimed(check.Fail(want, fmt.Sprintf("no ack in %s: %s", check.Ms(q.wait(1)), story(evs)), q.Evidence()...))
+	evs := q.awaitSeq(ctx, m.id, seq, q.wait(1))
+	if !acked(ofSeq(evs, seq), 0) {
+		return check.Fail(want, fmt.Sprintf("no ack in %s: %s", check.Ms(q.wait(1)), story(evs)), q.Evidence()...)
 	}
 	return oneEffect(ctx, q, want, story(evs))
 }
@@ -31,43 +31,61 @@ func once(ctx context.Context, q *qcase, m message) check.Result {
 // the copy and makes no second effect.
 func again(ctx context.Context, q *qcase, m message) check.Result {
 	t0 := time.Now()
-	if _, err := q.p.Broker.Publish(ctx, m.id, m.body); err != nil {
+	seq, err := q.p.Broker.Publish(ctx, m.id, m.body)
+	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
-	evs := q.await(ctx, m.id, q.wait(1), ackedAfter(t0))
-	if !acked(evs, t0) {
+	evs := q.awaitSeq(ctx, m.id, seq, q.wait(1))
+	if !acked(ofSeq(evs, seq), 0) {
 		return check.Inconclusive("the first copy was not acknowledged in %s (%s): QC-01 judges that", check.Ms(q.wait(1)), story(evs))
 	}
-	t1, err := publishAgain(ctx, q, m, t0)
+	seq2, err := publishAgain(ctx, q, m, t0)
 	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
 	want := "the copy acknowledged; 1 effect for the message id"
-	evs = q.await(ctx, m.id, q.wait(1), ackedAfter(t1))
-	if !acked(evs, t1) {
-		return notTimed(check.Fail(want, fmt.Sprintf("the copy was not acknowledged in %s: %s", check.Ms(q.wait(1)), story(evs)), q.Evidence()...))
+	evs = q.awaitSeq(ctx, m.id, seq2, q.wait(1))
+	if !acked(ofSeq(evs, seq2), 0) {
+		return check.Fail(want, fmt.Sprintf("the copy was not acknowledged in %s: %s", check.Ms(q.wait(1)), story(evs)), q.Evidence()...)
 	}
 	return oneEffect(ctx, q, want, "2 stream messages with one id: "+story(evs))
+}
+
+// awaitSeq waits, at most limit, until stream message seq of id is
+// acknowledged or the broker gave up on it.
+func (q *qcase) awaitSeq(ctx context.Context, id string, seq uint64, limit time.Duration) []broker.Event {
+	return q.await(ctx, id, limit, func(evs []broker.Event) bool { return ackedPast(0)(ofSeq(evs, seq)) })
+}
+
+// ofSeq returns the events of evs about stream message seq.
+func ofSeq(evs []broker.Event, seq uint64) []broker.Event {
+	var out []broker.Event
+	for _, e := range evs {
+		if e.Seq == seq {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // publishAgain publishes m again once the broker's duplicate window since
 // t0 has passed, so the broker stores the copy rather than drop it. The
 // server forgets ids on a timer that may fire late, so a copy it still
-// drops is published again, for a bounded time. It returns when the copy
-// was stored.
-func publishAgain(ctx context.Context, q *qcase, m message, t0 time.Time) (time.Time, error) {
-	wait := time.Until(t0.Add(broker.DupWindow() + 20*time.Millisecond))
+// drops is published again, for a bounded time. It returns the copy's
+// stream sequence.
+func publishAgain(ctx context.Context, q *qcase, m message, t0 time.Time) (uint64, error) {
+	wait := time.Until(t0.Add(broker.DupWindow + 20*time.Millisecond))
 	end := time.Now().Add(wait + q.cfg.settle())
 	for {
 		select {
 		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
+			return 0, ctx.Err()
 		case <-time.After(max(wait, 0)):
 		}
-		t1 := time.Now()
-		_, err := q.p.Broker.Publish(ctx, m.id, m.body)
-		if !errors.Is(err, broker.ErrDuplicate) || !t1.Before(end) {
-			return t1, err
+		at := time.Now()
+		seq, err := q.p.Broker.Publish(ctx, m.id, m.body)
+		if !errors.Is(err, broker.ErrDuplicate) || !at.Before(end) {
+			return seq, err
 		}
 		wait = 25 * time.Millisecond
 	}

@@ -12,9 +12,9 @@ import (
 const Name = "queue"
 
 const (
-	outbox    = "Richardson, Microservices Patterns (2018) §3.3.7 and microservices.io \"Transactional outbox\" (consumers must be idempotent: a message may arrive more than once)"
-	jsAck     = "NATS JetStream consumer docs (docs.nats.io, \"Consumer Details\": AckExplicit, AckWait, MaxDeliver; an unacknowledged message is redelivered)"
-	deadLeter = "NATS JetStream consumer docs (docs.nats.io, MaxDeliver and the MAX_DELIVERIES advisory); RabbitMQ docs \"Dead Letter Exchanges\" (rabbitmq.com/docs/dlx)"
+	outbox     = "Richardson, Microservices Patterns (2018) §3.3.7 and microservices.io \"Transactional outbox\" (consumers must be idempotent: a message may arrive more than once)"
+	jsAck      = "NATS JetStream consumer docs (docs.nats.io, \"Consumer Details\": AckExplicit, AckWait, MaxDeliver; an unacknowledged message is redelivered)"
+	deadLetter = "NATS JetStream consumer docs (docs.nats.io, MaxDeliver and the MAX_DELIVERIES advisory); RabbitMQ docs \"Dead Letter Exchanges\" (rabbitmq.com/docs/dlx)"
 )
 
 // Config tunes the queue suite. Zero values mean the documented defaults.
@@ -41,7 +41,7 @@ func checks() []check.Check {
 			Title: "a consumer killed after its effect and before its ack gets the message again and makes no second effect", Run: withMessage(crashAfterEffect)},
 		{ID: "QC-04", Suite: Name, Level: reports.LevelMust, Needs: crash, Source: jsAck,
 			Title: "a consumer killed on its way to the effect gets the message again after it restarts: the effect is not lost", Run: withMessage(crashBeforeEffect)},
-		{ID: "QC-05", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{needConsumer, needDeadLetter}, Source: deadLeter,
+		{ID: "QC-05", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{needConsumer, needDeadLetter}, Source: deadLetter,
 			Title: "a message the consumer cannot process reaches the dead-letter subject after at most the declared deliveries, and is not delivered again", Run: withMessage(poison)},
 	}
 }

@@ -103,6 +103,19 @@ func (w *wcase) effects(ctx context.Context) (check.Effects, string) {
 	return ef, w.Disagreed()
 }
 
+// landed counts the case's effects once at least one has landed, or the
+// suite's landing time has passed: a receiver may answer first and record
+// the effect a moment later (from a durable queue: WH-08 judges whether it
+// survives a crash). For a count that must stay 0, use effects.
+func (w *wcase) landed(ctx context.Context) (check.Effects, string) {
+	ef, bad := w.effects(ctx)
+	for end := time.Now().Add(w.cfg.landing()); ef.Total == 0 && bad == "" && time.Now().Before(end) && ctx.Err() == nil; {
+		time.Sleep(50 * time.Millisecond)
+		ef, bad = w.effects(ctx)
+	}
+	return ef, bad
+}
+
 // forged returns a signature for ev at that is its own with one bit of its MAC
 // flipped: well-formed, and wrong.
 func (w *wcase) forged(ev event, at time.Time) string {

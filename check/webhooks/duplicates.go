@@ -85,7 +85,7 @@ func lostStatus(es []faults.Entry) int {
 
 // oneEffect judges that the case made exactly one effect.
 func oneEffect(ctx context.Context, w *wcase, want, seen string) check.Result {
-	ef, bad := w.effects(ctx)
+	ef, bad := w.landed(ctx)
 	if bad != "" {
 		return check.Inconclusive("%s", bad)
 	}

@@ -25,5 +25,15 @@ var needReceiver = check.Need{Name: "webhook receiver",
 		return ""
 	}}
 
+// needCrash: the harness can kill the receiver and start it again.
+var needCrash = check.Need{Name: "crashable receiver",
+	Doc: "resilcheck starts the receiver (kind process or reference), so it can kill it and start it again",
+	Unmet: func(h *check.Harness) string {
+		if h.Policy.Webhooks.Crash == nil {
+			return "resilcheck did not start the receiver, so it cannot kill and restart it (kind process or reference can)"
+		}
+		return ""
+	}}
+
 // SchemeStandard names the Standard Webhooks 1.0.0 signing scheme.
 const SchemeStandard = "standard"

@@ -55,7 +55,7 @@ func refused(ctx context.Context, w *wcase, what string, broken delivery) check.
 		return notTimed(check.Fail(want, obs, w.Evidence()...))
 	}
 	valid := w.deliver(ctx, delivery{event: broken.event})
-	after, bad := w.effects(ctx)
+	after, bad := w.landed(ctx)
 	switch {
 	case bad != "":
 		return check.Inconclusive("%s", bad)

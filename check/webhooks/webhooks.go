@@ -27,7 +27,13 @@ type Config struct {
 	// Copies is how many copies of one event WH-02 delivers at once; 0
 	// or 1 means 8 (a single copy races nothing).
 	Copies int
+	// Landing is how long a check that expects an effect waits for one to
+	// show after the receiver answered; 0 means 2s, room for a receiver
+	// that answers first and records from a queue of its own.
+	Landing time.Duration
 }
+
+func (c Config) landing() time.Duration { return check.OrDuration(c.Landing, 2*time.Second) }
 
 func (c Config) stale() time.Duration { return check.OrDuration(c.Stale, 10*time.Minute) }
 
@@ -60,6 +66,8 @@ func checks() []check.Check {
 			Title: "a correctly signed delivery whose timestamp is further ahead than the tolerance is refused with a 4xx and makes no effect", Run: withEvent(futureTimestamp)},
 		{ID: "WH-07", Suite: Name, Level: reports.LevelMust, Needs: needs, Source: swSpec + " §Signature scheme",
 			Title: "a valid, freshly signed event is answered 2xx and makes exactly one effect", Run: withEvent(accepted)},
+		{ID: "WH-08", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{needReceiver, needCrash}, Source: swSpec + " §Delivery success and failure (a 2xx is success: the event is not delivered again)",
+			Title: "an event answered 2xx keeps its effect when the receiver crashes right after the answer", Run: withEvent(durable)},
 	}
 }
 
@@ -71,6 +79,8 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 			Why: "WH-06, WH-06b: how far the refused delivery's timestamp is in the past or the future: twice the Standard Webhooks libraries' 5 min tolerance"},
 		{Name: "WH-02 concurrent copies", Value: fmt.Sprint(cfg.copies()),
 			Why: "WH-02: copies of one event delivered at once"},
+		{Name: "WH effect landing", Value: cfg.landing().String(),
+			Why: "WH-01 to WH-03, WH-07, WH-08: how long a count of no effects is taken again, for a receiver that records after it answers"},
 	}
 }
 

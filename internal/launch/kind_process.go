@@ -80,6 +80,7 @@ type proc struct {
 	grace   time.Duration
 	ownTemp bool // TempDir was made here and is removed on stop
 	out     *outputLog
+	life    sync.Mutex // held across a crash and a stop, so neither sees the other half done
 	mu      sync.Mutex // guards pid, done and waitErr, which a crash replaces
 	pid     int
 	done    chan struct{} // closed once the process was reaped and its group killed
@@ -167,11 +168,20 @@ func (p *proc) start(ctx context.Context) error {
 // the same temporary directory (the crashed process's files survive, as a
 // disk does), bound to life, then waits for health.
 func (p *proc) crash(life, ctx context.Context, health func(context.Context, <-chan struct{}) error) error {
+	p.life.Lock()
+	defer p.life.Unlock()
+	if life.Err() != nil {
+		return life.Err() // stopping: nothing to start again
+	}
 	p.mu.Lock()
 	pid, done := p.pid, p.done
 	p.mu.Unlock()
-	_ = signalGroup(pid, sigKill)
-	<-done // bounded: SIGKILL cannot be ignored and WaitDelay closes held pipes
+	select {
+	case <-done: // exited and reaped already: its group id may be another's now
+	default:
+		_ = signalGroup(pid, sigKill)
+		<-done // bounded: SIGKILL cannot be ignored and WaitDelay closes held pipes
+	}
 	if err := p.start(life); err != nil {
 		return err
 	}
@@ -196,6 +206,8 @@ func (p *proc) exitErr() error {
 // stop sends SIGTERM to the group, SIGKILL after the grace period (or at
 // once when ctx is done), and waits until the process is reaped.
 func (p *proc) stop(ctx context.Context) error {
+	p.life.Lock()
+	defer p.life.Unlock()
 	defer p.cleanup()
 	p.mu.Lock()
 	pid, done := p.pid, p.done

@@ -31,10 +31,12 @@ type Running struct {
 	// check is read next to the target's own account. Called before Stop;
 	// nil means the target keeps no logs of its own.
 	LogsFunc func(ctx context.Context) ([]Log, error)
-	// CrashFunc kills the target at once, as a crash would (SIGKILL, no
-	// grace, nothing flushed), starts it again as it was started, and
-	// returns once it is healthy; nil means the target cannot be crashed
-	// here (a launcher that did not start it).
+	// CrashFunc kills the target at once, as a crash would (kind process:
+	// SIGKILL to its group, no grace, nothing flushed), starts it again as
+	// it was started, and returns once it is healthy; a launcher whose
+	// target runs in process (the reference) drops what it holds only in
+	// memory instead. nil means the target cannot be crashed here (a
+	// launcher that did not start it).
 	CrashFunc func(ctx context.Context) error
 
 	once sync.Once

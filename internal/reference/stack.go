@@ -202,9 +202,9 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 	return st, nil
 }
 
-// CrashConsumer crashes the service's queue consumer and starts it again
-// (payments.Server.CrashConsumer).
-func (st *Stack) CrashConsumer(ctx context.Context) error { return st.service.CrashConsumer(ctx) }
+// Crash crashes the service's in-memory work and starts it again
+// (payments.Server.Crash).
+func (st *Stack) Crash(ctx context.Context) error { return st.service.Crash(ctx) }
 
 // serve listens on addr and serves h until Close; it returns the base URL.
 func (st *Stack) serve(addr string, h http.Handler) (string, error) {

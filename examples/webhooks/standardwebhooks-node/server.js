@@ -1,19 +1,45 @@
 // A webhook receiver as the standardwebhooks package's README shows it:
 // node:http, Webhook.verify on the raw body and headers, then the event's
-// effect. The effect is a settlement counted per event id, read back at
-// GET /effects/:id (the spec's probe). It dedupes by webhook-id, checking
-// and recording the id with no await in between (one Node thread: a
-// concurrent copy sees the id), unless started with `-break no-dedupe`,
-// which processes every verified delivery as the README's example does.
+// effect. The effect is a settlement counted per event id, appended to a
+// journal file in DATA_DIR and fsync'ed before the answer (so it survives
+// a crash), and read back at GET /effects/:id (the spec's probe). It
+// dedupes by webhook-id, checking and recording the id with no await in
+// between (one Node thread: a concurrent copy sees the id). Variants:
+// `-break no-dedupe` processes every verified delivery as the README's
+// example does; `-break answer-first` answers 200 at once and records the
+// settlement 100 ms later from memory, as "return 2xx quickly, process
+// later" does without a durable queue.
 "use strict";
+const fs = require("node:fs");
 const http = require("node:http");
+const path = require("node:path");
 const { Webhook, WebhookVerificationError } = require("standardwebhooks");
 
 const breakName = process.argv.indexOf("-break") >= 0 ? process.argv[process.argv.indexOf("-break") + 1] : "";
 const dedupe = breakName !== "no-dedupe";
+const answerFirst = breakName === "answer-first";
 const wh = new Webhook(process.env.WEBHOOK_SECRET);
-const seen = new Set(); // event ids processed
+const seen = new Set(); // event ids processed (or, answering first, accepted)
 const effects = new Map(); // event id -> settlements recorded
+
+// The journal of settlements, one JSON line each, read back at start.
+const journal = path.join(process.env.DATA_DIR, "settlements.jsonl");
+if (fs.existsSync(journal)) {
+  for (const line of fs.readFileSync(journal, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const { id } = JSON.parse(line);
+    seen.add(id);
+    effects.set(id, (effects.get(id) || 0) + 1);
+  }
+}
+const fd = fs.openSync(journal, "a");
+
+// settle records one settlement of event id durably, then in memory.
+function settle(id) {
+  fs.writeSync(fd, JSON.stringify({ id }) + "\n");
+  fs.fsyncSync(fd);
+  effects.set(id, (effects.get(id) || 0) + 1);
+}
 
 function send(res, status, body) {
   res.writeHead(status, { "Content-Type": "application/json" });
@@ -35,7 +61,12 @@ function receive(req, res, body) {
     return send(res, 200, { received: true, duplicate: true });
   }
   seen.add(id);
-  effects.set(id, (effects.get(id) || 0) + 1); // the settlement of event.data.amount
+  if (answerFirst) {
+    send(res, 200, { received: true, type: event && event.type });
+    setTimeout(() => settle(id), 100); // the settlement of event.data.amount, later
+    return;
+  }
+  settle(id); // the settlement of event.data.amount
   send(res, 200, { received: true, type: event && event.type });
 }
 

@@ -46,11 +46,30 @@ type consumer struct {
 	s   *Server
 	cfg ConsumerConfig
 
-	mu     sync.Mutex
+	mu  sync.Mutex
+	cur *consuming // nil when stopped
+}
+
+// consuming is one life of the consumer, from start to a stop (a crash).
+type consuming struct {
 	nc     *nats.Conn
 	cc     jetstream.ConsumeContext
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // the handler in flight
+
+	mu      sync.Mutex
+	stopped bool
+	wg      sync.WaitGroup // the handler in flight; Add only while not stopped
+}
+
+// enter admits a handler unless the life is over; leave with wg.Done.
+func (l *consuming) enter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		return false
+	}
+	l.wg.Add(1)
+	return true
 }
 
 // start connects and begins consuming.
@@ -64,15 +83,17 @@ func (c *consumer) start(ctx context.Context) error {
 		var cons jetstream.Consumer
 		if cons, err = js.Consumer(ctx, c.cfg.Stream, c.cfg.Consumer); err == nil {
 			hctx, cancel := context.WithCancel(context.Background())
-			var cc jetstream.ConsumeContext
-			cc, err = cons.Consume(func(m jetstream.Msg) {
-				c.wg.Add(1)
-				defer c.wg.Done()
+			l := &consuming{nc: nc, cancel: cancel}
+			l.cc, err = cons.Consume(func(m jetstream.Msg) {
+				if !l.enter() {
+					return
+				}
+				defer l.wg.Done()
 				c.handle(hctx, nc, m)
 			})
 			if err == nil {
 				c.mu.Lock()
-				c.nc, c.cc, c.cancel = nc, cc, cancel
+				c.cur = l
 				c.mu.Unlock()
 				return nil
 			}
@@ -87,23 +108,26 @@ func (c *consumer) start(ctx context.Context) error {
 // ack or nak leaves after it, then the message in hand is abandoned.
 func (c *consumer) stop() {
 	c.mu.Lock()
-	nc, cc, cancel := c.nc, c.cc, c.cancel
-	c.nc, c.cc, c.cancel = nil, nil, nil
+	l := c.cur
+	c.cur = nil
 	c.mu.Unlock()
-	if nc == nil {
+	if l == nil {
 		return
 	}
-	nc.Close()
-	cc.Stop()
-	cancel()
-	c.wg.Wait()
+	l.mu.Lock()
+	l.stopped = true
+	l.mu.Unlock()
+	l.nc.Close()
+	l.cc.Stop()
+	l.cancel()
+	l.wg.Wait()
 }
 
 // handle takes one message: a payment charged under the message's id, as
 // a POST /v1/payments is under its Idempotency-Key (claim, charge,
 // complete), then acked; a failure the next delivery may cure is asked
-// for again after Retry; a body that cannot be a payment is dead-lettered
-// at its MaxDeliver-th delivery.
+// for again after Retry, or the failure's Retry-After when longer; a body
+// that cannot be a payment is dead-lettered at its MaxDeliver-th delivery.
 func (c *consumer) handle(ctx context.Context, nc *nats.Conn, m jetstream.Msg) {
 	d := c.s.cfg.defects
 	md, err := m.Metadata()
@@ -150,6 +174,9 @@ func (c *consumer) handle(ctx context.Context, nc *nats.Conn, m jetstream.Msg) {
 	case rep.status == http.StatusUnprocessableEntity:
 		_ = m.Term() // the id was used with another payment: no delivery cures it
 	default:
-		_ = m.NakWithDelay(c.cfg.Retry)
+		// Not before the processor may answer again (its Retry-After, an
+		// open breaker's remaining delay): max_deliver counts every
+		// delivery, and one spent on a breaker still open is lost to it.
+		_ = m.NakWithDelay(max(c.cfg.Retry, rep.retryAfter))
 	}
 }

@@ -31,6 +31,10 @@ type Server struct {
 	sender *sender // nil when the service sends no webhooks
 	// consumer is nil when the service consumes no queue.
 	consumer *consumer
+	// pending are the webhook effects the answer-first defect has yet to
+	// record (a timer each: true while it still owes its effect).
+	pendingMu sync.Mutex
+	pending   map[*time.Timer]bool
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -96,12 +100,15 @@ func New(opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// CrashConsumer stops the queue consumer as a crash would (its connection
-// cut, the message in hand abandoned unacked) and starts it again; a
-// no-op when the service consumes no queue. What a real crash would also
-// skip, the store writes after an interrupted charge, still happen: they
-// release the claim, which a crash's lease expiry would do later.
-func (s *Server) CrashConsumer(ctx context.Context) error {
+// Crash loses what the service holds only in memory, as a crash would:
+// the effects of webhooks it answered but has not recorded yet, and the
+// queue consumer's message in hand (its connection cut, so no ack leaves,
+// then started again). What a real crash would also skip, the store
+// writes after an interrupted charge, still happen: they release the
+// claim, which a crash's lease expiry would do later. The store, a disk,
+// survives.
+func (s *Server) Crash(ctx context.Context) error {
+	s.dropPending()
 	if s.consumer == nil {
 		return nil
 	}
@@ -118,6 +125,7 @@ func (s *Server) Close() error {
 	if s.consumer != nil {
 		s.consumer.stop()
 	}
+	s.dropPending()
 	s.bg.Wait()
 	if s.sender != nil {
 		s.sender.close() // pending retries are dropped: the sender keeps no outbox

@@ -42,10 +42,15 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusBadRequest, probInvalidBody, "Invalid webhook", "the event must be JSON with a type")
 		return
 	}
+	e := store.Event{ID: r.Header.Get("Webhook-Id"), Type: ev.Type, Amount: ev.Data.Amount, ReceivedAt: time.Now()}
+	if s.cfg.defects.Has(defect.WebhookAnswerFirst) {
+		s.later(e)
+		writeRaw(w, http.StatusOK, []byte(`{"received":true}`))
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.maxBudget)
 	defer cancel()
-	fresh, err := s.store.Receive(ctx, store.Event{ID: r.Header.Get("Webhook-Id"), Type: ev.Type, Amount: ev.Data.Amount, ReceivedAt: time.Now()},
-		!s.cfg.defects.Has(defect.WebhookNoDedupe))
+	fresh, err := s.store.Receive(ctx, e, !s.cfg.defects.Has(defect.WebhookNoDedupe))
 	if err != nil {
 		s.log.Warn("payments: receive webhook", "err", err)
 		writeRetryable(w, http.StatusServiceUnavailable, time.Second, probStore, "Store unavailable", "the event was not recorded; deliver it again")
@@ -53,6 +58,46 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	b, _ := json.Marshal(map[string]bool{"received": true, "duplicate": !fresh})
 	writeRaw(w, http.StatusOK, b)
+}
+
+// answerFirstDelay is how long the webhook-answer-first defect holds an
+// accepted event in memory before it records the effect.
+const answerFirstDelay = 100 * time.Millisecond
+
+// later records e's effect answerFirstDelay from now, unless the service
+// crashes first (the webhook-answer-first defect).
+func (s *Server) later(e store.Event) {
+	s.pendingMu.Lock()
+	defer s.pendingMu.Unlock()
+	if s.pending == nil {
+		s.pending = map[*time.Timer]bool{}
+	}
+	var t *time.Timer
+	t = time.AfterFunc(answerFirstDelay, func() {
+		s.pendingMu.Lock()
+		live := s.pending[t]
+		delete(s.pending, t)
+		s.pendingMu.Unlock()
+		if !live {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.maxBudget)
+		defer cancel()
+		if _, err := s.store.Receive(ctx, e, !s.cfg.defects.Has(defect.WebhookNoDedupe)); err != nil {
+			s.log.Warn("payments: record webhook later", "err", err)
+		}
+	})
+	s.pending[t] = true
+}
+
+// dropPending forgets the effects later still holds, as a crash would.
+func (s *Server) dropPending() {
+	s.pendingMu.Lock()
+	defer s.pendingMu.Unlock()
+	for t := range s.pending {
+		t.Stop()
+	}
+	s.pending = nil
 }
 
 // handleWebhookEffects answers how many effects event id made: the probe a

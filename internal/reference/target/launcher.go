@@ -113,7 +113,7 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 		Defects:  l.defects.Names(),
 		StopFunc: stop,
 		CrashFunc: func(ctx context.Context) error {
-			if err := st.CrashConsumer(ctx); err != nil {
+			if err := st.Crash(ctx); err != nil {
 				return fmt.Errorf("reference: %w", err)
 			}
 			return nil
