@@ -21,6 +21,7 @@ const (
 	InProgress   Kind = "in-progress"   // the consumer asked for more time
 	DeadLettered Kind = "dead-lettered" // a message reached the dead-letter subject
 	GaveUp       Kind = "gave-up"       // the broker stopped delivering it: MaxDeliver reached
+	Emitted      Kind = "emitted"       // the service published an event of its own (the outbox)
 )
 
 // Event is one thing the broker journal saw.
@@ -52,6 +53,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("%s published %s as stream message %d", at, e.MsgID, e.Seq)
 	case DeadLettered:
 		return fmt.Sprintf("%s dead-lettered %q", at, cmp.Or(e.MsgID, string(e.Body)))
+	case Emitted:
+		return fmt.Sprintf("%s emitted %q", at, cmp.Or(e.MsgID, string(e.Body)))
 	}
 	return fmt.Sprintf("%s %s of message %d, delivery %d", at, e.Kind, e.Seq, e.Delivered)
 }

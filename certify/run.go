@@ -231,6 +231,7 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 		}
 		lh.Policy.WebhookSender = specWebhookSender(cfg.Target, env)
 		lh.Policy.Queue = specQueue(cfg.Target, env)
+		lh.Policy.Outbox = specOutbox(cfg.Target, env)
 		harnesses[i] = lh
 	}
 	results := runLanes(ctx, harnesses, cfg.copies(), run, checks, progressFunc(cfg.Progress, len(checks)))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reports"
 )
 
 // Blame names the tier of a multi-tier target a failure lies with, and the
@@ -302,4 +303,18 @@ func statusText(s int) string {
 // at renders t as an offset into the request's exchange.
 func at(front faults.Entry, t time.Time) string {
 	return "+" + Ms(t.Sub(front.Received))
+}
+
+// BlameInnermost lays a failed r at the innermost of h's tiers (the one
+// the spec lists last), saying why, when the target has more than one: for
+// suites whose failures no tier's exchanges show (a queue consumer's, an
+// outbox's), made by the tier that does the work. Other results are
+// returned as they are.
+func BlameInnermost(h *Harness, r Result, why string) Result {
+	if r.Status != reports.StatusFail || len(h.Hops) == 0 {
+		return r
+	}
+	b := Blame{Tier: h.Hops[len(h.Hops)-1].To, Why: why}
+	r.Tier, r.Observed = b.Tier, r.Observed+"; "+b.String()
+	return r
 }

@@ -46,6 +46,9 @@ type Policy struct {
 	// Queue is how the target consumes a queue; the zero value declares
 	// none.
 	Queue QueuePolicy
+	// Outbox is how the target publishes the events of its effects; the
+	// zero value declares none.
+	Outbox OutboxPolicy
 }
 
 // HedgingPolicy is the target's declared hedging of its dependency calls

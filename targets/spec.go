@@ -46,6 +46,9 @@ type Target struct {
 	// QueueConsumer is the queue the service consumes from a broker
 	// resilcheck starts; zero = none.
 	QueueConsumer QueueConsumer `yaml:"queue_consumer"`
+	// Outbox is the events the service publishes to a broker resilcheck
+	// starts, one per effect; zero = none.
+	Outbox Outbox `yaml:"outbox"`
 	// Concurrency is how many copies of the target resilcheck may start to
 	// run checks side by side, each behind proxies of its own (kinds process
 	// and reference); 0 or 1 = one copy, one check at a time, except that a

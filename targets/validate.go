@@ -47,6 +47,8 @@ func (t *Target) Validate(opts ...Option) error {
 		v.checkWebhooks()
 		v.checkWebhookSender()
 		v.checkQueueConsumer()
+		v.checkOutbox()
+		v.checkBrokerUses()
 	}
 	v.checkGate()
 	v.checkConcurrency()

@@ -56,6 +56,7 @@ func (v *validator) checkClient() {
 		"webhooks":       !isZero(v.t.Webhooks) || v.written("webhooks"),
 		"webhook_sender": !isZero(v.t.WebhookSender) || v.written("webhook_sender"),
 		"queue_consumer": !isZero(v.t.QueueConsumer) || v.written("queue_consumer"),
+		"outbox":         !isZero(v.t.Outbox) || v.written("outbox"),
 	} {
 		if set {
 			v.keyErrf(section, "kind client has no %s: resilcheck is the server the client calls", section)

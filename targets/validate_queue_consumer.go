@@ -19,18 +19,11 @@ var natsSubject = regexp.MustCompile(`^[A-Za-z0-9_\-]+(\.[A-Za-z0-9_\-]+)*$`)
 func (v *validator) checkQueueConsumer() {
 	q := v.t.QueueConsumer
 	const at = "queue_consumer."
-	uses := v.brokerUses()
 	if !q.Declared() {
 		if !isZero(q) || v.written("queue_consumer") {
 			v.keyErrf(at+"subject", "required: the subject resilcheck publishes the service's messages to, e.g. subject: orders.created; leave queue_consumer out if the service consumes no queue")
 		}
-		for _, path := range uses {
-			v.errf(path, "{{.Broker}} is the URL of the broker resilcheck starts for a queue consumer, and the spec declares none (queue_consumer)")
-		}
 		return
-	}
-	if v.kind == KindProcess && len(uses) == 0 {
-		v.keyErrf("queue_consumer", "the service is never told where the broker is: write {{.Broker}} in process.env (e.g. NATS_URL: \"{{.Broker}}\") or process.command")
 	}
 	if v.kind != KindProcess && v.kind != KindReference {
 		v.keyErrf("queue_consumer", "a queue consumer is certified as kind process or reference: resilcheck starts the broker, hands the service its URL as {{.Broker}}, and restarts the service to crash it; got kind %s", v.kind)
@@ -107,4 +100,22 @@ func (v *validator) brokerUses() []string {
 		}
 	}
 	return paths
+}
+
+// checkBrokerUses checks that a spec using the broker hands the service
+// its URL, and that one not using it does not write {{.Broker}}.
+func (v *validator) checkBrokerUses() {
+	uses := v.brokerUses()
+	switch {
+	case !v.t.UsesBroker():
+		for _, path := range uses {
+			v.errf(path, "{{.Broker}} is the URL of the broker resilcheck starts for a queue consumer or an outbox, and the spec declares neither (queue_consumer, outbox)")
+		}
+	case v.kind == KindProcess && len(uses) == 0:
+		section := "queue_consumer"
+		if !v.t.QueueConsumer.Declared() {
+			section = "outbox"
+		}
+		v.keyErrf(section, "the service is never told where the broker is: write {{.Broker}} in process.env (e.g. NATS_URL: \"{{.Broker}}\") or process.command")
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/resilcheck/resilcheck/check/deadlines"
 	"github.com/resilcheck/resilcheck/check/hedging"
 	"github.com/resilcheck/resilcheck/check/idempotency"
+	"github.com/resilcheck/resilcheck/check/outbox"
 	"github.com/resilcheck/resilcheck/check/queue"
 	"github.com/resilcheck/resilcheck/check/ratelimit"
 	"github.com/resilcheck/resilcheck/check/retryafter"
@@ -31,5 +32,6 @@ func Suites() []check.Suite {
 		webhooks.Suite(webhooks.Config{}),
 		webhooksender.Suite(webhooksender.Config{}),
 		queue.Suite(queue.Config{}),
+		outbox.Suite(outbox.Config{}),
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/resilcheck/resilcheck/broker"
 	"github.com/resilcheck/resilcheck/check"
-	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -50,7 +49,7 @@ func withMessage(run func(ctx context.Context, q *qcase, m message) check.Result
 			return check.Inconclusive("%v", err)
 		}
 		m.body = body
-		return q.blame(run(ctx, q, m))
+		return check.BlameInnermost(c.Harness, run(ctx, q, m), "the innermost tier consumes the queue")
 	}
 }
 
@@ -169,17 +168,5 @@ func (q *qcase) wait(deliveries int) time.Duration {
 // notTimed marks a failure no stall of the runner can cause.
 func notTimed(r check.Result) check.Result {
 	r.Margin = check.NotTimed
-	return r
-}
-
-// blame lays a failure at the tier that consumes the queue on a target of
-// several tiers: the innermost, the one the spec lists last, as the
-// broker's journal shows the consumer's acts and no tier's exchanges do.
-func (q *qcase) blame(r check.Result) check.Result {
-	if r.Status != reports.StatusFail || len(q.Hops) == 0 {
-		return r
-	}
-	b := check.Blame{Tier: q.Hops[len(q.Hops)-1].To, Why: "the innermost tier consumes the queue"}
-	r.Tier, r.Observed = b.Tier, r.Observed+"; "+b.String()
 	return r
 }

@@ -21,19 +21,23 @@ import (
 // dependency takes the call first (the effect is done), without it the
 // call never reaches it; either way the proxy then tells the check, which
 // kills the consumer, and holds the call until the consumer's connection
-// is gone. A call is the message's when it carries the message's id (in a
-// header or the body) or its amount (in the body): an earlier case's
-// late call passes, as does every call once the crash point fired.
+// is gone. Any other call for the message until the crash (a hedged
+// copy, a retry) is held too, without reaching the dependency: it dies
+// with the consumer. A call is the message's when it carries the
+// message's id (in a header or the body) or its amount (in the body): an
+// earlier case's late call passes, and so does every call once the check
+// released the crash point after the crash.
 type crashPoint struct {
 	Commit bool          `attr:"commit"`
 	Hold   time.Duration `attr:"hold"`
 	ID     string        `attr:"id"`
 	Amount int           `attr:"amount"`
 
-	mu     sync.Mutex
-	fired  bool
-	hit    chan struct{}  // closed when the call is where the crash belongs; nil from a rules file
-	amount *regexp.Regexp // Amount as a number of its own
+	mu       sync.Mutex
+	fired    bool           // the first call for the message came
+	released bool           // the crash is over: every call passes
+	hit      chan struct{}  // closed when the call is where the crash belongs; nil from a rules file
+	amount   *regexp.Regexp // Amount as a number of its own
 }
 
 func init() { faults.Register("queue-crash-point", func() faults.Fault { return new(crashPoint) }) }
@@ -52,16 +56,21 @@ func amountPattern(amount int) *regexp.Regexp {
 // (a rules file), which has no check to kill the consumer for it.
 const defaultHold = 30 * time.Second
 
-// Inject passes a call that is not the message's, or comes after the
-// first that was; on that first it forwards when Commit, signals the
-// crash and holds.
+// Inject passes a call that is not the message's, or comes once the
+// crash point was released; on the message's first it forwards when
+// Commit, signals the crash and holds; a later one before the release it
+// holds without forwarding.
 func (f *crashPoint) Inject(ex *faults.Exchange) error {
 	f.mu.Lock()
-	mine := !f.fired && f.carries(ex)
+	mine := !f.released && f.carries(ex)
+	first := mine && !f.fired
 	f.fired = f.fired || mine
 	f.mu.Unlock()
-	if !mine {
+	switch {
+	case !mine:
 		return ex.Pass()
+	case !first:
+		return f.hold(ex)
 	}
 	if f.Commit {
 		resp, err := ex.Forward()
@@ -74,6 +83,12 @@ func (f *crashPoint) Inject(ex *faults.Exchange) error {
 	if f.hit != nil {
 		close(f.hit)
 	}
+	return f.hold(ex)
+}
+
+// hold keeps ex until its client is gone (the consumer was killed), or
+// Hold passes, and then loses the answer.
+func (f *crashPoint) hold(ex *faults.Exchange) error {
 	hold := f.Hold
 	if hold <= 0 {
 		hold = defaultHold
@@ -82,6 +97,13 @@ func (f *crashPoint) Inject(ex *faults.Exchange) error {
 		return err
 	}
 	return ex.Lose(faults.LoseReset)
+}
+
+// release lets every later call pass: the crash is over.
+func (f *crashPoint) release() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.released = true
 }
 
 // carries reports whether ex is a call for the crash point's message.
@@ -150,7 +172,9 @@ func crashed(ctx context.Context, q *qcase, m message, commit bool) check.Result
 	// answered before the kill; the restarted consumer's is later.
 	crashedOn := max(1, deliveries(pre))
 	killed := time.Now()
-	if err := q.p.Crash(ctx); err != nil {
+	err := q.p.Crash(ctx)
+	cp.release()
+	if err != nil {
 		return check.Inconclusive("the consumer did not come back after the crash: %v", err)
 	}
 	back := time.Since(killed)

@@ -30,6 +30,10 @@ type Config struct {
 	AckWait    time.Duration // how long a delivery waits for its ack before redelivery; 0 = 1s
 	MaxDeliver int           // deliveries of one message at most; 0 = unlimited (-1)
 	DeadLetter string        // the subject dead-lettered messages reach; "" = none journaled
+	// Events is the subject a service publishes the events of its effects
+	// to (the outbox); "" = none. Every publish is journaled, and a stream
+	// (EventsStream) stores them and confirms each publish.
+	Events string
 	// Dir is the JetStream store directory; "" = a temporary one removed by
 	// Close.
 	Dir string
@@ -49,7 +53,10 @@ const readyWait = 10 * time.Second
 // NATS is a running embedded NATS JetStream server with its journal.
 type NATS struct {
 	cfg     Config
-	srv     *server.Server
+	srvMu   sync.Mutex
+	srv     *server.Server // replaced by Up after an outage
+	url     string
+	dir     string     // the JetStream store, kept across an outage
 	nc      *nats.Conn // resilcheck's own connection: publishes and the journal
 	js      jetstream.JetStream
 	tempDir string
@@ -64,15 +71,15 @@ type NATS struct {
 	markers map[*nats.Msg]chan struct{} // sync's markers in flight
 }
 
-// StartNATS starts the server on a free loopback port, creates the stream
-// and the durable consumer cfg names, and journals from then on. The
-// consumer is created with explicit acks, cfg's AckWait and MaxDeliver,
-// and a pull subscription; a target may bind to it or to a consumer of
-// its own on the stream, whose acks are journaled too. ctx bounds the
-// start only.
+// StartNATS starts the server on a free loopback port and sets up what
+// cfg asks for: the queue's stream and durable consumer when it names a
+// Subject (explicit acks, cfg's AckWait and MaxDeliver, pull; a target
+// may bind to it or to a consumer of its own on the stream, whose acks
+// are journaled too), and the events stream when it names Events. It
+// journals from then on. ctx bounds the start only.
 func StartNATS(ctx context.Context, cfg Config) (_ *NATS, err error) {
-	if cfg.Subject == "" {
-		return nil, errors.New("natsbroker: no subject")
+	if cfg.Subject == "" && cfg.Events == "" {
+		return nil, errors.New("natsbroker: neither a queue subject nor an events subject")
 	}
 	cfg.Stream = cmpOr(cfg.Stream, "RESILCHECK")
 	cfg.Consumer = cmpOr(cfg.Consumer, "resilcheck")
@@ -88,34 +95,33 @@ func StartNATS(ctx context.Context, cfg Config) (_ *NATS, err error) {
 		}
 	}()
 	go b.drain()
-	dir := cfg.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "resilcheck-nats-"); err != nil {
+	if b.dir = cfg.Dir; b.dir == "" {
+		if b.dir, err = os.MkdirTemp("", "resilcheck-nats-"); err != nil {
 			return nil, err
 		}
-		b.tempDir = dir
+		b.tempDir = b.dir
 	}
-	b.srv, err = server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: dir,
-		NoLog: true, NoSigs: true, MaxPayload: 1 << 20})
-	if err != nil {
+	if err := b.serve(ctx, server.RANDOM_PORT); err != nil {
 		return nil, err
 	}
-	go b.srv.Start()
-	wait := readyWait
-	if d, ok := ctx.Deadline(); ok {
-		wait = max(min(wait, time.Until(d)), 0)
-	}
-	if !b.srv.ReadyForConnections(wait) {
-		return nil, fmt.Errorf("not ready for connections in %s", wait.Round(time.Millisecond))
-	}
-	if b.nc, err = nats.Connect(b.srv.ClientURL(), nats.Name("resilcheck"), nats.NoReconnect()); err != nil {
+	b.url = b.srv.ClientURL()
+	// resilcheck's own connection outlives an outage (Down, Up): it
+	// reconnects, and nats.go subscribes again for it.
+	if b.nc, err = nats.Connect(b.url, nats.Name("resilcheck"), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond)); err != nil {
 		return nil, err
 	}
-	// Acks of any consumer on the stream, in either ack subject form; the
-	// broker's advisory that it gave up on a message; dead-lettered copies.
-	subjects := []string{"$JS.ACK.>", "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + cfg.Stream + ".*"}
-	if cfg.DeadLetter != "" {
-		subjects = append(subjects, cfg.DeadLetter)
+	var subjects []string
+	if cfg.Subject != "" {
+		// Acks of any consumer on the stream, in either ack subject form;
+		// the broker's advisory that it gave up on a message;
+		// dead-lettered copies.
+		subjects = append(subjects, "$JS.ACK.>", "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+cfg.Stream+".*")
+		if cfg.DeadLetter != "" {
+			subjects = append(subjects, cfg.DeadLetter)
+		}
+	}
+	if cfg.Events != "" {
+		subjects = append(subjects, cfg.Events) // every publish, stored or not
 	}
 	for _, s := range subjects {
 		// One channel for all, so events keep the order they arrived in.
@@ -126,16 +132,23 @@ func StartNATS(ctx context.Context, cfg Config) (_ *NATS, err error) {
 	if b.js, err = jetstream.New(b.nc); err != nil {
 		return nil, err
 	}
-	if _, err = b.js.CreateStream(ctx, jetstream.StreamConfig{Name: cfg.Stream, Subjects: []string{cfg.Subject}, Duplicates: broker.DupWindow, Storage: jetstream.FileStorage}); err != nil {
-		return nil, fmt.Errorf("stream %s: %w", cfg.Stream, err)
+	if cfg.Subject != "" {
+		if _, err = b.js.CreateStream(ctx, jetstream.StreamConfig{Name: cfg.Stream, Subjects: []string{cfg.Subject}, Duplicates: broker.DupWindow, Storage: jetstream.FileStorage}); err != nil {
+			return nil, fmt.Errorf("stream %s: %w", cfg.Stream, err)
+		}
+		maxDeliver := cfg.MaxDeliver
+		if maxDeliver <= 0 {
+			maxDeliver = -1
+		}
+		if _, err = b.js.CreateOrUpdateConsumer(ctx, cfg.Stream, jetstream.ConsumerConfig{Durable: cfg.Consumer, AckPolicy: jetstream.AckExplicitPolicy,
+			AckWait: cfg.AckWait, MaxDeliver: maxDeliver, FilterSubject: cfg.Subject}); err != nil {
+			return nil, fmt.Errorf("consumer %s: %w", cfg.Consumer, err)
+		}
 	}
-	maxDeliver := cfg.MaxDeliver
-	if maxDeliver <= 0 {
-		maxDeliver = -1
-	}
-	if _, err = b.js.CreateOrUpdateConsumer(ctx, cfg.Stream, jetstream.ConsumerConfig{Durable: cfg.Consumer, AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait: cfg.AckWait, MaxDeliver: maxDeliver, FilterSubject: cfg.Subject}); err != nil {
-		return nil, fmt.Errorf("consumer %s: %w", cfg.Consumer, err)
+	if cfg.Events != "" {
+		if _, err = b.js.CreateStream(ctx, b.eventsStream(cfg.Events)); err != nil {
+			return nil, fmt.Errorf("stream %s: %w", EventsStream, err)
+		}
 	}
 	if err := b.nc.Flush(); err != nil {
 		return nil, err
@@ -143,8 +156,32 @@ func StartNATS(ctx context.Context, cfg Config) (_ *NATS, err error) {
 	return b, nil
 }
 
-// URL is the address a target connects to: nats://127.0.0.1:PORT.
-func (b *NATS) URL() string { return b.srv.ClientURL() }
+// serve starts a server on port (server.RANDOM_PORT for a free one) with
+// b's store, and waits until it accepts connections.
+func (b *NATS) serve(ctx context.Context, port int) error {
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: b.dir,
+		NoLog: true, NoSigs: true, MaxPayload: 1 << 20})
+	if err != nil {
+		return err
+	}
+	go srv.Start()
+	wait := readyWait
+	if d, ok := ctx.Deadline(); ok {
+		wait = max(min(wait, time.Until(d)), 0)
+	}
+	if !srv.ReadyForConnections(wait) {
+		srv.Shutdown()
+		return fmt.Errorf("not ready for connections in %s", wait.Round(time.Millisecond))
+	}
+	b.srvMu.Lock()
+	b.srv = srv
+	b.srvMu.Unlock()
+	return nil
+}
+
+// URL is the address a target connects to: nats://127.0.0.1:PORT, the
+// same after an outage.
+func (b *NATS) URL() string { return b.url }
 
 // Config is the stream and consumer b set up, defaults applied.
 func (b *NATS) Config() Config { return b.cfg }
@@ -265,8 +302,12 @@ func (b *NATS) journal(m *nats.Msg, now time.Time) {
 		}
 		return
 	}
-	if b.cfg.DeadLetter != "" && m.Subject == b.cfg.DeadLetter {
+	switch m.Subject {
+	case "":
+	case b.cfg.DeadLetter:
 		b.record(broker.Event{At: now, Kind: broker.DeadLettered, MsgID: m.Header.Get(nats.MsgIdHdr), Body: slices.Clone(m.Data)})
+	case b.cfg.Events:
+		b.record(broker.Event{At: now, Kind: broker.Emitted, MsgID: m.Header.Get(nats.MsgIdHdr), Body: slices.Clone(m.Data)})
 	}
 }
 
@@ -286,9 +327,12 @@ func (b *NATS) Close() {
 	}
 	b.closeIn.Do(func() { close(b.in) })
 	<-b.drained
-	if b.srv != nil {
-		b.srv.Shutdown()
-		b.srv.WaitForShutdown()
+	b.srvMu.Lock()
+	srv := b.srv
+	b.srvMu.Unlock()
+	if srv != nil {
+		srv.Shutdown()
+		srv.WaitForShutdown()
 	}
 	if b.tempDir != "" {
 		_ = os.RemoveAll(b.tempDir)

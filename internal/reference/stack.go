@@ -51,6 +51,7 @@ type config struct {
 	webhookKey  []byte
 	sender      payments.SenderConfig
 	consumer    payments.ConsumerConfig
+	outbox      payments.OutboxConfig
 }
 
 // WithGatewayAddr sets the gateway's listen address (default 127.0.0.1:0;
@@ -68,6 +69,10 @@ func WithWebhookSender(cfg payments.SenderConfig) Option { return func(c *config
 // WithConsumer makes the service consume payment requests from a NATS
 // JetStream durable consumer (payments.WithConsumer).
 func WithConsumer(cfg payments.ConsumerConfig) Option { return func(c *config) { c.consumer = cfg } }
+
+// WithOutbox makes the service publish each succeeded payment's event
+// through its outbox (payments.WithOutbox).
+func WithOutbox(cfg payments.OutboxConfig) Option { return func(c *config) { c.outbox = cfg } }
 
 // WithStore sets the payments store URL ("sqlite:PATH", "postgres://…");
 // empty means an SQLite file in a temporary directory removed by Close.
@@ -168,6 +173,9 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 	}
 	if c.consumer.URL != "" {
 		svcOpts = append(svcOpts, payments.WithConsumer(c.consumer))
+	}
+	if c.outbox.URL != "" {
+		svcOpts = append(svcOpts, payments.WithOutbox(c.outbox))
 	}
 	svc, err := payments.New(svcOpts...)
 	if err != nil {

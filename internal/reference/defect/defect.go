@@ -61,6 +61,9 @@ const (
 	ConsumerFreshKey         Name = "consumer-fresh-key"         // service: keys each delivery of a queued payment apart
 	ConsumerNoDeadLetter     Name = "consumer-no-dead-letter"    // service: never dead-letters a message it cannot process
 	ConsumerNoAck            Name = "consumer-no-ack"            // service: never acks a queued payment it charged
+	OutboxDualWrite          Name = "outbox-dual-write"          // service: publishes a payment's event after the commit, once, not through the outbox
+	OutboxNewID              Name = "outbox-new-id"              // service: its relay gives each publish of an event a new id
+	OutboxNoRelay            Name = "outbox-no-relay"            // service: writes events to its outbox and never publishes them
 )
 
 // Info describes a defect for listings and the defect matrix.
@@ -117,6 +120,9 @@ var catalog = []Info{
 	{SenderRetryGone, "service", "webhook-sender", "takes 410 Gone for a failure like any other and retries, delivering to an endpoint that said it is gone for good"},
 	{ConsumerAckFirst, "service", "queue", "acknowledges a queued payment as it arrives, before it charges, so a crash during the charge loses the payment: the broker never delivers it again"},
 	{ConsumerFreshKey, "service", "queue", "keys a queued payment by its message id and delivery count, so each delivery of one message (a redelivery after a crash, a publisher's resend) is a payment of its own and charges again"},
+	{OutboxDualWrite, "service", "outbox", "publishes a payment's event from the request path after the commit, once, instead of through the outbox's relay: an event the broker does not confirm, or a crash before the publish, loses it for good"},
+	{OutboxNewID, "service", "outbox", "gives each publish of an event a fresh Nats-Msg-Id, so an event the relay publishes again after an unconfirmed publish is, to a consumer deduplicating by id, a second event"},
+	{OutboxNoRelay, "service", "outbox", "writes each payment's event to its outbox and runs no relay, so no event is ever published"},
 	{ConsumerNoAck, "service", "queue", "charges a queued payment but never acknowledges its message, so the broker delivers it again every ack_wait until max_deliver and then gives up on it"},
 	{ConsumerNoDeadLetter, "service", "queue", "asks for a message it cannot parse again on every delivery and never dead-letters it, so the broker gives up on it silently after max_deliver and it is lost"},
 }

@@ -53,7 +53,7 @@ type consumer struct {
 // consuming is one life of the consumer, from start to a stop (a crash).
 type consuming struct {
 	nc     *nats.Conn
-	cc     jetstream.ConsumeContext
+	cc     jetstream.ConsumeContext // nil until bound; guarded by mu
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
@@ -74,34 +74,65 @@ func (l *consuming) enter() bool {
 
 // start connects and begins consuming.
 func (c *consumer) start(ctx context.Context) error {
-	nc, err := nats.Connect(c.cfg.URL, nats.Name("payments-consumer"))
+	// The broker may be down (a crash during an outage): the connection
+	// is retried in the background, and so is binding to the consumer.
+	nc, err := nats.Connect(c.cfg.URL, nats.Name("payments-consumer"), nats.RetryOnFailedConnect(true),
+		nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		return fmt.Errorf("payments: consumer: connect %s: %w", c.cfg.URL, err)
 	}
 	js, err := jetstream.New(nc)
-	if err == nil {
-		var cons jetstream.Consumer
-		if cons, err = js.Consumer(ctx, c.cfg.Stream, c.cfg.Consumer); err == nil {
-			hctx, cancel := context.WithCancel(context.Background())
-			l := &consuming{nc: nc, cancel: cancel}
-			l.cc, err = cons.Consume(func(m jetstream.Msg) {
-				if !l.enter() {
-					return
-				}
-				defer l.wg.Done()
-				c.handle(hctx, nc, m)
-			})
-			if err == nil {
-				c.mu.Lock()
-				c.cur = l
-				c.mu.Unlock()
-				return nil
-			}
-			cancel()
-		}
+	if err != nil {
+		nc.Close()
+		return fmt.Errorf("payments: consumer: %w", err)
 	}
-	nc.Close()
-	return fmt.Errorf("payments: consumer %s/%s: %w", c.cfg.Stream, c.cfg.Consumer, err)
+	hctx, cancel := context.WithCancel(context.Background())
+	l := &consuming{nc: nc, cancel: cancel}
+	c.mu.Lock()
+	c.cur = l
+	c.mu.Unlock()
+	bind := func(ctx context.Context) error {
+		cons, err := js.Consumer(ctx, c.cfg.Stream, c.cfg.Consumer)
+		if err != nil {
+			return err
+		}
+		cc, err := cons.Consume(func(m jetstream.Msg) {
+			if !l.enter() {
+				return
+			}
+			defer l.wg.Done()
+			c.handle(hctx, nc, m)
+		})
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.stopped {
+			cc.Stop()
+			return nil
+		}
+		l.cc = cc
+		return nil
+	}
+	if nc.IsConnected() && bind(ctx) == nil {
+		return nil
+	}
+	go func() {
+		for hctx.Err() == nil {
+			bctx, bcancel := context.WithTimeout(hctx, time.Second)
+			err := bind(bctx)
+			bcancel()
+			if err == nil {
+				return
+			}
+			select {
+			case <-hctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	return nil
 }
 
 // stop ends consuming as a crash would: the connection goes first, so no
@@ -116,9 +147,12 @@ func (c *consumer) stop() {
 	}
 	l.mu.Lock()
 	l.stopped = true
+	cc := l.cc
 	l.mu.Unlock()
 	l.nc.Close()
-	l.cc.Stop()
+	if cc != nil {
+		cc.Stop()
+	}
 	l.cancel()
 	l.wg.Wait()
 }

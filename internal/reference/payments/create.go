@@ -243,6 +243,9 @@ func (s *Server) execute(ctx context.Context, j job, fin finish, enforce bool) r
 		if err := fin(wctx, j, store.Succeeded, http.StatusCreated, body, p); err != nil {
 			return s.unfinished(wctx, j, err)
 		}
+		if s.publisher != nil {
+			s.publisher.committed(p)
+		}
 		if s.sender != nil {
 			s.sender.notify(paymentView{ID: j.paymentID, Amount: j.req.Amount, Currency: j.req.Currency, Status: "succeeded", ChargeID: out.chargeID})
 		}

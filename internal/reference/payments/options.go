@@ -83,6 +83,7 @@ type config struct {
 	webhookKey   []byte                                   // see WithWebhookKey
 	sender       SenderConfig                             // see WithWebhookSender
 	consumer     ConsumerConfig                           // see WithConsumer
+	outbox       OutboxConfig                             // see WithOutbox
 }
 
 // WithStore sets the idempotency and payment store (required). The Server
@@ -131,6 +132,11 @@ func WithWebhookKey(key []byte) Option { return func(c *config) { c.webhookKey =
 // cfg.URL for every payment that succeeds; without it the service sends
 // no webhooks.
 func WithWebhookSender(cfg SenderConfig) Option { return func(c *config) { c.sender = cfg } }
+
+// WithOutbox makes the service publish each succeeded payment's event to
+// a NATS JetStream broker through its outbox (see OutboxConfig); New
+// connects, retrying in the background while the broker is down.
+func WithOutbox(cfg OutboxConfig) Option { return func(c *config) { c.outbox = cfg } }
 
 // WithConsumer makes the service consume payment requests from the NATS
 // JetStream durable consumer cfg names (see ConsumerConfig); New connects.

@@ -31,6 +31,8 @@ type Server struct {
 	sender *sender // nil when the service sends no webhooks
 	// consumer is nil when the service consumes no queue.
 	consumer *consumer
+	// publisher is nil when the service publishes no events.
+	publisher *publisher
 	// pending are the webhook effects the answer-first defect has yet to
 	// record (a timer each: true while it still owes its effect).
 	pendingMu sync.Mutex
@@ -89,6 +91,12 @@ func New(opts ...Option) (*Server, error) {
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeRaw(w, http.StatusOK, []byte(`{"status":"ok"}`))
 	})
+	if c.outbox.URL != "" {
+		s.publisher = &publisher{s: s, cfg: c.outbox.withDefaults(), wake: make(chan struct{}, 1)}
+		if err := s.publisher.start(); err != nil {
+			return nil, err
+		}
+	}
 	if c.consumer.URL != "" {
 		s.consumer = &consumer{s: s, cfg: c.consumer.withDefaults()}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -101,14 +109,21 @@ func New(opts ...Option) (*Server, error) {
 }
 
 // Crash loses what the service holds only in memory, as a crash would:
-// the effects of webhooks it answered but has not recorded yet, and the
-// queue consumer's message in hand (its connection cut, so no ack leaves,
-// then started again). What a real crash would also skip, the store
+// the effects of webhooks it answered but has not recorded yet, the
+// publisher's connection with what its reconnect buffer held, and the
+// queue consumer's message in hand (its connection cut, so no ack leaves);
+// the publisher and the consumer start again. What a real crash would also skip, the store
 // writes after an interrupted charge, still happen: they release the
 // claim, which a crash's lease expiry would do later. The store, a disk,
 // survives.
 func (s *Server) Crash(ctx context.Context) error {
 	s.dropPending()
+	if s.publisher != nil {
+		s.publisher.stop()
+		if err := s.publisher.start(); err != nil {
+			return err
+		}
+	}
 	if s.consumer == nil {
 		return nil
 	}
@@ -124,6 +139,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 func (s *Server) Close() error {
 	if s.consumer != nil {
 		s.consumer.stop()
+	}
+	if s.publisher != nil {
+		s.publisher.stop()
 	}
 	s.dropPending()
 	s.bg.Wait()

@@ -67,7 +67,7 @@ func createPostgresSchema(ctx context.Context, pool *pgxpool.Pool) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, schemaLockID); err != nil {
 			return fmt.Errorf("schema lock: %w", err)
 		}
-		for _, stmt := range slices.Concat(postgresSchema, postgresInboxSchema) {
+		for _, stmt := range slices.Concat(postgresSchema, postgresInboxSchema, postgresOutboxSchema) {
 			if _, err := tx.Exec(ctx, stmt); err != nil {
 				return fmt.Errorf("create schema: %w", err)
 			}
@@ -235,7 +235,10 @@ ON CONFLICT (id) DO UPDATE SET
 	tenant = excluded.tenant, key = excluded.key, amount = excluded.amount, currency = excluded.currency,
 	charge_id = excluded.charge_id, status = excluded.status, created_at = excluded.created_at`,
 		p.ID, p.Tenant, p.Key, p.Amount, p.Currency, p.ChargeID, p.Status, pgTime(p.CreatedAt))
-	return err
+	if err != nil {
+		return err
+	}
+	return insertOutboxPostgres(ctx, tx, p)
 }
 
 func scanRecordPostgres(row pgx.Row, rec *Record) error {

@@ -125,7 +125,7 @@ func openSQLiteConns(ctx context.Context, path string, maxConns int) (*sqliteSto
 	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	if _, err := db.ExecContext(ctx, sqliteSchema+sqliteInboxSchema); err != nil {
+	if _, err := db.ExecContext(ctx, sqliteSchema+sqliteInboxSchema+sqliteOutboxSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: sqlite open %q: create schema: %w", path, err)
 	}
@@ -318,9 +318,11 @@ func (s *sqliteStore) Close() error {
 // insertPayment upserts p within tx: a payment id is assigned once per
 // record, so a conflict can only be the same payment written again.
 func (s *sqliteStore) insertPayment(ctx context.Context, tx *sql.Tx, p *Payment) error {
-	_, err := tx.StmtContext(ctx, s.stmt.insertPayment).ExecContext(ctx,
-		p.ID, p.Tenant, p.Key, p.Amount, p.Currency, p.ChargeID, p.Status, toMicros(p.CreatedAt))
-	return err
+	if _, err := tx.StmtContext(ctx, s.stmt.insertPayment).ExecContext(ctx,
+		p.ID, p.Tenant, p.Key, p.Amount, p.Currency, p.ChargeID, p.Status, toMicros(p.CreatedAt)); err != nil {
+		return err
+	}
+	return insertOutboxSQLite(ctx, tx, p)
 }
 
 const sqliteInsertPayment = `

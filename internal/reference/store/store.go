@@ -96,6 +96,10 @@ type Store interface {
 	// Inbox records the webhook events the service receives.
 	Inbox
 
+	// Outbox holds the events of succeeded payments until the relay
+	// publishes them.
+	Outbox
+
 	// Close releases the database handle.
 	Close() error
 }

@@ -90,6 +90,9 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 		opts = append(opts, reference.WithConsumer(payments.ConsumerConfig{URL: env.Broker, Stream: q.Stream, Consumer: q.Consumer,
 			DeadLetter: q.DeadLetter, MaxDeliver: q.MaxDeliver}))
 	}
+	if o := t.Outbox; o.Declared() && env.Broker != "" {
+		opts = append(opts, reference.WithOutbox(payments.OutboxConfig{URL: env.Broker, Subject: o.Subject}))
+	}
 	if env.Port != 0 {
 		opts = append(opts, reference.WithGatewayAddr(fmt.Sprintf("127.0.0.1:%d", env.Port)))
 	}

@@ -83,6 +83,11 @@ func Defaults(t *targets.Target) {
 	defaultWebhooks(&t.Webhooks)
 	defaultWebhookSender(t)
 	defaultQueueConsumer(&t.QueueConsumer)
+	if t.Outbox.Subject == "" {
+		// internal/reference/payments/outbox.go: each succeeded payment's
+		// event, relayed from the outbox its transaction writes.
+		t.Outbox.Subject = "payments.events"
+	}
 }
 
 // defaultQueueConsumer declares the service's queue consumer

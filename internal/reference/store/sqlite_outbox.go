@@ -1,0 +1,57 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// sqliteOutboxSchema holds the events the relay has yet to publish.
+const sqliteOutboxSchema = `
+CREATE TABLE IF NOT EXISTS outbox (
+	seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+	id           TEXT    NOT NULL UNIQUE,
+	payload      BLOB    NOT NULL,
+	created_at   INTEGER NOT NULL,
+	published_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS outbox_unpublished ON outbox (published_at, seq);`
+
+// insertOutbox adds p's event within tx; the same payment written again
+// adds nothing.
+func insertOutboxSQLite(ctx context.Context, tx *sql.Tx, p *Payment) error {
+	ev := paymentEvent(p)
+	if ev == nil {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO outbox (id, payload, created_at) VALUES (?1, ?2, ?3) ON CONFLICT (id) DO NOTHING`,
+		ev.ID, ev.Payload, toMicros(ev.CreatedAt))
+	return err
+}
+
+func (s *sqliteStore) Unpublished(ctx context.Context, limit int) ([]OutboxEvent, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT ?1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite outbox: %w", err)
+	}
+	defer rows.Close()
+	var out []OutboxEvent
+	for rows.Next() {
+		var ev OutboxEvent
+		var created int64
+		if err := rows.Scan(&ev.ID, &ev.Payload, &created); err != nil {
+			return nil, fmt.Errorf("store: sqlite outbox: %w", err)
+		}
+		ev.CreatedAt = fromMicros(created)
+		out = append(out, ev)
+	}
+	return out, rows.Err()
+}
+
+func (s *sqliteStore) MarkPublished(ctx context.Context, id string) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE outbox SET published_at = ?1 WHERE id = ?2`, toMicros(time.Now()), id); err != nil {
+		return fmt.Errorf("store: sqlite outbox mark: %w", err)
+	}
+	return nil
+}
