@@ -77,21 +77,53 @@ func (o *ocase) stored(ctx context.Context) ([]broker.Event, error) {
 	return slices.DeleteFunc(all, func(e broker.Event) bool { return e.MsgID == "" || !slices.Contains(mine, e.MsgID) }), err
 }
 
-// awaitStored waits, at most the settle time, until the broker stored at
-// least n of the case's events (n = 0: waits it out), and returns them.
+// awaitStored waits until the broker stored at least n of the case's
+// events (n = 0: waits it out), and returns them; see wait for how long.
 func (o *ocase) awaitStored(ctx context.Context, n int) ([]broker.Event, error) {
-	end := time.Now().Add(o.cfg.settle())
-	for {
-		st, err := o.stored(ctx)
-		if err != nil || n > 0 && len(ids(st)) >= n || !time.Now().Before(end) {
-			return st, err
-		}
+	var st []broker.Event
+	var err error
+	o.wait(ctx, func() bool {
+		st, err = o.stored(ctx)
+		return err != nil || n > 0 && len(ids(st)) >= n
+	})
+	return st, err
+}
+
+// wait polls done until it holds or the settle time passed with no event
+// published at all: a relay still working through earlier effects' events
+// (a backlog an outage left, oldest first) has not lost the case's, so the
+// wait goes on while it publishes, up to maxWaits settle times in all.
+func (o *ocase) wait(ctx context.Context, done func() bool) {
+	start := time.Now()
+	end, seen := start.Add(o.cfg.settle()), o.published()
+	for !done() && time.Now().Before(end) {
 		select {
 		case <-ctx.Done():
-			return st, ctx.Err()
+			return
 		case <-time.After(50 * time.Millisecond):
 		}
+		if n := o.published(); n > seen {
+			seen = n
+			if end = time.Now().Add(o.cfg.settle()); end.After(start.Add(maxWaits * o.cfg.settle())) {
+				end = start.Add(maxWaits * o.cfg.settle())
+			}
+		}
 	}
+}
+
+// maxWaits bounds a wait kept going by a relay's progress, in settle
+// times: within a check's 90 s.
+const maxWaits = 6
+
+// published counts every event publish the journal holds.
+func (o *ocase) published() int {
+	n := 0
+	for _, e := range o.p.Broker.Events() {
+		if e.Kind == broker.Emitted {
+			n++
+		}
+	}
+	return n
 }
 
 // ids returns the distinct Nats-Msg-Ids of evs in order; an event without

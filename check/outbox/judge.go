@@ -36,7 +36,7 @@ func agree(ctx context.Context, o *ocase, want, seen string, st []broker.Event) 
 	case slices.ContainsFunc(em, func(e broker.Event) bool { return e.MsgID == "" }):
 		return notTimed(check.Fail(want, obs+": an event was published without a Nats-Msg-Id, so no consumer can tell a copy of it from a new event", o.Evidence()...))
 	case n < ef.Total:
-		return notTimed(check.Fail(want, obs+fmt.Sprintf(": %d effects without their event after %s", ef.Total-n, check.Ms(o.cfg.settle())), o.Evidence()...))
+		return notTimed(check.Fail(want, obs+fmt.Sprintf(": %d effects without their event (waited until no event at all was published for %s)", ef.Total-n, check.Ms(o.cfg.settle())), o.Evidence()...))
 	case n > ef.Total:
 		return notTimed(check.Fail(want, obs+fmt.Sprintf(": %d events more than effects", n-ef.Total), o.Evidence()...))
 	case len(ids(em)) > n:

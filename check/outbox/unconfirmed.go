@@ -3,7 +3,6 @@ package outbox
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/resilcheck/resilcheck/broker"
 	"github.com/resilcheck/resilcheck/check"
@@ -30,10 +29,10 @@ func unconfirmed(ctx context.Context, o *ocase) check.Result {
 		return check.Inconclusive("the trigger %s got %s with the broker refusing events: no effect to publish", o.op.Name, check.Describe(r))
 	}
 	var first []broker.Event
-	for end := time.Now().Add(o.cfg.settle()); len(first) == 0 && time.Now().Before(end) && ctx.Err() == nil; {
-		time.Sleep(20 * time.Millisecond)
+	o.wait(ctx, func() bool {
 		first = o.emitted()
-	}
+		return len(first) > 0
+	})
 	if len(first) == 0 {
 		return check.Inconclusive("the service published no event for the trigger in %s: nothing went unconfirmed (OB-01 judges that)", check.Ms(o.cfg.settle()))
 	}

@@ -109,6 +109,9 @@ func checks() []check.Check {
 		{ID: "WS-08", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
 			Source: swRetries + " (random jitter, so retries do not recur as load)",
 			Title:  "events failing together are not retried in lockstep", Run: withSender(spread)},
+		{ID: "WS-09", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
+			Source: swStatus + " (only 2xx is success; redirects are not followed)",
+			Title:  "a delivery answered with a redirect is not followed, and is retried at the endpoint's own URL", Run: withSender(redirected)},
 	}
 }
 
@@ -123,7 +126,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	}
 	return []reports.Tolerance{
 		{Name: "WS grace", Value: cfg.grace().String(),
-			Why: "WS-01..WS-08: how long past twice the declared wait the endpoint waits for a retry that should come, or one that must not"},
+			Why: "WS-01..WS-09: how long past twice the declared wait the endpoint waits for a retry that should come, or one that must not"},
 		{Name: "WS-08 lockstep", Value: fmt.Sprintf("> %.0f %% of %d events' first waits in one %s bucket", 100*lockstepShare, cfg.events(), bucket),
 			Why: "WS-08: jitter spreads the retries of events that failed together; lockstep puts them in one bucket"},
 		{Name: "WS-06 Retry-After", Value: ra,

@@ -65,7 +65,11 @@ type NATS struct {
 	drained chan struct{}  // closed by the drain loop once in is closed and empty
 	closeIn sync.Once
 
-	mu      sync.Mutex
+	mu         sync.Mutex
+	storedMu   sync.Mutex     // guards stored and storedNext, Stored's cache
+	stored     []broker.Event // the events stream's messages read so far
+	storedNext uint64         // the next sequence Stored reads
+
 	events  []broker.Event
 	ids     map[uint64]string           // stream sequence → Nats-Msg-Id
 	markers map[*nats.Msg]chan struct{} // sync's markers in flight

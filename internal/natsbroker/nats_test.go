@@ -3,6 +3,8 @@ package natsbroker
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -86,4 +88,25 @@ func equalKinds(a, b []broker.Kind) bool {
 		}
 	}
 	return true
+}
+
+// TestStartNATS_fails: a broker asked for nothing is a plain error; one
+// whose store cannot be made fails as ErrStart (certify's exit 3), and
+// leaves nothing running.
+func TestStartNATS_fails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := StartNATS(ctx, Config{}); err == nil || errors.Is(err, ErrStart) {
+		t.Errorf("StartNATS with no subjects: %v, want a plain error", err)
+	}
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 2*time.Second) // bounds the wait for a server that never gets ready
+	defer cancelShort()
+	b, err := StartNATS(short, Config{Subject: "orders.created", Dir: file})
+	if !errors.Is(err, ErrStart) || b != nil {
+		t.Errorf("StartNATS on a store that is a file: %v, %v; want ErrStart and no broker", b, err)
+	}
 }

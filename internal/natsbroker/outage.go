@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -75,8 +76,11 @@ func (b *NATS) setEventsSubject(ctx context.Context, subject string) error {
 }
 
 // Stored returns the events the events stream holds, in order, each with
-// its Nats-Msg-Id.
+// its Nats-Msg-Id. Messages read once are kept, so a call reads only
+// those stored since the last (the stream only grows).
 func (b *NATS) Stored(ctx context.Context) ([]broker.Event, error) {
+	b.storedMu.Lock()
+	defer b.storedMu.Unlock()
 	st, err := b.js.Stream(ctx, EventsStream)
 	if err != nil {
 		return nil, fmt.Errorf("natsbroker: events stream: %w", err)
@@ -85,16 +89,17 @@ func (b *NATS) Stored(ctx context.Context) ([]broker.Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsbroker: events stream: %w", err)
 	}
-	var out []broker.Event
-	for seq := info.State.FirstSeq; seq > 0 && seq <= info.State.LastSeq; seq++ {
+	for seq := max(b.storedNext, info.State.FirstSeq); seq > 0 && seq <= info.State.LastSeq; seq++ {
 		m, err := st.GetMsg(ctx, seq)
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			b.storedNext = seq + 1
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("natsbroker: events stream message %d: %w", seq, err)
 		}
-		out = append(out, broker.Event{At: m.Time, Kind: broker.Emitted, Seq: seq, MsgID: m.Header.Get(nats.MsgIdHdr), Body: m.Data})
+		b.stored = append(b.stored, broker.Event{At: m.Time, Kind: broker.Emitted, Seq: seq, MsgID: m.Header.Get(nats.MsgIdHdr), Body: m.Data})
+		b.storedNext = seq + 1
 	}
-	return out, nil
+	return slices.Clone(b.stored), nil
 }

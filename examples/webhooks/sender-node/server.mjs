@@ -6,7 +6,9 @@
 // randomize, a 410 Gone ending delivery (AbortError) and a 429 or 503's
 // Retry-After slept in onFailedAttempt before p-retry's own delay. `-break
 // NAME` breaks one of those: no-randomize (p-retry's default, randomize:
-// false), retry-gone (410 retried like any failure), ignore-retry-after.
+// false), retry-gone (410 retried like any failure), ignore-retry-after,
+// follow-redirects (fetch's default, redirect: "follow", where the sender
+// asks for "manual": a redirect is an answer, not 2xx, so a failure).
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import pRetry, { AbortError } from "p-retry";
@@ -37,6 +39,7 @@ async function attempt(id, payload) {
     method: "POST",
     body: payload,
     signal: AbortSignal.timeout(1000),
+    redirect: breakName === "follow-redirects" ? "follow" : "manual",
     headers: {
       "content-type": "application/json",
       "webhook-id": id,

@@ -57,6 +57,7 @@ const (
 	SenderNoTimeout          Name = "sender-no-timeout"          // service: waits for a webhook endpoint's answer without end
 	SenderIgnoreRetryAfter   Name = "sender-ignore-retry-after"  // service: retries a webhook before the endpoint's Retry-After
 	SenderRetryGone          Name = "sender-retry-gone"          // service: retries a webhook the endpoint answered 410 Gone
+	SenderFollowsRedirects   Name = "sender-follows-redirects"   // service: follows a webhook endpoint's redirect
 	ConsumerAckFirst         Name = "consumer-ack-first"         // service: acks a queued payment before it charges
 	ConsumerFreshKey         Name = "consumer-fresh-key"         // service: keys each delivery of a queued payment apart
 	ConsumerNoDeadLetter     Name = "consumer-no-dead-letter"    // service: never dead-letters a message it cannot process
@@ -118,6 +119,7 @@ var catalog = []Info{
 	{SenderNoTimeout, "service", "webhook-sender", "sends each attempt with no timeout, so an endpoint that accepts the connection and never answers holds the event for ever and it is never retried"},
 	{SenderIgnoreRetryAfter, "service", "webhook-sender", "waits its own backoff after a 429 or 503, ignoring the endpoint's longer Retry-After"},
 	{SenderRetryGone, "service", "webhook-sender", "takes 410 Gone for a failure like any other and retries, delivering to an endpoint that said it is gone for good"},
+	{SenderFollowsRedirects, "service", "webhook-sender", "sends deliveries with net/http's default client, which follows a redirect: a 307 re-posts the signed event to wherever the Location points, and the event counts as delivered there"},
 	{ConsumerAckFirst, "service", "queue", "acknowledges a queued payment as it arrives, before it charges, so a crash during the charge loses the payment: the broker never delivers it again"},
 	{ConsumerFreshKey, "service", "queue", "keys a queued payment by its message id and delivery count, so each delivery of one message (a redelivery after a crash, a publisher's resend) is a payment of its own and charges again"},
 	{OutboxDualWrite, "service", "outbox", "publishes a payment's event from the request path after the commit, once, instead of through the outbox's relay: an event the broker does not confirm, or a crash before the publish, loses it for good"},

@@ -22,13 +22,13 @@ import (
 type OutboxConfig struct {
 	URL      string        // the broker, nats://…; empty = the service publishes no events
 	Subject  string        // where events are published
-	Interval time.Duration // how often the relay looks for unpublished events [50ms]
+	Interval time.Duration // how often the relay looks for unpublished events, besides each commit's wake-up [250ms]
 	Timeout  time.Duration // bound on one publish's confirmation [1s]
 }
 
 func (c OutboxConfig) withDefaults() OutboxConfig {
 	if c.Interval <= 0 {
-		c.Interval = 50 * time.Millisecond
+		c.Interval = 250 * time.Millisecond
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = time.Second
@@ -36,8 +36,9 @@ func (c OutboxConfig) withDefaults() OutboxConfig {
 	return c
 }
 
-// relayBatch is how many events one pass of the relay publishes at most.
-const relayBatch = 100
+// relayBatch is how many events one pass of the relay publishes at most,
+// pipelined: a backlog (after an outage) drains in a few passes.
+const relayBatch = 500
 
 // publisher owns the service's broker connection: the relay's, or, under
 // outbox-dual-write, the request path's.
@@ -118,22 +119,46 @@ func (p *publisher) relay(ctx context.Context, l *publishing) {
 		case <-p.wake:
 		}
 		evs, err := p.s.store.Unpublished(ctx, relayBatch)
-		if err != nil {
+		if err != nil || len(evs) == 0 {
 			continue
 		}
-		for _, ev := range evs {
-			id := ev.ID
-			if p.s.cfg.defects.Has(defect.OutboxNewID) {
-				id = p.s.rng.id("evt")
-			}
-			if err := p.publish(ctx, l, id, ev.Payload); err != nil {
-				break
-			}
-			if err := p.s.store.MarkPublished(ctx, ev.ID); err != nil {
-				break // published again next pass, under the same id
-			}
+		// A mark that fails publishes again next pass, under the same id.
+		_ = p.s.store.MarkPublished(ctx, p.publishAll(ctx, l, evs)...)
+	}
+}
+
+// publishAll publishes evs pipelined and returns the ids of those the
+// broker confirmed within Timeout.
+func (p *publisher) publishAll(ctx context.Context, l *publishing, evs []store.OutboxEvent) []string {
+	futures := make([]jetstream.PubAckFuture, 0, len(evs))
+	for _, ev := range evs {
+		id := ev.ID
+		if p.s.cfg.defects.Has(defect.OutboxNewID) {
+			id = p.s.rng.id("evt")
+		}
+		msg := &nats.Msg{Subject: p.cfg.Subject, Header: nats.Header{}, Data: ev.Payload}
+		msg.Header.Set(nats.MsgIdHdr, id)
+		f, err := l.js.PublishMsgAsync(msg)
+		if err != nil {
+			break
+		}
+		futures = append(futures, f)
+	}
+	timeout := time.NewTimer(p.cfg.Timeout)
+	defer timeout.Stop()
+	var done []string
+	for i, f := range futures {
+		select {
+		case <-f.Ok():
+			done = append(done, evs[i].ID)
+		case <-f.Err():
+		case <-timeout.C:
+			return done
+		case <-ctx.Done():
+			return done
 		}
 	}
+	return done
 }
 
 // publish sends one event and waits for the broker's confirmation.

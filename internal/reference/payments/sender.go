@@ -57,6 +57,17 @@ type sender struct {
 
 func newSender(cfg SenderConfig, defects defect.Set, client *http.Client, rng *lockedRand) *sender {
 	ctx, stop := context.WithCancel(context.Background())
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if !defects.Has(defect.SenderFollowsRedirects) {
+		// Only a 2xx is a delivery (Standard Webhooks 1.0.0, "Delivery
+		// success and failure"): a redirect is answered as it came, a
+		// failure, not followed as net/http's client does by default.
+		c := *client
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		client = &c
+	}
 	return &sender{cfg: cfg.withDefaults(), defects: defects, client: client, rng: rng, ctx: ctx, stop: stop}
 }
 

@@ -22,10 +22,10 @@ type Outbox interface {
 	// Unpublished returns up to limit events not yet marked published,
 	// oldest first.
 	Unpublished(ctx context.Context, limit int) ([]OutboxEvent, error)
-	// MarkPublished marks event id published; the relay calls it after the
-	// broker confirmed the publish, so a crash in between publishes it
-	// again, under the same id.
-	MarkPublished(ctx context.Context, id string) error
+	// MarkPublished marks the events ids published; the relay calls it
+	// after the broker confirmed their publishes, so a crash in between
+	// publishes them again, under the same ids.
+	MarkPublished(ctx context.Context, ids ...string) error
 }
 
 // paymentEvent is the outbox row of p, or nil when p owes no event (a

@@ -46,8 +46,11 @@ func (s *postgresStore) Unpublished(ctx context.Context, limit int) ([]OutboxEve
 	return out, rows.Err()
 }
 
-func (s *postgresStore) MarkPublished(ctx context.Context, id string) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE outbox SET published_at = $1 WHERE id = $2`, pgTime(time.Now()), id); err != nil {
+func (s *postgresStore) MarkPublished(ctx context.Context, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := s.pool.Exec(ctx, `UPDATE outbox SET published_at = $1 WHERE id = ANY($2)`, pgTime(time.Now()), ids); err != nil {
 		return fmt.Errorf("store: postgres outbox mark: %w", err)
 	}
 	return nil

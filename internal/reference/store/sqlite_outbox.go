@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -49,9 +50,18 @@ func (s *sqliteStore) Unpublished(ctx context.Context, limit int) ([]OutboxEvent
 	return out, rows.Err()
 }
 
-func (s *sqliteStore) MarkPublished(ctx context.Context, id string) error {
-	if _, err := s.db.ExecContext(ctx, `UPDATE outbox SET published_at = ?1 WHERE id = ?2`, toMicros(time.Now()), id); err != nil {
-		return fmt.Errorf("store: sqlite outbox mark: %w", err)
+func (s *sqliteStore) MarkPublished(ctx context.Context, ids ...string) error {
+	for len(ids) > 0 {
+		n := min(len(ids), 500) // SQLite's default limit is 32766 variables
+		args := []any{toMicros(time.Now())}
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		q := `UPDATE outbox SET published_at = ? WHERE id IN (?` + strings.Repeat(",?", n-1) + `)`
+		if _, err := s.db.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("store: sqlite outbox mark: %w", err)
+		}
+		ids = ids[n:]
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import "github.com/resilcheck/resilcheck/internal/reference/defect"
 var senderMatrix = map[defect.Name]Expectation{
 	defect.SenderNewID:           {Must: []string{"WS-01"}, Direct: senderDirect},
 	defect.SenderUnsignedRetries: {Must: []string{"WS-02"}, Direct: senderDirect},
-	defect.SenderNoRetry: {Must: []string{"WS-03", "WS-03b", "WS-03c"}, Direct: senderDirect,
+	defect.SenderNoRetry: {Must: []string{"WS-03", "WS-03b", "WS-03c", "WS-09"}, Direct: senderDirect,
 		Vacuous: []string{"WS-01", "WS-02", "WS-04", "WS-05", "WS-06", "WS-06b", "WS-08"}},
 	defect.SenderNoBackoff:        {Must: []string{"WS-04", "WS-08"}, Direct: senderDirect},
 	defect.SenderNoJitter:         {Must: []string{"WS-08"}, Direct: senderDirect},
@@ -23,6 +23,7 @@ var senderMatrix = map[defect.Name]Expectation{
 	defect.SenderNoTimeout:        {Must: []string{"WS-03c"}, Direct: senderDirect},
 	defect.SenderIgnoreRetryAfter: {Must: []string{"WS-06", "WS-06b"}, Direct: senderDirect},
 	defect.SenderRetryGone:        {Must: []string{"WS-07"}, Direct: senderDirect},
+	defect.SenderFollowsRedirects: {Must: []string{"WS-09"}, Direct: senderDirect},
 }
 
 // senderDirect names the test that certifies the webhook-sender defects.
