@@ -13,7 +13,7 @@ import (
 func TestOutbox_matrix(t *testing.T) {
 	for i, d := range suiteDefects(outbox.Name) {
 		t.Run(caseName(d), func(t *testing.T) {
-			certifySuiteCase(t, d, outbox.Name, "concurrency: 2\n", 20261129+uint64(i))
+			certifySuiteCase(t, d, outbox.Name, "concurrency: 2\noutbox: {subject: payments.events}\n", 20261129+uint64(i))
 		})
 	}
 }

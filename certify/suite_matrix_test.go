@@ -29,6 +29,12 @@ func suiteDefects(suite string) []defect.Name {
 // none is not applicable.
 func certifySuiteCase(t *testing.T, d defect.Name, suite, extra string, seed uint64) {
 	t.Helper()
+	certifySuiteCaseWant(t, d, suite, extra, seed, target.Matrix()[d])
+}
+
+// certifySuiteCaseWant is certifySuiteCase holding the report to want.
+func certifySuiteCaseWant(t *testing.T, d defect.Name, suite, extra string, seed uint64, want target.Expectation) {
+	t.Helper()
 	kinds := launch.Kinds{targets.KindReference: target.Kind()}
 	tg, err := targets.Parse(caseName(d)+".yaml", []byte(referenceSpec(d)+extra), targets.WithKinds(kinds.Specs()))
 	if err != nil {
@@ -38,7 +44,7 @@ func certifySuiteCase(t *testing.T, d defect.Name, suite, extra string, seed uin
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	failed := judgeMatrixCase(t, d, res.Report, target.Matrix()[d], "service")
+	failed := judgeMatrixCase(t, d, res.Report, want, "service")
 	for _, c := range res.Report.Checks {
 		if c.Status == reports.StatusNotApplicable {
 			t.Errorf("%s not applicable: %s", c.ID, c.Reason)

@@ -83,21 +83,19 @@ func Defaults(t *targets.Target) {
 	defaultWebhooks(&t.Webhooks)
 	defaultWebhookSender(t)
 	defaultQueueConsumer(&t.QueueConsumer)
-	if t.Outbox.Subject == "" {
-		// internal/reference/payments/outbox.go: each succeeded payment's
-		// event, relayed from the outbox its transaction writes.
-		t.Outbox.Subject = "payments.events"
-	}
 }
 
-// defaultQueueConsumer declares the service's queue consumer
-// (internal/reference/payments/consumer.go): payment requests on
-// payments.requested, each a POST /v1/payments body keyed by its
+// defaultQueueConsumer declares the rest of the service's queue consumer
+// (internal/reference/payments/consumer.go) once the spec names its
+// subject: payment requests, each a POST /v1/payments body keyed by its
 // Nats-Msg-Id, charged through the processor the ledger counts; a body it
 // cannot parse is dead-lettered to payments.dead at its third delivery.
+// Without a subject the stack consumes nothing, so a certification of the
+// other suites is not shaken by the crashes and redeliveries of this one
+// (an outbox, likewise, is the spec's to name: outbox.subject).
 func defaultQueueConsumer(q *targets.QueueConsumer) {
 	if q.Subject == "" {
-		q.Subject = "payments.requested"
+		return
 	}
 	if q.Stream == "" {
 		q.Stream = "PAYMENTS"
