@@ -9,15 +9,19 @@ import (
 
 // delayKept (HD-01): three calls answered at once get no copy; a call whose
 // first copy is held gets its second copy once the declared delay has
-// passed, within the slack on either side.
+// passed (less the slack), and before twice the delay (or the delay and
+// the slack, when longer): a hedge that waits twice its delay is not
+// hedging on the declared schedule, while one a busy runner's scheduler
+// delayed by a fraction of it still is (CI saw 405-483 ms for 300 ms).
 func delayKept(ctx context.Context, cs *check.Case) check.Result {
 	c, res, ok := begin(ctx, cs)
 	if !ok {
 		return res
 	}
 	d, hold := c.p.Delay, c.cfg.hold(c.p.Delay)
-	want := fmt.Sprintf("calls answered at once get no copy; a call held %s gets its second copy %s after the first (the declared delay), within ±%s",
-		check.Ms(hold), check.Ms(d), check.Ms(c.tol))
+	late := d + max(c.tol, d)
+	want := fmt.Sprintf("calls answered at once get no copy; a call held %s gets its second copy %s after the first (the declared delay), no sooner than %s and before %s",
+		check.Ms(hold), check.Ms(d), check.Ms(d-c.tol), check.Ms(late))
 	// One request at a time, each judged on its own calls: the proxy
 	// journals a call's end a moment after its answer left, by when the
 	// next request's call may have arrived.
@@ -52,7 +56,7 @@ func delayKept(ctx context.Context, cs *check.Case) check.Result {
 	switch {
 	case gap < d-c.tol:
 		return check.Fail(want, fmt.Sprintf("the second copy came %s after the first, before the delay: %s", check.Ms(gap), obs), c.Evidence()...)
-	case gap > d+c.tol:
+	case gap > late:
 		return check.Fail(want, fmt.Sprintf("the second copy came %s after the first, later than the delay: %s", check.Ms(gap), obs), c.Evidence()...)
 	}
 	return check.Pass(want, "three quick calls, no copy; "+obs, c.Evidence()...)
