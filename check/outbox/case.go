@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -37,7 +36,7 @@ func withCase(run func(ctx context.Context, o *ocase) check.Result) func(context
 		c.Restart(ctx)
 		o.start = len(o.p.Broker.Events())
 		o.call = check.Call{Op: &o.op, Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()}
-		o.amount = regexp.MustCompile(`(^|[^0-9.])` + strconv.Itoa(o.call.Amount) + `([^0-9.]|$)`)
+		o.amount = check.AmountPattern(o.call.Amount)
 		return check.BlameInnermost(c.Harness, run(ctx, o), "the innermost tier makes the effects and publishes their events")
 	}
 }

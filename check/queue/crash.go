@@ -7,7 +7,6 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,12 +43,7 @@ func init() { faults.Register("queue-crash-point", func() faults.Fault { return 
 
 func newCrashPoint(commit bool, hold time.Duration, m message) *crashPoint {
 	return &crashPoint{Commit: commit, Hold: hold, ID: m.id, Amount: m.amount, hit: make(chan struct{}),
-		amount: amountPattern(m.amount)}
-}
-
-// amountPattern matches amount as a number of its own in a body.
-func amountPattern(amount int) *regexp.Regexp {
-	return regexp.MustCompile(`(^|[^0-9.])` + strconv.Itoa(amount) + `([^0-9.]|$)`)
+		amount: check.AmountPattern(m.amount)}
 }
 
 // defaultHold bounds the hold of a crash point built from its attributes
@@ -121,7 +115,7 @@ func (f *crashPoint) carries(ex *faults.Exchange) bool {
 		return false
 	}
 	if f.amount == nil {
-		f.amount = amountPattern(f.Amount)
+		f.amount = check.AmountPattern(f.Amount)
 	}
 	return f.amount.Match(body)
 }

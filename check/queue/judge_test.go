@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/broker"
+	"github.com/resilcheck/resilcheck/check"
 )
 
 func TestDeliveries(t *testing.T) {
@@ -54,13 +55,13 @@ func TestSettledAt(t *testing.T) {
 }
 
 func TestCrashPoint_amount(t *testing.T) {
-	re := amountPattern(1234)
+	re := check.AmountPattern(1234)
 	for body, want := range map[string]bool{
 		`{"amount":1234}`: true, `{"amount": 1234, "currency":"EUR"}`: true, `amount=1234&x=1`: true,
 		`{"amount":12345}`: false, `{"amount":11234}`: false, `{"amount":12.34}`: false, `{"amount":1234.5}`: false,
 	} {
 		if got := re.MatchString(body); got != want {
-			t.Errorf("amountPattern(1234) on %s = %v, want %v", body, got, want)
+			t.Errorf("check.AmountPattern(1234) on %s = %v, want %v", body, got, want)
 		}
 	}
 }
