@@ -22,12 +22,12 @@ const lockstepShare = 0.75
 const suspectShare = 0.5
 
 // spread (WS-08): events emitted together whose first deliveries all fail
-// are retried apart: each event's first wait, as if every first delivery
-// had failed at the same instant, falls in a bucket of its own often
+// at the same instant are retried apart: each event's first wait, from
+// the failure's answer to the retry, falls in a bucket of its own often
 // enough that no bucket holds more than lockstepShare of them.
 func spread(ctx context.Context, s *scase) check.Result {
 	n := s.cfg.events()
-	if bad := s.triggerAll(ctx, n, 1, internalError); bad != "" {
+	if bad := s.triggerAll(ctx, n, 1, newTogether(n, togetherLimit(s.p.AttemptTimeout), internalError)); bad != "" {
 		return check.Inconclusive("%s", bad)
 	}
 	within := s.window(1)
@@ -50,7 +50,7 @@ func judgeSpread(evs [][]attempt, n int, bucket time.Duration) check.Result {
 	for _, as := range evs {
 		ev = append(ev, evidence(as)...)
 		if len(as) >= 2 {
-			waits = append(waits, as[1].at.Sub(as[0].at))
+			waits = append(waits, as[1].at.Sub(failedAt(as[0])))
 		}
 	}
 	if len(waits) < (n+1)/2 {
@@ -102,4 +102,13 @@ func lastAttempt(evs [][]attempt, from time.Time) time.Time {
 		}
 	}
 	return from
+}
+
+// failedAt is when the sender got a's answer: when the endpoint finished
+// it, or when it arrived for an entry without that time.
+func failedAt(a attempt) time.Time {
+	if a.entry.Finished.After(a.at) {
+		return a.entry.Finished
+	}
+	return a.at
 }

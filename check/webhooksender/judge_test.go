@@ -236,6 +236,17 @@ func TestJudgeSpread(t *testing.T) {
 		}
 		return evs
 	}
+	// held builds evs whose first attempts arrive 5 ms apart and are all
+	// answered at release, each retried its wait after that answer.
+	held := func(release time.Duration, waits ...time.Duration) [][]attempt {
+		var evs [][]attempt
+		for i, w := range waits {
+			as := at(time.Duration(i)*5*time.Millisecond, release+w)
+			as[0].entry.Finished = t0.Add(release)
+			evs = append(evs, as)
+		}
+		return evs
+	}
 	ms := time.Millisecond
 	for _, tc := range []struct {
 		name  string
@@ -248,6 +259,8 @@ func TestJudgeSpread(t *testing.T) {
 		{"lockstep but one", events(100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 140*ms), reports.StatusFail, false},
 		{"bunched: trusted from a quiet run only", events(100*ms, 101*ms, 102*ms, 103*ms, 104*ms, 130*ms, 140*ms, 150*ms), reports.StatusPass, true},
 		{"too few retried", events(100*ms, 100*ms, 100*ms, -1, -1, -1, -1, -1), reports.StatusInconclusive, false},
+		{"held together: lockstep from the answer", held(40*ms, 100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 100*ms), reports.StatusFail, false},
+		{"held together: jittered from the answer", held(40*ms, 100*ms, 112*ms, 125*ms, 131*ms, 140*ms, 104*ms, 118*ms, 147*ms), reports.StatusPass, false},
 	} {
 		r := judgeSpread(tc.evs, 8, 10*ms)
 		if r.Status != tc.want || (r.Quiet > 0) != tc.quiet {

@@ -13,14 +13,7 @@ import (
 // other delivery, an earlier event's late retry included.
 func TestScript_Inject(t *testing.T) {
 	t.Parallel()
-	p, err := faults.NewProxy(faults.WithStandIn(faults.Respond{Status: http.StatusOK}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Start("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := acceptingProxy(t)
 	s := &script{seen: map[string]bool{digest([]byte("old")): true}, events: 2, n: 2, fault: faults.Abort{Status: http.StatusInternalServerError}}
 	if err := p.Rules().Add(faults.Rule{Name: "script", Fault: s}); err != nil {
 		t.Fatal(err)
@@ -43,4 +36,19 @@ func TestScript_Inject(t *testing.T) {
 			t.Errorf("delivery %d (%s) = %d; want %d", i+1, step.body, got, step.want)
 		}
 	}
+}
+
+// acceptingProxy is a started proxy whose stand-in accepts every delivery
+// with 200, closed when t ends.
+func acceptingProxy(t *testing.T) *faults.Proxy {
+	t.Helper()
+	p, err := faults.NewProxy(faults.WithStandIn(faults.Respond{Status: http.StatusOK}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }

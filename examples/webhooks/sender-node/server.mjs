@@ -2,7 +2,7 @@
 // it: POST /orders creates an order (201) and then delivers an
 // order.created event to WEBHOOK_URL, signed by Webhook.sign per attempt
 // (a fresh timestamp, the same msg id and body), inside pRetry with
-// 3 retries waiting 100 ms, 200 ms, 400 ms stretched by p-retry's
+// 3 retries waiting 200 ms, 400 ms, 800 ms stretched by p-retry's
 // randomize, a 410 Gone ending delivery (AbortError) and a 429 or 503's
 // Retry-After slept in onFailedAttempt before p-retry's own delay. `-break
 // NAME` breaks one of those: no-randomize (p-retry's default, randomize:
@@ -62,7 +62,7 @@ function deliver(order) {
   const payload = JSON.stringify({ type: "order.created", timestamp: new Date().toISOString(), data: order });
   pRetry(() => attempt(id, payload), {
     retries: 3,
-    minTimeout: 100,
+    minTimeout: 200,
     factor: 2,
     randomize: breakName !== "no-randomize",
     onFailedAttempt: async ({ error }) => {
