@@ -18,23 +18,36 @@ import (
 // count. nil when p is the zero Probe. Callers call closeIdle when the run ends, so
 // the probe's kept-alive connections do not outlive it.
 func specProbe(t *targets.Target, p targets.Probe, base string, tlsConfig *tls.Config) (probe func(context.Context, check.Values) (int, error), closeIdle func()) {
+	return specRead(t, p, base, tlsConfig, targets.CountPath.Count)
+}
+
+// specState adapts a state probe (webhooks.ordering.state) as specProbe
+// adapts a count probe: it reads the value its path locates.
+func specState(t *targets.Target, s targets.StateProbe, base string, tlsConfig *tls.Config) (state func(context.Context, check.Values) (string, error), closeIdle func()) {
+	return specRead(t, s.Probe(), base, tlsConfig, targets.CountPath.Value)
+}
+
+// specRead is specProbe and specState: read turns the answer's body into
+// what the probe reports, by p's path.
+func specRead[T any](t *targets.Target, p targets.Probe, base string, tlsConfig *tls.Config, read func(targets.CountPath, []byte) (T, error)) (probe func(context.Context, check.Values) (T, error), closeIdle func()) {
+	var zero T
 	if p.URL == "" {
 		return nil, func() {}
 	}
 	path, err := targets.ParseCountPath(p.Count)
 	if err != nil {
-		return func(context.Context, check.Values) (int, error) { return 0, err }, func() {}
+		return func(context.Context, check.Values) (T, error) { return zero, err }, func() {}
 	}
 	tr := &http.Transport{TLSClientConfig: tlsConfig} // no proxy from the environment: the service is direct
 	client := &http.Client{Transport: tr}
-	return func(ctx context.Context, v check.Values) (int, error) {
+	return func(ctx context.Context, v check.Values) (T, error) {
 		u, hd, err := p.RenderURL(base, targets.RequestValues{Key: v.Key, Tenant: v.Tenant, Amount: v.Amount, Seq: v.Seq})
 		if err != nil {
-			return 0, err
+			return zero, err
 		}
 		req, err := http.NewRequestWithContext(ctx, p.Method, u, nil)
 		if err != nil {
-			return 0, fmt.Errorf("certify: probe: %w", err)
+			return zero, fmt.Errorf("certify: probe: %w", err)
 		}
 		req.Header = hd
 		if th := t.Tenancy.Header; th != "" && !t.Tenancy.Disabled && v.Tenant != "" && req.Header.Get(th) == "" {
@@ -50,16 +63,16 @@ func specProbe(t *targets.Target, p targets.Probe, base string, tlsConfig *tls.C
 		}
 		resp, err := client.Do(req)
 		if err != nil {
-			return 0, fmt.Errorf("certify: probe: %w", err)
+			return zero, fmt.Errorf("certify: probe: %w", err)
 		}
 		defer resp.Body.Close()
 		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		if err != nil {
-			return 0, fmt.Errorf("certify: probe %s: %w", u, err)
+			return zero, fmt.Errorf("certify: probe %s: %w", u, err)
 		}
 		if resp.StatusCode/100 != 2 {
-			return 0, fmt.Errorf("certify: probe %s answered %d", u, resp.StatusCode)
+			return zero, fmt.Errorf("certify: probe %s answered %d", u, resp.StatusCode)
 		}
-		return path.Count(body)
+		return read(path, body)
 	}, tr.CloseIdleConnections
 }

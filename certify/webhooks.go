@@ -27,10 +27,21 @@ func specWebhooks(t *targets.Target, base string, tlsConfig *tls.Config) (p chec
 	p = check.WebhookPolicy{Path: w.Path, Scheme: string(w.Scheme), Key: key, Probe: probe,
 		Ledger: effects.Ledger.Dependency != "", LedgerKey: effects.Ledger.KeyHeader}
 	if w.Body != "" {
-		p.Body = func(v check.Values) ([]byte, error) {
-			s, err := targets.Render(w.Body, targets.RequestValues{Key: v.Key, Amount: v.Amount, Tenant: v.Tenant, Seq: v.Seq})
-			return []byte(s), err
-		}
+		p.Body = renderBody(w.Body)
+	}
+	if o := w.Ordering; o.Declared() {
+		state, closeState := specState(t, o.State, base, tlsConfig)
+		p.Ordering = &check.WebhookOrdering{Earlier: renderBody(o.Earlier), Later: renderBody(o.Later), State: state}
+		closeProbe := closeIdle
+		closeIdle = func() { closeProbe(); closeState() }
 	}
 	return p, closeIdle
+}
+
+// renderBody renders the body template tpl for one case's values.
+func renderBody(tpl string) func(check.Values) ([]byte, error) {
+	return func(v check.Values) ([]byte, error) {
+		s, err := targets.Render(tpl, targets.RequestValues{Key: v.Key, Amount: v.Amount, Tenant: v.Tenant, Seq: v.Seq})
+		return []byte(s), err
+	}
 }

@@ -32,6 +32,18 @@ type WebhookPolicy struct {
 	// once it is healthy (launch.Running.CrashFunc); nil = the receiver
 	// cannot be crashed here.
 	Crash func(ctx context.Context) error
+	// Ordering is WH-09's two events about one object and the reader of
+	// its state; nil = not declared, and WH-09 is not applicable.
+	Ordering *WebhookOrdering
+}
+
+// WebhookOrdering is two events about one object, v.Key, and how to read
+// its state (the spec's webhooks.ordering).
+type WebhookOrdering struct {
+	// Earlier and Later render the two events' bodies for object v.Key.
+	Earlier, Later func(v Values) ([]byte, error)
+	// State reads object v.Key's state, compacted JSON, from the service.
+	State func(ctx context.Context, v Values) (string, error)
 }
 
 // Declared reports whether the target declares a webhook receiver.

@@ -75,11 +75,45 @@ func (p CountPath) String() string {
 
 // Count reads the count from the JSON document body.
 func (p CountPath) Count(body []byte) (int, error) {
+	v, where, err := p.locate("count", body)
+	if err != nil {
+		return 0, err
+	}
+	switch v := v.(type) {
+	case []any:
+		return len(v), nil
+	case json.Number:
+		n, err := strconv.Atoi(v.String())
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("targets: count %s: %s is %s, want a non-negative integer", p, where, v)
+		}
+		return n, nil
+	}
+	return 0, errors.New("targets: count " + p.String() + ": " + where + " is neither a number nor an array")
+}
+
+// Value reads the JSON value the path locates in body, compacted, so two
+// reads of the same state compare equal as strings.
+func (p CountPath) Value(body []byte) (string, error) {
+	v, _, err := p.locate("value", body)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("targets: value %s: %w", p, err)
+	}
+	return string(b), nil
+}
+
+// locate finds what the path points at in body, and says where that is;
+// what names the reading in errors.
+func (p CountPath) locate(what string, body []byte) (any, string, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return 0, fmt.Errorf("targets: count %s: body is not JSON: %w", p, err)
+		return nil, "", fmt.Errorf("targets: %s %s: body is not JSON: %w", what, p, err)
 	}
 	where := "$"
 	for _, s := range p.segs {
@@ -97,18 +131,8 @@ func (p CountPath) Count(body []byte) (int, error) {
 			where += "." + s.name
 		}
 		if !ok {
-			return 0, fmt.Errorf("targets: count %s: nothing at %s", p, where)
+			return nil, "", fmt.Errorf("targets: %s %s: nothing at %s", what, p, where)
 		}
 	}
-	switch v := v.(type) {
-	case []any:
-		return len(v), nil
-	case json.Number:
-		n, err := strconv.Atoi(v.String())
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("targets: count %s: %s is %s, want a non-negative integer", p, where, v)
-		}
-		return n, nil
-	}
-	return 0, errors.New("targets: count " + p.String() + ": " + where + " is neither a number nor an array")
+	return v, where, nil
 }

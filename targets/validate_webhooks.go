@@ -27,6 +27,7 @@ func (v *validator) checkWebhooks() {
 		v.template(at+"body", w.Body, sampleRequest)
 	}
 	v.checkWebhookEffects(w.Effects)
+	v.checkWebhookOrdering(w.Ordering)
 }
 
 // checkWebhookSecret checks the secret of section (what names its use):

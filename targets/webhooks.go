@@ -33,6 +33,9 @@ type Webhooks struct {
 	// .Key the event id, and/or the ledger of effectful calls the receiver
 	// makes; zero = the target's effects.
 	Effects Effects `yaml:"effects"`
+	// Ordering declares two events about one object and how its state is
+	// read, for WH-09; zero = WH-09 is not applicable.
+	Ordering WebhookOrdering `yaml:"ordering"`
 }
 
 // WebhookScheme names a webhook signing scheme.

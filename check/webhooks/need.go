@@ -35,5 +35,16 @@ var needCrash = check.Need{Name: "crashable receiver",
 		return ""
 	}}
 
+// needOrdering: the target declares two events about one object and how
+// to read its state.
+var needOrdering = check.Need{Name: "ordered webhook events",
+	Doc: "the target declares an earlier and a later event about one object and how its state is read (webhooks.ordering)",
+	Unmet: func(h *check.Harness) string {
+		if h.Policy.Webhooks.Ordering == nil {
+			return "the target declares no ordered events (webhooks.ordering: earlier, later, state)"
+		}
+		return ""
+	}}
+
 // SchemeStandard names the Standard Webhooks 1.0.0 signing scheme.
 const SchemeStandard = "standard"

@@ -68,6 +68,8 @@ func checks() []check.Check {
 			Title: "a valid, freshly signed event is answered 2xx and makes exactly one effect", Run: withEvent(accepted)},
 		{ID: "WH-08", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{needReceiver, needCrash}, Source: swSpec + " §Delivery success and failure (a 2xx is success: the event is not delivered again)",
 			Title: "an event answered 2xx keeps its effect when the receiver crashes right after the answer", Run: withEvent(durable)},
+		{ID: "WH-09", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{needReceiver, needOrdering}, Source: stripeOrdering,
+			Title: "an earlier event delivered after a later one about the same object does not roll the object's state back", Run: reordered},
 	}
 }
 
@@ -80,7 +82,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 		{Name: "WH-02 concurrent copies", Value: fmt.Sprint(cfg.copies()),
 			Why: "WH-02: copies of one event delivered at once"},
 		{Name: "WH effect landing", Value: cfg.landing().String(),
-			Why: "WH-01 to WH-03, WH-07, WH-08: how long a count of no effects is taken again, for a receiver that records after it answers"},
+			Why: "WH-01 to WH-03, WH-07 to WH-09: how long a count of no effects is taken again, or a state watched, for a receiver that records after it answers"},
 	}
 }
 

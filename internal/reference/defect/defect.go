@@ -48,6 +48,7 @@ const (
 	WebhookNoTolerance       Name = "webhook-no-tolerance"       // service: does not bound the age of webhook-timestamp
 	WebhookRawSecret         Name = "webhook-raw-secret"         // service: keys its HMAC with the whsec_ string, not its decoded bytes
 	WebhookAnswerFirst       Name = "webhook-answer-first"       // service: answers a webhook 200 before it records the effect
+	WebhookLastWriteWins     Name = "webhook-last-write-wins"    // service: applies an object's state from whichever event arrives last
 	SenderNewID              Name = "sender-new-id"              // service: gives each attempt of a webhook a new webhook-id
 	SenderUnsignedRetries    Name = "sender-unsigned-retries"    // service: signs a webhook's first attempt only
 	SenderNoRetry            Name = "sender-no-retry"            // service: attempts a webhook once
@@ -110,6 +111,7 @@ var catalog = []Info{
 	{WebhookNoTolerance, "service", "webhooks", "verifies the signature but not the age of webhook-timestamp, so a captured delivery replayed later takes effect"},
 	{WebhookRawSecret, "service", "webhooks", "keys its HMAC with the whsec_ secret as written instead of its base64-decoded bytes (as Stripe's scheme does), so it refuses every genuine delivery"},
 	{WebhookAnswerFirst, "service", "webhooks", "answers a verified delivery 200 at once and records its effect 100 ms later from memory, so a crash in between loses the event: the provider, told it was delivered, never sends it again"},
+	{WebhookLastWriteWins, "service", "webhooks", "applies the object state an event reports whatever the event's created time, so an earlier event delivered after a later one (a retry, a slow worker at the provider) rolls the object back"},
 	{SenderNewID, "service", "webhook-sender", "draws a new webhook-id for every attempt of an event, so a receiver deduplicating by id takes a retried event twice"},
 	{SenderUnsignedRetries, "service", "webhook-sender", "signs an event's first attempt only, so a receiver that verifies refuses every retry"},
 	{SenderNoRetry, "service", "webhook-sender", "attempts each event once, so an event the endpoint failed to take (a 500, a reset) is lost"},

@@ -87,6 +87,7 @@ func New(opts ...Option) (*Server, error) {
 	if len(c.webhookKey) > 0 {
 		s.mux.HandleFunc("POST /v1/webhooks", s.handleWebhook)
 		s.mux.HandleFunc("GET /v1/webhooks/events/{id}/effects", s.handleWebhookEffects)
+		s.mux.HandleFunc("GET /v1/webhooks/objects/{id}", s.handleWebhookObject)
 	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeRaw(w, http.StatusOK, []byte(`{"status":"ok"}`))

@@ -15,12 +15,26 @@ import (
 // recommends payloads under 20 kB.
 const maxWebhookBody = 64 << 10
 
-// webhookEvent is the part of a delivered event the service acts on.
+// webhookEvent is the part of a delivered event the service acts on. An
+// event whose data names an object (id) and a status reports that object's
+// state as of created (Unix seconds), by which such events are ordered.
 type webhookEvent struct {
 	Type string `json:"type"`
 	Data struct {
-		Amount int64 `json:"amount"`
+		Amount  int64  `json:"amount"`
+		ID      string `json:"id"`
+		Status  string `json:"status"`
+		Created int64  `json:"created"`
 	} `json:"data"`
+}
+
+// state is the object state ev reports, or nil when it reports none.
+func (ev webhookEvent) state(d defect.Set) *store.ObjectState {
+	if ev.Data.ID == "" || ev.Data.Status == "" {
+		return nil
+	}
+	return &store.ObjectState{Object: ev.Data.ID, Status: ev.Data.Status, Created: ev.Data.Created,
+		LastWriteWins: d.Has(defect.WebhookLastWriteWins)}
 }
 
 // handleWebhook receives a Standard Webhooks delivery: it verifies the
@@ -42,7 +56,11 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusBadRequest, probInvalidBody, "Invalid webhook", "the event must be JSON with a type")
 		return
 	}
-	e := store.Event{ID: r.Header.Get("Webhook-Id"), Type: ev.Type, Amount: ev.Data.Amount, ReceivedAt: time.Now()}
+	if ev.Data.Status != "" && ev.Data.Created <= 0 {
+		writeProblem(w, http.StatusBadRequest, probInvalidBody, "Invalid webhook", "an event reporting a status must say when it was created (data.created, Unix seconds)")
+		return
+	}
+	e := store.Event{ID: r.Header.Get("Webhook-Id"), Type: ev.Type, Amount: ev.Data.Amount, ReceivedAt: time.Now(), State: ev.state(s.cfg.defects)}
 	if s.cfg.defects.Has(defect.WebhookAnswerFirst) {
 		s.later(e)
 		writeRaw(w, http.StatusOK, []byte(`{"received":true}`))
@@ -112,5 +130,24 @@ func (s *Server) handleWebhookEffects(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b, _ := json.Marshal(map[string]int{"count": n})
+	writeRaw(w, http.StatusOK, b)
+}
+
+// handleWebhookObject answers the state the events about object id left:
+// the state a spec's webhooks.ordering reads.
+func (s *Server) handleWebhookObject(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.maxBudget)
+	defer cancel()
+	st, ok, err := s.store.Object(ctx, r.PathValue("id"))
+	switch {
+	case err != nil:
+		s.log.Warn("payments: read webhook object", "err", err)
+		writeRetryable(w, http.StatusServiceUnavailable, time.Second, probStore, "Store unavailable", "the store did not answer; retry later")
+		return
+	case !ok:
+		writeProblem(w, http.StatusNotFound, probNotFound, "No such object", "no event about this object was received")
+		return
+	}
+	b, _ := json.Marshal(map[string]any{"id": st.Object, "status": st.Status, "created": st.Created})
 	writeRaw(w, http.StatusOK, b)
 }

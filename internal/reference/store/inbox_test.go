@@ -47,3 +47,36 @@ func TestInbox_Receive(t *testing.T) {
 		}
 	})
 }
+
+// TestInbox_Object: an object's state moves only to a later event's, so an
+// earlier event received after a later one changes nothing; with
+// LastWriteWins (a defect) the last received wins.
+func TestInbox_Object(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, st Store) {
+		ctx := context.Background()
+		for _, tc := range []struct {
+			name          string
+			lastWriteWins bool
+			want          string
+		}{
+			{"ordered", false, "succeeded"},
+			{"last write wins", true, "processing"},
+		} {
+			obj := fmt.Sprintf("pay_%d_%d", runID, tenantSeq.Add(1))
+			if _, ok, err := st.Object(ctx, obj); ok || err != nil {
+				t.Fatalf("%s: Object before any event: ok %v, err %v", tc.name, ok, err)
+			}
+			for i, s := range []ObjectState{{Status: "succeeded", Created: 60}, {Status: "processing", Created: 1}} {
+				s.Object, s.LastWriteWins = obj, tc.lastWriteWins
+				ev := Event{ID: fmt.Sprintf("msg_%s_%d", obj, i), Type: "payment.updated", ReceivedAt: t0, State: &s}
+				if _, err := st.Receive(ctx, ev, true); err != nil {
+					t.Fatalf("%s: Receive: %v", tc.name, err)
+				}
+			}
+			got, ok, err := st.Object(ctx, obj)
+			if err != nil || !ok || got.Status != tc.want {
+				t.Errorf("%s: Object = %+v, %v, %v; want status %s", tc.name, got, ok, err, tc.want)
+			}
+		}
+	})
+}

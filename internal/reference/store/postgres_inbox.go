@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -19,7 +20,12 @@ CREATE TABLE IF NOT EXISTS webhook_effects (
 	type        text        NOT NULL,
 	amount      bigint      NOT NULL,
 	received_at timestamptz NOT NULL
-)`, `CREATE INDEX IF NOT EXISTS webhook_effects_event ON webhook_effects (event_id)`}
+)`, `CREATE INDEX IF NOT EXISTS webhook_effects_event ON webhook_effects (event_id)`, `
+CREATE TABLE IF NOT EXISTS webhook_objects (
+	object  text   PRIMARY KEY,
+	status  text   NOT NULL,
+	created bigint NOT NULL
+)`}
 
 // Receive inserts the inbox row and the effect in one transaction; a
 // concurrent insert of the same id waits on the primary key and then
@@ -37,6 +43,11 @@ func (s *postgresStore) Receive(ctx context.Context, ev Event, dedupe bool) (boo
 			ev.ID, ev.Type, ev.Amount, pgTime(ev.ReceivedAt)); err != nil {
 			return err
 		}
+		if st := ev.State; st != nil {
+			if _, err := tx.Exec(ctx, objectUpsert(st, true), st.Object, st.Status, st.Created); err != nil {
+				return err
+			}
+		}
 		fresh = true
 		return nil
 	})
@@ -52,4 +63,16 @@ func (s *postgresStore) EventEffects(ctx context.Context, id string) (int, error
 		return 0, fmt.Errorf("store: postgres event effects: %w", err)
 	}
 	return n, nil
+}
+
+func (s *postgresStore) Object(ctx context.Context, id string) (ObjectState, bool, error) {
+	st := ObjectState{Object: id}
+	err := s.pool.QueryRow(ctx, `SELECT status, created FROM webhook_objects WHERE object = $1`, id).Scan(&st.Status, &st.Created)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return ObjectState{}, false, nil
+	case err != nil:
+		return ObjectState{}, false, fmt.Errorf("store: postgres object: %w", err)
+	}
+	return st, true, nil
 }

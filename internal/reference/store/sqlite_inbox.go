@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -19,7 +21,12 @@ CREATE TABLE IF NOT EXISTS webhook_effects (
 	amount      INTEGER NOT NULL,
 	received_at INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS webhook_effects_event ON webhook_effects (event_id);`
+CREATE INDEX IF NOT EXISTS webhook_effects_event ON webhook_effects (event_id);
+CREATE TABLE IF NOT EXISTS webhook_objects (
+	object  TEXT    PRIMARY KEY,
+	status  TEXT    NOT NULL,
+	created INTEGER NOT NULL
+);`
 
 // Receive runs under SQLite's write lock (BEGIN IMMEDIATE): the inbox
 // insert and the effect commit together or not at all.
@@ -43,6 +50,11 @@ func (s *sqliteStore) Receive(ctx context.Context, ev Event, dedupe bool) (bool,
 		ev.ID, ev.Type, ev.Amount, at); err != nil {
 		return false, fmt.Errorf("store: sqlite receive: effect: %w", err)
 	}
+	if st := ev.State; st != nil {
+		if _, err := tx.ExecContext(ctx, objectUpsert(st, false), st.Object, st.Status, st.Created); err != nil {
+			return false, fmt.Errorf("store: sqlite receive: object: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("store: sqlite receive: commit: %w", err)
 	}
@@ -55,4 +67,16 @@ func (s *sqliteStore) EventEffects(ctx context.Context, id string) (int, error) 
 		return 0, fmt.Errorf("store: sqlite event effects: %w", err)
 	}
 	return n, nil
+}
+
+func (s *sqliteStore) Object(ctx context.Context, id string) (ObjectState, bool, error) {
+	st := ObjectState{Object: id}
+	err := s.db.QueryRowContext(ctx, `SELECT status, created FROM webhook_objects WHERE object = ?1`, id).Scan(&st.Status, &st.Created)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return ObjectState{}, false, nil
+	case err != nil:
+		return ObjectState{}, false, fmt.Errorf("store: sqlite object: %w", err)
+	}
+	return st, true, nil
 }

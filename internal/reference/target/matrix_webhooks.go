@@ -17,8 +17,9 @@ var webhooksMatrix = map[defect.Name]Expectation{
 	defect.WebhookUnsigned:     {Must: []string{"WH-05"}, Direct: webhooksDirect},
 	defect.WebhookNoTolerance:  {Must: []string{"WH-06", "WH-06b"}, Direct: webhooksDirect},
 	defect.WebhookRawSecret: {Must: []string{"WH-07"}, Direct: webhooksDirect,
-		Vacuous: []string{"WH-01", "WH-02", "WH-03", "WH-04", "WH-05", "WH-06", "WH-06b", "WH-08"}},
-	defect.WebhookAnswerFirst: {Must: []string{"WH-08"}, Direct: webhooksDirect},
+		Vacuous: []string{"WH-01", "WH-02", "WH-03", "WH-04", "WH-05", "WH-06", "WH-06b", "WH-08", "WH-09"}},
+	defect.WebhookAnswerFirst:   {Must: []string{"WH-08"}, Direct: webhooksDirect},
+	defect.WebhookLastWriteWins: {Must: []string{"WH-09"}, Direct: webhooksDirect},
 }
 
 // webhooksDirect names the test that certifies the webhooks defects TestMatrix leaves out.

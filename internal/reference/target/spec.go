@@ -169,6 +169,13 @@ func defaultWebhooks(w *targets.Webhooks) {
 	if reflect.ValueOf(w.Effects).IsZero() {
 		w.Effects.Probe = targets.Probe{Method: "GET", URL: "/v1/webhooks/events/{{.Key}}/effects", Count: "$.count"}
 	}
+	if reflect.ValueOf(w.Ordering).IsZero() {
+		w.Ordering = targets.WebhookOrdering{
+			Earlier: `{"type":"payment.updated","data":{"id":"{{.Key}}","status":"processing","created":1795000000}}`,
+			Later:   `{"type":"payment.updated","data":{"id":"{{.Key}}","status":"succeeded","created":1795000060}}`,
+			State:   targets.StateProbe{Method: "GET", URL: "/v1/webhooks/objects/{{.Key}}", Value: "$.status"},
+		}
+	}
 }
 
 func defaultConventions(c *targets.Conventions) {
