@@ -8,7 +8,11 @@
 // `-break no-dedupe` processes every verified delivery as the README's
 // example does; `-break answer-first` answers 200 at once and records the
 // settlement 100 ms later from memory, as "return 2xx quickly, process
-// later" does without a durable queue.
+// later" does without a durable queue. An invoice.updated event also sets
+// its invoice's status (GET /invoices/:id), only when its timestamp (the
+// Standard Webhooks payload's event time) is later than the one the
+// status was set from; `-break last-write-wins` sets it from whichever
+// event arrives last.
 "use strict";
 const fs = require("node:fs");
 const http = require("node:http");
@@ -18,9 +22,11 @@ const { Webhook, WebhookVerificationError } = require("standardwebhooks");
 const breakName = process.argv.indexOf("-break") >= 0 ? process.argv[process.argv.indexOf("-break") + 1] : "";
 const dedupe = breakName !== "no-dedupe";
 const answerFirst = breakName === "answer-first";
+const lastWriteWins = breakName === "last-write-wins";
 const wh = new Webhook(process.env.WEBHOOK_SECRET);
 const seen = new Set(); // event ids processed (or, answering first, accepted)
 const effects = new Map(); // event id -> settlements recorded
+const invoices = new Map(); // invoice -> { status, at: the event time it was set from, ms }
 
 // The journal of settlements, one JSON line each, read back at start.
 const journal = path.join(process.env.DATA_DIR, "settlements.jsonl");
@@ -39,6 +45,18 @@ function settle(id) {
   fs.writeSync(fd, JSON.stringify({ id }) + "\n");
   fs.fsyncSync(fd);
   effects.set(id, (effects.get(id) || 0) + 1);
+}
+
+// update sets the status of the invoice event is about, unless the status
+// was set from a later event.
+function update(event) {
+  const { invoice, status } = event.data || {};
+  const at = Date.parse(event.timestamp);
+  const now = invoices.get(invoice);
+  if (!lastWriteWins && now && !(at > now.at)) {
+    return; // an earlier event, delivered late: the status already moved on
+  }
+  invoices.set(invoice, { status, at });
 }
 
 function send(res, status, body) {
@@ -61,6 +79,9 @@ function receive(req, res, body) {
     return send(res, 200, { received: true, duplicate: true });
   }
   seen.add(id);
+  if (event && event.type === "invoice.updated") {
+    update(event);
+  }
   if (answerFirst) {
     send(res, 200, { received: true, type: event && event.type });
     setTimeout(() => settle(id), 100); // the settlement of event.data.amount, later
@@ -77,6 +98,10 @@ const server = http.createServer((req, res) => {
   }
   if (req.method === "GET" && url.pathname.startsWith("/effects/")) {
     return send(res, 200, { count: effects.get(decodeURIComponent(url.pathname.slice("/effects/".length))) || 0 });
+  }
+  if (req.method === "GET" && url.pathname.startsWith("/invoices/")) {
+    const inv = invoices.get(decodeURIComponent(url.pathname.slice("/invoices/".length)));
+    return inv ? send(res, 200, { status: inv.status }) : send(res, 404, { error: "no such invoice" });
   }
   if (req.method === "POST" && url.pathname === "/webhooks") {
     const chunks = [];
