@@ -91,8 +91,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	journal := cmp.Or(run, journals[0]) // what the report keeps
 
 	h := &check.Harness{
-		Journal:   journal,
-		Operation: specOperation(t),
+		Journal:      journal,
+		Operation:    specOperation(t),
+		NoOperations: len(t.Operations) == 0,
 		// The idempotency suite exercises every keyed operation; the ledger
 		// and the probe count effects when the spec declares them.
 		KeyedOperations: specKeyedOperations(t),

@@ -12,8 +12,12 @@ import (
 	"github.com/resilcheck/resilcheck/targets"
 )
 
-// specOperation adapts the spec's first operation to the harness.
+// specOperation adapts the spec's first operation to the harness; the zero
+// Operation for a spec that declares none (a consumer or a receiver alone).
 func specOperation(t *targets.Target) check.Operation {
+	if len(t.Operations) == 0 {
+		return check.Operation{}
+	}
 	return withEffect(t, adaptOperation(t.Operations[0]))
 }
 
@@ -59,8 +63,12 @@ func adaptOperation(op targets.Operation) check.Operation {
 
 // specConventions adapts the spec's dialect to the harness.
 func specConventions(t *targets.Target) check.Conventions {
+	var keyHeader string
+	if len(t.Operations) > 0 {
+		keyHeader = t.Operations[0].KeyHeader
+	}
 	c := check.Conventions{
-		KeyHeader:      t.Operations[0].KeyHeader,
+		KeyHeader:      keyHeader,
 		DependencyKey:  t.Effects.Ledger.KeyHeader,
 		KeyFormat:      string(t.Conventions.KeyFormat),
 		Profile:        string(t.Conventions.Profile),

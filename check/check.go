@@ -74,6 +74,10 @@ type Suite struct {
 	// own; nil means DefaultBlame, and an empty list that no tier is blamed
 	// (failures no tier's exchanges show, such as a queue consumer's).
 	Blame []BlameRule
+	// OwnTraffic says the suite's checks drive the target only through the
+	// role they judge (a broker's messages, webhook deliveries), never its
+	// operations, so they apply to a target that declares none.
+	OwnTraffic bool
 }
 
 // Result is a check's verdict with what it expected, what it saw and the

@@ -31,6 +31,10 @@ type Harness struct {
 	Journal *faults.Journal
 	// Operation is the effectful request the suites exercise.
 	Operation Operation
+	// NoOperations says the target declares no operations (a queue
+	// consumer or a webhook receiver alone): only the checks of suites
+	// that drive it through their own traffic (Suite.OwnTraffic) apply.
+	NoOperations bool
 	// KeyedOperations are the operations an idempotency key protects; the
 	// idempotency suite exercises each in turn. Empty means Operation alone.
 	KeyedOperations []Operation

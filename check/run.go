@@ -95,6 +95,11 @@ func Judge(parent context.Context, h *Harness, c Check) (res Result) {
 			res = Inconclusive("internal error in check %s: %v\n%s", c.ID, p, debug.Stack())
 		}
 	}()
+	if h.NoOperations {
+		if s := h.suite(c.Suite); s == nil || !s.OwnTraffic {
+			return NotApplicable("the target declares no operations: only the roles it declares that bring their own traffic (queue_consumer, webhooks) are certified")
+		}
+	}
 	for _, n := range c.Needs {
 		if why := n.Unmet(h); why != "" {
 			return NotApplicable("%s", why)

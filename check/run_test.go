@@ -41,3 +41,28 @@ func TestRun_suiteEvidence(t *testing.T) {
 		t.Errorf("kit suite: %d exchanges of %d; want a sample of %d of %d", len(k.Evidence), k.EvidenceTotal, maxEvidence, len(ev))
 	}
 }
+
+// TestJudge_noOperations: on a target that declares no operations only the
+// checks of suites that bring their own traffic run; the others are not
+// applicable, saying why.
+func TestJudge_noOperations(t *testing.T) {
+	judge := func(context.Context, *Case) Result { return Pass("ran", "ran") }
+	own := Suite{Name: "own", OwnTraffic: true, Checks: []Check{{ID: "OW-01", Suite: "own", Run: judge}}}
+	kit := Suite{Name: "kit", Checks: []Check{{ID: "KT-01", Suite: "kit", Run: judge}}}
+	for _, tc := range []struct {
+		name         string
+		noOperations bool
+		want         map[string]reports.Status
+	}{
+		{"operations declared", false, map[string]reports.Status{"OW-01": reports.StatusPass, "KT-01": reports.StatusPass}},
+		{"none declared", true, map[string]reports.Status{"OW-01": reports.StatusPass, "KT-01": reports.StatusNotApplicable}},
+	} {
+		h := quietHarness()
+		h.Suites, h.NoOperations = []Suite{own, kit}, tc.noOperations
+		for _, c := range append(own.Checks, kit.Checks...) {
+			if r := Judge(context.Background(), h, c); r.Status != tc.want[c.ID] {
+				t.Errorf("%s: %s %s (%s); want %s", tc.name, c.ID, r.Status, r.Reason, tc.want[c.ID])
+			}
+		}
+	}
+}

@@ -108,7 +108,8 @@ func TestTarget_Validate_builtInGo(t *testing.T) {
 		t.Fatalf("Validate() = %v; want *SpecError", err)
 	}
 	want := "targets: spec: 3 problems:\n\tservice.url: expected an http:// or https:// URL, got \"nope\"\n\t" +
-		"operations: at least one operation is required, e.g. {name: create-payment, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}\n\t" +
+		"operations: at least one operation is required, e.g. {name: create-payment, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}; " +
+		"a queue consumer or webhook receiver alone (queue_consumer, webhooks) needs none\n\t" +
 		"effects: declare how side effects are counted: ledger: {dependency: NAME} and/or probe: {url: ...}"
 	if err.Error() != want {
 		t.Errorf("Validate() =\n%v\nwant\n%s", err, want)

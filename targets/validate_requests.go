@@ -9,8 +9,8 @@ import (
 
 func (v *validator) checkOperations() {
 	ops := v.t.Operations
-	if len(ops) == 0 {
-		v.errf("operations", "at least one operation is required, e.g. {name: create-payment, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}")
+	if len(ops) == 0 && !v.t.QueueConsumer.Declared() && !v.t.Webhooks.Declared() {
+		v.errf("operations", "at least one operation is required, e.g. {name: create-payment, path: /v1/payments, body: '{\"amount\": {{.Amount}}}'}; a queue consumer or webhook receiver alone (queue_consumer, webhooks) needs none")
 	}
 	seen := map[string]bool{}
 	for i, o := range ops {

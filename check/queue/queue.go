@@ -61,5 +61,5 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 // Suite is the queue-consumer suite with cfg as its settings.
 func Suite(cfg Config) check.Suite {
 	// The broker's journal, not the tiers' exchanges, shows a failure.
-	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg, Blame: []check.BlameRule{}}
+	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg, Blame: []check.BlameRule{}, OwnTraffic: true}
 }

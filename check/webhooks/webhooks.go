@@ -90,5 +90,5 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 // Config means the documented defaults.
 func Suite(cfg Config) check.Suite {
 	return check.Suite{Name: Name, Checks: checks(), Tolerances: tolerances, Config: cfg,
-		Blame: []check.BlameRule{check.BlameResends, check.BlameAnswer}}
+		Blame: []check.BlameRule{check.BlameResends, check.BlameAnswer}, OwnTraffic: true}
 }
