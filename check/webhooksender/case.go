@@ -41,6 +41,12 @@ func (s *scase) trigger(ctx context.Context, n int, fault faults.Fault) string {
 // triggerAll is trigger for events events emitted at once, by as many
 // trigger operations sent together.
 func (s *scase) triggerAll(ctx context.Context, events, n int, fault faults.Fault) string {
+	return s.triggerPaced(ctx, events, 0, n, fault)
+}
+
+// triggerPaced is triggerAll with the trigger operations sent one after
+// another, gap apart; a gap of 0 sends them together.
+func (s *scase) triggerPaced(ctx context.Context, events int, gap time.Duration, n int, fault faults.Fault) string {
 	s.seen = map[string]bool{}
 	for _, e := range s.Journal.Snapshot(faults.BySide(check.WebhookSenderSide)) {
 		s.seen[e.BodySHA256] = true
@@ -60,7 +66,16 @@ func (s *scase) triggerAll(ctx context.Context, events, n int, fault faults.Faul
 	}
 	s.from = time.Now()
 	replies := make([]check.Reply, events)
-	check.Together(events, func(i int) { replies[i] = s.Send(ctx, calls[i]) })
+	if gap <= 0 {
+		check.Together(events, func(i int) { replies[i] = s.Send(ctx, calls[i]) })
+	} else {
+		for i := range calls {
+			if i > 0 {
+				check.Sleep(ctx, gap)
+			}
+			replies[i] = s.Send(ctx, calls[i])
+		}
+	}
 	for _, r := range replies {
 		if !succeeded(r, op.Success) {
 			return fmt.Sprintf("the trigger %s got %s: no event to deliver", opName(op), check.Describe(r))

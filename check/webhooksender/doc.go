@@ -5,7 +5,7 @@
 // attempts, waits out a Retry-After, stops at 410 Gone, and spreads the
 // retries of events that failed together. resilcheck plays the receiving
 // endpoint behind a proxy (journal side "webhook") and answers deliveries
-// with the failures. Its checks are WS-01 to WS-08 and their variants;
+// with the failures. Its checks are WS-01 to WS-10 and their variants;
 // each needs the spec's webhook_sender section (check.WebhookSenderPolicy).
 //
 // It is a package of its own rather than a part of package webhooks: the

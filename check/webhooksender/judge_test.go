@@ -286,3 +286,37 @@ func TestMaxInWindow(t *testing.T) {
 		}
 	}
 }
+
+func TestJudgeRecovery(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	recovered := t0.Add(200 * ms)
+	// backlog builds 8 events: each failed at 10 ms apart before the
+	// recovery, then delivered again after[i] past it (-1: not again).
+	backlog := func(after ...time.Duration) [][]attempt {
+		var evs [][]attempt
+		for i, a := range after {
+			start := time.Duration(i) * 10 * ms
+			if a < 0 {
+				evs = append(evs, at(start))
+				continue
+			}
+			evs = append(evs, at(start, 200*ms+a))
+		}
+		return evs
+	}
+	for _, tc := range []struct {
+		name string
+		evs  [][]attempt
+		want reports.Status
+	}{
+		{"own schedules", backlog(5*ms, 20*ms, 38*ms, 51*ms, 70*ms, 86*ms, 99*ms, 120*ms), reports.StatusPass},
+		{"flushed at the first success", backlog(40*ms, 41*ms, 41*ms, 42*ms, 42*ms, 43*ms, 44*ms, 90*ms), reports.StatusFail},
+		{"too few again", backlog(40*ms, 41*ms, 41*ms, -1, -1, -1, -1, -1), reports.StatusInconclusive},
+		{"not all emitted", backlog(5*ms, 20*ms, 38*ms, 51*ms), reports.StatusInconclusive},
+	} {
+		if r := judgeRecovery(tc.evs, 8, recovered, 10*ms); r.Status != tc.want {
+			t.Errorf("%s: %s (%s%s); want %s", tc.name, r.Status, r.Observed, r.Reason, tc.want)
+		}
+	}
+}

@@ -29,7 +29,8 @@ type Config struct {
 	// the declared first wait rounded up to whole seconds, at least 1 s,
 	// so a sender that ignores it retries visibly early.
 	RetryAfter time.Duration
-	// Events is how many events WS-08 has emitted together; 0 means 16,
+	// Events is how many events WS-08 has emitted together, and WS-10
+	// during its outage; 0 means 16,
 	// enough that lockstep (all in one bucket) and a jitter spread over
 	// five buckets differ beyond chance: such jitter puts more than 75 %
 	// of 16 in one bucket about 5 times in 10⁶ runs (simulated), where 8
@@ -112,6 +113,9 @@ func checks() []check.Check {
 		{ID: "WS-09", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
 			Source: swStatus + " (only 2xx is success; redirects are not followed)",
 			Title:  "a delivery answered with a redirect is not followed, and is retried at the endpoint's own URL", Run: withSender(redirected)},
+		{ID: "WS-10", Suite: Name, Level: reports.LevelShould, Needs: retrying, Timed: true,
+			Source: swRetries + " (random jitter, so retries do not recur as load caused by the attempts themselves)",
+			Title:  "events that failed during an outage are not all delivered at once when the endpoint recovers", Run: withSender(recovering)},
 	}
 }
 
@@ -126,9 +130,11 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	}
 	return []reports.Tolerance{
 		{Name: "WS grace", Value: cfg.grace().String(),
-			Why: "WS-01..WS-09: how long past twice the declared wait the endpoint waits for a retry that should come, or one that must not"},
+			Why: "WS-01..WS-10: how long past twice the declared wait the endpoint waits for a retry that should come, or one that must not"},
 		{Name: "WS-08 lockstep", Value: fmt.Sprintf("> %.0f %% of %d events' first waits in one %s bucket", 100*lockstepShare, cfg.events(), bucket),
 			Why: "WS-08: jitter spreads the retries of events that failed together; lockstep puts them in one bucket"},
+		{Name: "WS-10 burst", Value: fmt.Sprintf("> %.0f %% of %d events' first deliveries after the recovery in one %s bucket", 100*lockstepShare, cfg.events(), bucket),
+			Why: "WS-10: events emitted a sixteenth of the first wait apart during an outage keep their own retry times; a backlog released at the recovery falls in one bucket"},
 		{Name: "WS-06 Retry-After", Value: ra,
 			Why: "WS-06, WS-06b: the Retry-After the endpoint answers with, longer than the declared first wait"},
 	}

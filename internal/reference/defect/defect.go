@@ -55,6 +55,7 @@ const (
 	SenderNoBackoff          Name = "sender-no-backoff"          // service: retries a webhook at once
 	SenderNoJitter           Name = "sender-no-jitter"           // service: waits exactly the backoff before a webhook retry
 	SenderUnbounded          Name = "sender-unbounded"           // service: retries a webhook past its max attempts
+	SenderFlushOnRecovery    Name = "sender-flush-on-recovery"   // service: sends every waiting webhook retry at the endpoint's first success
 	SenderNoTimeout          Name = "sender-no-timeout"          // service: waits for a webhook endpoint's answer without end
 	SenderIgnoreRetryAfter   Name = "sender-ignore-retry-after"  // service: retries a webhook before the endpoint's Retry-After
 	SenderRetryGone          Name = "sender-retry-gone"          // service: retries a webhook the endpoint answered 410 Gone
@@ -117,6 +118,7 @@ var catalog = []Info{
 	{SenderNoRetry, "service", "webhook-sender", "attempts each event once, so an event the endpoint failed to take (a 500, a reset) is lost"},
 	{SenderNoBackoff, "service", "webhook-sender", "retries a failed delivery at once instead of after its declared backoff, hammering an endpoint that is failing"},
 	{SenderNoJitter, "service", "webhook-sender", "waits exactly its backoff before each retry, so events that failed together (an endpoint's outage) are all retried at the same instant"},
+	{SenderFlushOnRecovery, "service", "webhook-sender", "holds its retries while deliveries fail and, at the first success after three failed attempts in a row, sends every waiting retry at once, so an endpoint that comes back from an outage meets its whole backlog in one burst"},
 	{SenderUnbounded, "service", "webhook-sender", "counts no attempts, so an event the endpoint keeps failing is retried past the declared max attempts"},
 	{SenderNoTimeout, "service", "webhook-sender", "sends each attempt with no timeout, so an endpoint that accepts the connection and never answers holds the event for ever and it is never retried"},
 	{SenderIgnoreRetryAfter, "service", "webhook-sender", "waits its own backoff after a 429 or 503, ignoring the endpoint's longer Retry-After"},

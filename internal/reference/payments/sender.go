@@ -53,7 +53,17 @@ type sender struct {
 	ctx     context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
+
+	// The sender-flush-on-recovery defect's breaker: failed attempts in a
+	// row, and the channel closed to wake every waiting retry.
+	mu       sync.Mutex
+	failures int
+	wake     chan struct{}
 }
+
+// flushAfter is how many failed attempts in a row make the
+// sender-flush-on-recovery defect treat the endpoint as down.
+const flushAfter = 3
 
 func newSender(cfg SenderConfig, defects defect.Set, client *http.Client, rng *lockedRand) *sender {
 	ctx, stop := context.WithCancel(context.Background())
@@ -68,7 +78,7 @@ func newSender(cfg SenderConfig, defects defect.Set, client *http.Client, rng *l
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		client = &c
 	}
-	return &sender{cfg: cfg.withDefaults(), defects: defects, client: client, rng: rng, ctx: ctx, stop: stop}
+	return &sender{cfg: cfg.withDefaults(), defects: defects, client: client, rng: rng, ctx: ctx, stop: stop, wake: make(chan struct{})}
 }
 
 // event is one webhook: its id and body, the same on every attempt.
@@ -92,6 +102,7 @@ func (s *sender) notify(p paymentView) {
 func (s *sender) deliver(ev event) {
 	for n := 1; ; n++ {
 		status, ra := s.attempt(ev, n)
+		woken := s.record(status/100 == 2)
 		switch {
 		case status/100 == 2:
 			return
@@ -111,8 +122,32 @@ func (s *sender) deliver(ev event) {
 		case <-s.ctx.Done():
 			return
 		case <-time.After(wait):
+		case <-woken:
 		}
 	}
+}
+
+// record notes an attempt's outcome for the sender-flush-on-recovery
+// defect and returns what wakes a retry waiting after it: nil (nothing but
+// its wait) without the defect. With it, a success after flushAfter
+// failures in a row releases every waiting retry at once, the endpoint
+// being taken for back up.
+func (s *sender) record(ok bool) <-chan struct{} {
+	if !s.defects.Has(defect.SenderFlushOnRecovery) {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case !ok:
+		s.failures++
+	case s.failures >= flushAfter:
+		close(s.wake)
+		s.wake, s.failures = make(chan struct{}), 0
+	default:
+		s.failures = 0
+	}
+	return s.wake
 }
 
 // backoff is the wait after attempt n: the declared least wait stretched
