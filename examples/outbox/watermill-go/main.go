@@ -10,6 +10,10 @@
 //	no-msg-id   the forwarder as in green, its watermill-nats Publisher
 //	            left at JetStreamConfig's defaults (TrackMsgId false), so
 //	            no event carries a Nats-Msg-Id
+//	new-id      no forwarder: the event is a plain watermill-sql row, and
+//	            a router handler of the team's own relays each row as a
+//	            new message, message.NewMessage(watermill.NewUUID(), …),
+//	            so every attempt is published under a fresh Nats-Msg-Id
 //
 // Environment: PORT, NATS_URL, DATABASE_URL (PostgreSQL), SUBJECT (the
 // events subject; default orders.events).
@@ -42,10 +46,10 @@ import (
 const outboxTopic = "orders_outbox"
 
 func main() {
-	brk := flag.String("break", "", "the variant: '' (green), dual-write or no-msg-id")
+	brk := flag.String("break", "", "the variant: '' (green), dual-write, no-msg-id or new-id")
 	flag.Parse()
 	switch *brk {
-	case "", "green", "dual-write", "no-msg-id":
+	case "", "green", "dual-write", "no-msg-id", "new-id":
 	default:
 		log.Fatalf("unknown -break %q", *brk)
 	}
@@ -101,16 +105,16 @@ func run(ctx context.Context, brk, port, dsn, url, subject string) error {
 		if err := sub.SubscribeInitialize(outboxTopic); err != nil {
 			return fmt.Errorf("outbox schema: %w", err)
 		}
-		fwd, err := forwarder.NewForwarder(sub, pub, logger, forwarder.Config{ForwarderTopic: outboxTopic})
+		relay, err := newRelay(brk, sub, pub, subject, logger)
 		if err != nil {
-			return fmt.Errorf("forwarder: %w", err)
+			return err
 		}
 		go func() {
-			if err := fwd.Run(ctx); err != nil {
-				log.Printf("forwarder: %v", err)
+			if err := relay.Run(ctx); err != nil {
+				log.Printf("relay: %v", err)
 			}
 		}()
-		defer fwd.Close()
+		defer relay.Close()
 	}
 
 	mux := http.NewServeMux()
@@ -129,6 +133,35 @@ func run(ctx context.Context, brk, port, dsn, url, subject string) error {
 		return err
 	}
 	return nil
+}
+
+// relay runs until ctx ends or Close: a forwarder.Forwarder or a
+// message.Router.
+type relay interface {
+	Run(ctx context.Context) error
+	Close() error
+}
+
+// newRelay relays the outbox table's rows to subject: watermill's
+// forwarder, which publishes each enveloped event under its own UUID, or,
+// under new-id, a router handler that republishes each row's payload as
+// a new message.
+func newRelay(brk string, sub message.Subscriber, pub message.Publisher, subject string, logger watermill.LoggerAdapter) (relay, error) {
+	if brk != "new-id" {
+		fwd, err := forwarder.NewForwarder(sub, pub, logger, forwarder.Config{ForwarderTopic: outboxTopic})
+		if err != nil {
+			return nil, fmt.Errorf("forwarder: %w", err)
+		}
+		return fwd, nil
+	}
+	router, err := message.NewRouter(message.RouterConfig{}, logger)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	router.AddHandler("orders_relay", outboxTopic, sub, subject, pub, func(msg *message.Message) ([]*message.Message, error) {
+		return []*message.Message{message.NewMessage(watermill.NewUUID(), msg.Payload)}, nil
+	})
+	return router, nil
 }
 
 // migrate creates the orders table: one row per idempotency key.

@@ -24,8 +24,8 @@ type orderCreated struct {
 
 // createOrder stores the order under its Idempotency-Key and answers 201;
 // a key seen before answers 201 with nothing stored or published again.
-// The event leaves through the outbox (green, no-msg-id) or, under
-// dual-write, straight to the broker once the order is committed.
+// The event leaves through the outbox (green, no-msg-id, new-id) or,
+// under dual-write, straight to the broker once the order is committed.
 func (s *server) createOrder(w http.ResponseWriter, r *http.Request) {
 	key := r.Header.Get("Idempotency-Key")
 	var in struct {
@@ -72,14 +72,20 @@ func (s *server) createOrder(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// The outbox: the event is a row of the order's own transaction,
-	// wrapped in the forwarder's envelope, which names the NATS subject.
+	// wrapped in the forwarder's envelope, which names the NATS subject
+	// (under new-id, a plain row the team's relay reads).
 	sqlPub, err := wmsql.NewPublisher(wmsql.TxFromStdSQL(tx), wmsql.PublisherConfig{SchemaAdapter: wmsql.DefaultPostgreSQLSchema{}}, s.logger)
 	if err != nil {
 		http.Error(w, `{"error":"outbox"}`, http.StatusInternalServerError)
 		return
 	}
 	ev.SetContext(ctx)
-	if err := forwarder.NewPublisher(sqlPub, forwarder.PublisherConfig{ForwarderTopic: outboxTopic}).Publish(s.subject, ev); err != nil {
+	if s.brk == "new-id" {
+		err = sqlPub.Publish(outboxTopic, ev)
+	} else {
+		err = forwarder.NewPublisher(sqlPub, forwarder.PublisherConfig{ForwarderTopic: outboxTopic}).Publish(s.subject, ev)
+	}
+	if err != nil {
 		http.Error(w, `{"error":"outbox"}`, http.StatusServiceUnavailable)
 		return
 	}
