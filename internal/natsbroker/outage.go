@@ -57,7 +57,9 @@ func (b *NATS) Up(ctx context.Context) error {
 
 // Withhold stops the events stream from taking publishes: its subject
 // moves aside, so a publish is journaled but neither stored nor
-// confirmed (a JetStream publish gets no responders). Restore undoes it.
+// confirmed. The journal's subscription still takes the subject, so the
+// server delivers the publish and sends no no-responders status: a
+// JetStream publish waits out its ack timeout. Restore undoes it.
 func (b *NATS) Withhold(ctx context.Context) error {
 	return b.setEventsSubject(ctx, withheldPrefix+b.cfg.Events)
 }

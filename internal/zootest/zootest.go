@@ -1,6 +1,6 @@
-// Package zootest certifies the zoo's node targets for their tests: each
+// Package zootest certifies the zoo's targets for their tests: each
 // directory holds a target.yaml, an expectations.yaml (package expect)
-// and a prepare.sh that installs its locked packages.
+// and a prepare.sh that installs its locked packages or builds it.
 package zootest
 
 import (
@@ -25,8 +25,23 @@ import (
 // runtimes must be on PATH; prepare.sh runs first.
 func CertifyDirs(t *testing.T, dirs []string, runtimes ...string) {
 	t.Helper()
+	CertifyDirsWith(t, dirs, Options{Runtimes: runtimes})
+}
+
+// Options adapt CertifyDirsWith to targets that need more than a runtime.
+type Options struct {
+	// Runtimes must be on PATH.
+	Runtimes []string
+	// Variant, when set, adjusts each variant's spec before it is
+	// certified, after -break was added: a database of its own, say.
+	Variant func(t *testing.T, spec *targets.Target, v expect.Variant)
+}
+
+// CertifyDirsWith is CertifyDirs with opts.
+func CertifyDirsWith(t *testing.T, dirs []string, opts Options) {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("installs npm packages and certifies node processes")
+		t.Skip("installs packages and certifies processes")
 	}
 	var ids []string
 	for _, e := range check.Catalogue(builtin.Catalogued()) {
@@ -34,7 +49,7 @@ func CertifyDirs(t *testing.T, dirs []string, runtimes ...string) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			for _, rt := range runtimes {
+			for _, rt := range opts.Runtimes {
 				if _, err := exec.LookPath(rt); err != nil {
 					SkipOrFail(t, "%s needs %s: %v", dir, rt, err)
 				}
@@ -49,7 +64,7 @@ func CertifyDirs(t *testing.T, dirs []string, runtimes ...string) {
 				t.Fatal(err)
 			}
 			for _, v := range f.Variants {
-				t.Run(v.Name, func(t *testing.T) { certifyVariant(t, dir, f.Seed, v) })
+				t.Run(v.Name, func(t *testing.T) { certifyVariant(t, dir, f.Seed, v, opts.Variant) })
 			}
 		})
 	}
@@ -57,13 +72,16 @@ func CertifyDirs(t *testing.T, dirs []string, runtimes ...string) {
 
 // certifyVariant certifies the target in dir as variant v says and holds
 // every check to the statuses v allows.
-func certifyVariant(t *testing.T, dir string, seed uint64, v expect.Variant) {
+func certifyVariant(t *testing.T, dir string, seed uint64, v expect.Variant, adjust func(*testing.T, *targets.Target, expect.Variant)) {
 	spec, err := targets.Load(filepath.Join(dir, "target.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.Break != "" {
 		spec.Process.Command = append(spec.Process.Command, "-break", v.Break)
+	}
+	if adjust != nil {
+		adjust(t, spec, v)
 	}
 	var log strings.Builder
 	res, err := certify.Run(context.Background(), certify.Config{Target: spec, Checks: v.Run, Seed: seed, TargetLog: &log})
