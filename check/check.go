@@ -122,6 +122,14 @@ type Result struct {
 // malformed header, a count of calls): it stands as judged.
 const NotTimed = time.Duration(math.MaxInt64)
 
+// Untimed is r marked as resting on no measured time (its Margin
+// NotTimed): a count, a header, a journal's order. A stall of the runner
+// does not void it.
+func (r Result) Untimed() Result {
+	r.Margin = NotTimed
+	return r
+}
+
 // Pass is the verdict of a check whose rule held: what was expected, what
 // was seen, and the exchanges that show it.
 func Pass(expected, observed string, ev ...faults.Entry) Result {

@@ -68,9 +68,9 @@ func dlPropagates(name string) func(ctx context.Context, c *check.Case) check.Re
 			d, present, err := check.EntryBudget(e)
 			switch {
 			case err != nil:
-				return untimed(check.Fail(want, fmt.Sprintf("call %d at +%s carried a malformed budget: %v", i+1, dlMs(elapsed), err), c.Evidence()...))
+				return check.Fail(want, fmt.Sprintf("call %d at +%s carried a malformed budget: %v", i+1, dlMs(elapsed), err), c.Evidence()...).Untimed()
 			case !present:
-				return untimed(check.Fail(want, fmt.Sprintf("call %d at +%s carried no budget (none of X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-timeout-ms)", i+1, dlMs(elapsed)), c.Evidence()...))
+				return check.Fail(want, fmt.Sprintf("call %d at +%s carried no budget (none of X-Request-Timeout-Ms, grpc-timeout, x-envoy-*-timeout-ms)", i+1, dlMs(elapsed)), c.Evidence()...).Untimed()
 			case d > allowed:
 				res := check.Fail(want, fmt.Sprintf("call %d at +%s carried %s; at most %s was left (%s over, tolerance included)",
 					i+1, dlMs(elapsed), dlMs(d), dlMs(b-elapsed), dlMs(d-allowed)), c.Evidence()...)
@@ -117,11 +117,4 @@ func (c *dlCase) hopBudgets(want string, front faults.Entry, b time.Duration) (s
 		}
 	}
 	return seen, check.Result{}, false
-}
-
-// untimed marks a failure no stall of the runner can cause: a budget
-// missing or malformed is in the request's headers, whatever the timing.
-func untimed(res check.Result) check.Result {
-	res.Margin = check.NotTimed
-	return res
 }

@@ -164,9 +164,3 @@ func (o *ocase) effects(ctx context.Context) (check.Effects, string) {
 	ef := o.Effects(ctx)
 	return ef, o.Disagreed()
 }
-
-// notTimed marks a failure no stall of the runner can cause.
-func notTimed(r check.Result) check.Result {
-	r.Margin = check.NotTimed
-	return r
-}

@@ -34,13 +34,13 @@ func agree(ctx context.Context, o *ocase, want, seen string, st []broker.Event) 
 	obs := fmt.Sprintf("%s; %d effects (%s); %s; %s", seen, ef.Total, ef, tell("published", em), tell("stored", st))
 	switch n := len(ids(st)); {
 	case slices.ContainsFunc(em, func(e broker.Event) bool { return e.MsgID == "" }):
-		return notTimed(check.Fail(want, obs+": an event was published without a Nats-Msg-Id, so no consumer can tell a copy of it from a new event", o.Evidence()...))
+		return check.Fail(want, obs+": an event was published without a Nats-Msg-Id, so no consumer can tell a copy of it from a new event", o.Evidence()...).Untimed()
 	case n < ef.Total:
-		return notTimed(check.Fail(want, obs+fmt.Sprintf(": %d effects without their event (waited until no event at all was published for %s)", ef.Total-n, check.Ms(o.cfg.settle())), o.Evidence()...))
+		return check.Fail(want, obs+fmt.Sprintf(": %d effects without their event (waited until no event at all was published for %s)", ef.Total-n, check.Ms(o.cfg.settle())), o.Evidence()...).Untimed()
 	case n > ef.Total:
-		return notTimed(check.Fail(want, obs+fmt.Sprintf(": %d events more than effects", n-ef.Total), o.Evidence()...))
+		return check.Fail(want, obs+fmt.Sprintf(": %d events more than effects", n-ef.Total), o.Evidence()...).Untimed()
 	case len(ids(em)) > n:
-		return notTimed(check.Fail(want, obs+": the event was published under more ids than were stored", o.Evidence()...))
+		return check.Fail(want, obs+": the event was published under more ids than were stored", o.Evidence()...).Untimed()
 	}
 	return check.Pass(want, obs, o.Evidence()...)
 }

@@ -164,9 +164,3 @@ func (q *qcase) effects(ctx context.Context) (check.Effects, string) {
 func (q *qcase) wait(deliveries int) time.Duration {
 	return time.Duration(deliveries)*q.p.AckWait + q.cfg.settle()
 }
-
-// notTimed marks a failure no stall of the runner can cause.
-func notTimed(r check.Result) check.Result {
-	r.Margin = check.NotTimed
-	return r
-}

@@ -184,7 +184,7 @@ func crashed(ctx context.Context, q *qcase, m message, commit bool) check.Result
 		if commit {
 			return check.Inconclusive("%s: the consumer acknowledged the message before its effect call, so no crash came between its effect and its ack (QC-04 judges acking first)", seen)
 		}
-		return notTimed(check.Fail(want, seen+"; the consumer acknowledged the message before its effect call, so the broker will never deliver it again: the effect is lost", q.Evidence()...))
+		return check.Fail(want, seen+"; the consumer acknowledged the message before its effect call, so the broker will never deliver it again: the effect is lost", q.Evidence()...).Untimed()
 	}
 	limit := q.wait(2)
 	evs := q.await(ctx, m.id, limit, ackedPast(crashedOn))

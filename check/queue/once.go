@@ -105,7 +105,7 @@ func oneEffect(ctx context.Context, q *qcase, want, seen string) check.Result {
 	}
 	obs := fmt.Sprintf("%s; %d effects (%s)", seen, ef.Total, ef)
 	if ef.Total != 1 {
-		return notTimed(check.Fail(want, obs, q.Evidence()...))
+		return check.Fail(want, obs, q.Evidence()...).Untimed()
 	}
 	return check.Pass(want, obs, q.Evidence()...)
 }

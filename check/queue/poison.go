@@ -61,11 +61,11 @@ func poison(ctx context.Context, q *qcase, m message) check.Result {
 	obs := fmt.Sprintf("dead-lettered at delivery %d: %s", max(at, 1), story(evs))
 	switch gave := firstOf(evs, broker.GaveUp); {
 	case n > maxd:
-		return notTimed(check.Fail(want, obs+fmt.Sprintf("; answered at delivery %d, past the %d declared", n, maxd), q.Evidence()...))
+		return check.Fail(want, obs+fmt.Sprintf("; answered at delivery %d, past the %d declared", n, maxd), q.Evidence()...).Untimed()
 	case n > at && at > 0:
 		return check.Fail(want, obs+fmt.Sprintf("; delivered again after it was dead-lettered (delivery %d): the consumer did not settle it", n), q.Evidence()...)
 	case copies > 1:
-		return notTimed(check.Fail(want, obs+fmt.Sprintf("; %d copies on %s: the consumer did not settle it", copies, q.p.DeadLetter), q.Evidence()...))
+		return check.Fail(want, obs+fmt.Sprintf("; %d copies on %s: the consumer did not settle it", copies, q.p.DeadLetter), q.Evidence()...).Untimed()
 	case gave != nil && gave.At.After(dl.At):
 		return check.Fail(want, obs+fmt.Sprintf("; the broker kept delivering it until it gave up after %d deliveries: the consumer did not settle it", gave.Delivered), q.Evidence()...)
 	}

@@ -13,14 +13,6 @@ import (
 	"github.com/resilcheck/resilcheck/headers"
 )
 
-// malformed marks a failure for a missing, malformed or self-contradicting
-// Retry-After: it rests on no measured time, so a stall of the runner does
-// not void it.
-func malformed(res check.Result) check.Result {
-	res.Margin = check.NotTimed
-	return res
-}
-
 // raTruthful429 exhausts a fresh tenant, then probes right after the 429
 // and again once its Retry-After has elapsed.
 func raTruthful429(ctx context.Context, c *check.Case) check.Result {
@@ -41,7 +33,7 @@ func raTruthful429(ctx context.Context, c *check.Case) check.Result {
 		}
 		ra, err := raSenderValue(r.Header.Get("Retry-After"), raResponseNow(r.Header, r.at))
 		if err != nil {
-			return malformed(check.Fail(want, fmt.Sprintf("the 429 after %d requests from one tenant: %v", len(rs), err), c.Evidence()...))
+			return check.Fail(want, fmt.Sprintf("the 429 after %d requests from one tenant: %v", len(rs), err), c.Evidence()...).Untimed()
 		}
 		if first.at.IsZero() || r.at.Before(first.at) {
 			first, firstRA = r, ra
@@ -59,7 +51,7 @@ func raTruthful429(ctx context.Context, c *check.Case) check.Result {
 	case probe.Status == http.StatusTooManyRequests:
 		ra, err := raSenderValue(probe.Header.Get("Retry-After"), raResponseNow(probe.Header, probe.at))
 		if err != nil {
-			return malformed(check.Fail(want, fmt.Sprintf("the second 429: %v", err), c.Evidence()...))
+			return check.Fail(want, fmt.Sprintf("the second 429: %v", err), c.Evidence()...).Untimed()
 		}
 		claim, claimRA = probe, ra
 		notes = append(notes, fmt.Sprintf("a request %s after the first 429 was refused (429, Retry-After %q)",
@@ -122,7 +114,7 @@ func raNotBeforeReset(ctx context.Context, c *check.Case) check.Result {
 		compared++
 		reset := time.Duration(t) * time.Second
 		if ra.Delay+tol < reset {
-			return malformed(check.Fail(want, fmt.Sprintf("a 429 says Retry-After %q (%s) but %s=%d", r.Header.Get("Retry-After"), ra.Delay, form, t), c.Evidence()...))
+			return check.Fail(want, fmt.Sprintf("a 429 says Retry-After %q (%s) but %s=%d", r.Header.Get("Retry-After"), ra.Delay, form, t), c.Evidence()...).Untimed()
 		}
 		seen = append(seen, fmt.Sprintf("Retry-After %q vs %s=%d", r.Header.Get("Retry-After"), form, t))
 	}
@@ -158,7 +150,7 @@ func raTruthful503(ctx context.Context, c *check.Case) check.Result {
 	v := r.Header.Get("Retry-After")
 	ra, err := raSenderValue(v, raResponseNow(r.Header, r.at))
 	if err != nil {
-		return malformed(check.Fail(want, fmt.Sprintf("the 503 for a failing dependency: %v", err), c.Evidence()...))
+		return check.Fail(want, fmt.Sprintf("the 503 for a failing dependency: %v", err), c.Evidence()...).Untimed()
 	}
 	if ra.Delay > config(h).maxWait() {
 		return check.Pass(want, fmt.Sprintf("503 with a valid Retry-After %q; the retry after %s not verified (longer than the %s the suite waits)",
@@ -203,7 +195,7 @@ func raRunWideSyntax(ctx context.Context, c *check.Case) check.Result {
 	}
 	counts := fmt.Sprintf("%d 429s and %d 503s", raCount(answers, http.StatusTooManyRequests), raCount(answers, http.StatusServiceUnavailable))
 	if len(bad) > 0 {
-		return malformed(check.Fail(want, fmt.Sprintf("%d of %d answers (%s) without a valid Retry-After; first: %v", len(bad), len(answers), counts, firstErr), bad...))
+		return check.Fail(want, fmt.Sprintf("%d of %d answers (%s) without a valid Retry-After; first: %v", len(bad), len(answers), counts, firstErr), bad...).Untimed()
 	}
 	return check.Pass(want, fmt.Sprintf("%s, all valid (%d delay-seconds, %d IMF-fixdate)", counts, forms["delay-seconds"], forms["IMF-fixdate"]), answers...)
 }

@@ -19,16 +19,9 @@ func accepted(ctx context.Context, w *wcase, ev event) check.Result {
 	want := "a 2xx and exactly 1 effect"
 	obs := fmt.Sprintf("%s and %d effects (%s)", check.Describe(r), ef.Total, ef)
 	if !is2xx(r) || ef.Total != 1 {
-		return notTimed(check.Fail(want, obs, w.Evidence()...))
+		return check.Fail(want, obs, w.Evidence()...).Untimed()
 	}
 	return check.Pass(want, obs, w.Evidence()...)
-}
-
-// notTimed marks a failure no stall of the runner can cause: a count or a
-// status.
-func notTimed(r check.Result) check.Result {
-	r.Margin = check.NotTimed
-	return r
 }
 
 // durable (WH-08): the receiver is killed as soon as it answers a valid
@@ -52,7 +45,7 @@ func durable(ctx context.Context, w *wcase, ev event) check.Result {
 	want := "1 effect after the crash that followed the 2xx"
 	obs := fmt.Sprintf("%s, then the receiver killed and restarted (%s); %d effects (%s)", check.Describe(r), check.Ms(back), ef.Total, ef)
 	if ef.Total != 1 {
-		return blameReceiver(w, notTimed(check.Fail(want, obs, w.Evidence()...)))
+		return blameReceiver(w, check.Fail(want, obs, w.Evidence()...).Untimed())
 	}
 	return check.Pass(want, obs, w.Evidence()...)
 }

@@ -23,7 +23,7 @@ func redelivered(ctx context.Context, w *wcase, ev event) check.Result {
 	want := "2 more deliveries of the event answered 2xx; 1 effect"
 	for i := range 2 {
 		if r := w.deliver(ctx, delivery{event: ev}); !is2xx(r) {
-			return notTimed(check.Fail(want, fmt.Sprintf("delivery %d got %s: the provider would retry it", i+2, check.Describe(r)), w.Evidence()...))
+			return check.Fail(want, fmt.Sprintf("delivery %d got %s: the provider would retry it", i+2, check.Describe(r)), w.Evidence()...).Untimed()
 		}
 	}
 	return oneEffect(ctx, w, want, "3 deliveries answered 2xx")
@@ -68,7 +68,7 @@ func lostAnswer(ctx context.Context, w *wcase, ev event) check.Result {
 	again := w.deliver(ctx, delivery{event: ev})
 	want := "the delivery after the lost answer is answered 2xx; 1 effect"
 	if !is2xx(again) {
-		return notTimed(check.Fail(want, fmt.Sprintf("the delivery after the lost answer got %s", check.Describe(again)), w.Evidence()...))
+		return check.Fail(want, fmt.Sprintf("the delivery after the lost answer got %s", check.Describe(again)), w.Evidence()...).Untimed()
 	}
 	return oneEffect(ctx, w, want, "the answer to the first delivery lost, the second answered "+check.Describe(again))
 }
@@ -91,7 +91,7 @@ func oneEffect(ctx context.Context, w *wcase, want, seen string) check.Result {
 	}
 	obs := fmt.Sprintf("%s; %d effects (%s)", seen, ef.Total, ef)
 	if ef.Total != 1 {
-		return blameReceiver(w, notTimed(check.Fail(want, obs, w.Evidence()...)))
+		return blameReceiver(w, check.Fail(want, obs, w.Evidence()...).Untimed())
 	}
 	return check.Pass(want, obs, w.Evidence()...)
 }

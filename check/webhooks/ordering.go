@@ -48,7 +48,7 @@ func reordered(ctx context.Context, c *check.Case) check.Result {
 	case err != nil:
 		return check.Inconclusive("%s; the state could not be read again: %v", obs, err)
 	case now != late:
-		return blameReceiver(w, notTimed(check.Fail(want, fmt.Sprintf("%s, and the state became %s: the out-of-order event rolled it back", obs, now), w.Evidence()...)))
+		return blameReceiver(w, check.Fail(want, fmt.Sprintf("%s, and the state became %s: the out-of-order event rolled it back", obs, now), w.Evidence()...).Untimed())
 	}
 	return check.Pass(want, fmt.Sprintf("%s; the state stayed %s for %s", obs, late, check.Ms(within)), w.Evidence()...)
 }

@@ -52,7 +52,7 @@ func refused(ctx context.Context, w *wcase, what string, broken delivery) check.
 	}
 	obs := fmt.Sprintf("%s and %d effects (%s)", check.Describe(r), ef.Total, ef)
 	if !is4xx(r) || ef.Total != 0 {
-		return notTimed(check.Fail(want, obs, w.Evidence()...))
+		return check.Fail(want, obs, w.Evidence()...).Untimed()
 	}
 	valid := w.deliver(ctx, delivery{event: broken.event})
 	after, bad := w.landed(ctx)

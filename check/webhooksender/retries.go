@@ -142,7 +142,7 @@ func judgeBound(as []attempt, max int, waited time.Duration) check.Result {
 	obs := fmt.Sprintf("%d attempts", len(as))
 	switch {
 	case len(as) > max:
-		return notTimed(check.Fail(want, obs, evidence(as)...))
+		return check.Fail(want, obs, evidence(as)...).Untimed()
 	case len(as) < max:
 		return check.Inconclusive("%s, fewer than the declared %d: the sender gave up or waited longer than %s, so the bound was not reached", obs, max, waited)
 	}
