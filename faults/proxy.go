@@ -18,8 +18,8 @@ import (
 )
 
 // Proxy is a fault-injecting HTTP reverse proxy to one upstream, or a
-// stand-in that answers itself. It serves HTTP/1.1 and cleartext HTTP/2. Its
-// methods are safe for concurrent use.
+// stand-in that answers itself. It serves HTTP/1.1 and HTTP/2 (h2c in the
+// clear, h2 by ALPN over TLS). Its methods are safe for concurrent use.
 type Proxy struct {
 	upstream    *url.URL
 	seed        uint64
@@ -133,7 +133,8 @@ func newTransport(l Limits, tlsConfig *tls.Config) *http.Transport {
 func (p *Proxy) newServer() *http.Server {
 	var protos http.Protocols
 	protos.SetHTTP1(true)
-	protos.SetUnencryptedHTTP2(p.serverTLS == nil) // h2c only in the clear; h2 over TLS is not offered
+	protos.SetHTTP2(p.serverTLS != nil)            // h2 by ALPN where the proxy terminates TLS
+	protos.SetUnencryptedHTTP2(p.serverTLS == nil) // h2c (prior knowledge) in the clear
 	return &http.Server{
 		Handler:           p,
 		Protocols:         &protos,
