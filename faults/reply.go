@@ -40,7 +40,24 @@ func (ex *Exchange) ReplyWith(resp *http.Response, copy Copier) error {
 		ex.noteError(err)
 		return ex.Lose(LoseClose)
 	}
+	if err == nil && ex.lose == "" {
+		relayTrailers(h, resp.Trailer)
+	}
 	return nil
+}
+
+// relayTrailers passes the upstream's trailers (filled in once its body was
+// read to the end) on to the client: gRPC's status travels in them. The
+// TrailerPrefix form needs no Trailer header announced before the body, so
+// the response's framing is what it would be without them; a client the
+// server cannot send trailers to (HTTP/1.1 with a Content-Length) does not
+// get them.
+func relayTrailers(h, trailer http.Header) {
+	for k, vs := range trailer {
+		if len(vs) > 0 {
+			h[http.TrailerPrefix+k] = vs
+		}
+	}
 }
 
 // Respond answers the client itself with status, headers and body, without
