@@ -78,6 +78,12 @@ func (ex *Exchange) writeHeader(status int) {
 		return
 	}
 	ex.started, ex.status = true, status
+	if ex.closing {
+		// HTTP/2 has no Connection header; net/http's server reads this one
+		// as a request for GOAWAY and drops it from the frame (RFC 9113
+		// §8.2.2 forbids sending it).
+		ex.w.Header().Set("Connection", "close")
+	}
 	if r := ex.r; r.ProtoMajor == 1 && len(r.TransferEncoding) > 0 {
 		// A request with Content-Length and Transfer-Encoding must close the
 		// connection after its answer (RFC 9112 §6.1). net/http drops the
