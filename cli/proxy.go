@@ -29,7 +29,7 @@ func newProxyCmd() *cobra.Command {
 		Short: "Run the fault-injecting HTTP proxy in front of a service, or as a stand-in",
 		Long: `proxy forwards HTTP requests to one upstream and applies per-request faults
 from rules: delay, latency, abort, drop-response, reset, blackhole, duplicate,
-throttle, truncate, goaway, respond. Without --upstream it is a stand-in that answers itself.
+throttle, truncate, goaway, grpc-status, respond. Without --upstream it is a stand-in that answers itself.
 Every exchange is journaled; decisions are reproducible from --seed.
 
   resilcheck proxy --listen 127.0.0.1:8080 --upstream http://127.0.0.1:9000 \
