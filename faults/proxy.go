@@ -140,7 +140,8 @@ func (p *Proxy) newServer() *http.Server {
 	return &http.Server{
 		Handler:           p,
 		Protocols:         &protos,
-		MaxHeaderBytes:    p.limits.MaxHeaderBytes,
+		MaxHeaderBytes:    p.limits.MaxHeaderBytes, // also HTTP/2's SETTINGS_MAX_HEADER_LIST_SIZE
+		HTTP2:             http2Config(p.limits),
 		ReadHeaderTimeout: p.limits.ReadHeaderTimeout,
 		IdleTimeout:       p.limits.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
