@@ -34,6 +34,7 @@ func TestFaults_HTTP2Streams(t *testing.T) {
 		Rule{Name: "blackhole", Match: Match{Path: "/blackhole"}, Fault: Blackhole{Timeout: 20 * time.Millisecond}},
 		Rule{Name: "held", Match: Match{Path: "/held"}, Fault: Blackhole{}},
 		Rule{Name: "throttle", Match: Match{Path: "/throttle"}, Fault: Throttle{Rate: 1000, Chunk: 100}},
+		Rule{Name: "truncate", Match: Match{Path: "/truncate"}, Fault: Truncate{Bytes: 5}},
 	))
 	const reset = "INTERNAL_ERROR; received from peer" // how Go's client reports a peer's RST_STREAM
 	tests := []struct {
@@ -52,6 +53,7 @@ func TestFaults_HTTP2Streams(t *testing.T) {
 		{"/blackhole", 0, 0, 20 * time.Millisecond, OutcomeFaulted},
 		{"/held", -1, 0, 0, OutcomeClientGone},
 		{"/throttle", 200, 1, 100 * time.Millisecond, OutcomeFaulted}, // the second 100 bytes wait 0.1s
+		{"/truncate", 0, 1, 0, OutcomeFaulted},                        // 200 and 5 bytes, then the reset
 		{"/pass", 200, 1, 0, OutcomePassed},
 	}
 	c := h2cClient()
@@ -92,6 +94,9 @@ func TestFaults_HTTP2Streams(t *testing.T) {
 			t.Errorf("%s: body %d bytes, upstream proto %q; want the upstream's %d bytes over HTTP/2", tt.path, len(got), resp.Header.Get("X-Up-Proto"), len(body))
 		case tt.path == "/abort" && resp.Header.Get("Retry-After") != "2":
 			t.Errorf("%s: Retry-After %q, want 2", tt.path, resp.Header.Get("Retry-After"))
+		}
+		if tt.path == "/truncate" && got != body[:5] {
+			t.Errorf("%s: body %q before the reset, want the first 5 bytes", tt.path, got)
 		}
 		if n := calls.Load() - before; n != tt.upstream {
 			t.Errorf("%s: the upstream saw %d calls, want %d", tt.path, n, tt.upstream)
