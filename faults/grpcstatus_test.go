@@ -69,8 +69,8 @@ func TestGRPCStatus_Inject(t *testing.T) {
 		if _, err := check(t, c); err != nil {
 			t.Fatalf("Check through the proxy: %v", err)
 		}
-		if e := await(t, p, 1)[0]; e.Proto != "HTTP/2.0" || e.Path != "/grpc.health.v1.Health/Check" || e.UpstreamCalls != 1 {
-			t.Errorf("journal %+v, want the call as an HTTP/2.0 exchange", e)
+		if e := await(t, p, 1)[0]; e.Proto != "HTTP/2.0" || e.Path != "/grpc.health.v1.Health/Check" || e.UpstreamCalls != 1 || e.ResponseHeaders["Grpc-Status"] != "0" {
+			t.Errorf("journal %+v, want the call as an HTTP/2.0 exchange with the relayed trailer grpc-status 0", e)
 		}
 	})
 	t.Run("unavailable", func(t *testing.T) {
@@ -81,7 +81,7 @@ func TestGRPCStatus_Inject(t *testing.T) {
 		if s := status.Convert(err); s.Code() != codes.Unavailable || !strings.HasSuffix(s.Message(), "down 100%") {
 			t.Fatalf("Check: %v, want UNAVAILABLE with the fault's message (decoded)", err)
 		}
-		if es := await(t, p, 3); es[2].UpstreamCalls != 0 || es[2].Status != 200 {
+		if es := await(t, p, 3); es[2].UpstreamCalls != 0 || es[2].Status != 200 || es[2].ResponseHeaders["Grpc-Status"] != "14" {
 			t.Errorf("journal %+v, want three attempts answered 200 by the proxy alone", es)
 		}
 	})
