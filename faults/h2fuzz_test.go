@@ -92,11 +92,14 @@ func h2Seeds() [][]byte {
 	return seeds
 }
 
-// h2FuzzProxy is one stand-in proxy per fuzzing process, with a fault on
-// /reset and a client that checks it still answers.
+// h2FuzzProxy is one stand-in proxy per fuzzing process, with faults on
+// the seeds' paths: reset, blackhole, grpc-status and goaway.
 var h2FuzzProxy = sync.OnceValues(func() (*Proxy, error) {
 	p, err := NewProxy(WithSeed(1), WithLimits(Limits{MaxHeaderBytes: 8 << 10, MaxConcurrentStreams: 8, ReadHeaderTimeout: 2 * time.Second}),
-		WithRules(Rule{Name: "rst", Match: Match{Path: "/reset"}, Fault: Reset{}}, Rule{Name: "slow", Match: Match{Path: "/slow"}, Fault: Blackhole{Timeout: 100 * time.Millisecond}}))
+		WithRules(Rule{Name: "rst", Match: Match{Path: "/reset"}, Fault: Reset{}},
+			Rule{Name: "slow", Match: Match{Path: "/slow"}, Fault: Blackhole{Timeout: 100 * time.Millisecond}},
+			Rule{Name: "grpc", Match: Match{Path: "/grpc.health.v1.Health/*"}, Fault: GRPCStatus{Code: 14, Pushback: time.Second}},
+			Rule{Name: "goaway", Match: Match{Path: "/charges"}, Fault: GoAway{}}))
 	if err != nil {
 		return nil, err
 	}
