@@ -153,6 +153,7 @@ func placeTarget(ctx context.Context, t *targets.Target, kinds launch.Kinds, see
 		return nil, err
 	}
 	frontOpts := append([]faults.Option{faults.WithHeaders(journalHeaders(t)...)}, rt.frontOptions()...)
+	frontOpts = append(frontOpts, protocolOptions(t.Service.Protocol)...)
 	front, err := startProxy("front", running.URL, "", seed, j, log, append(frontOpts, proxyOpts...)...)
 	if err != nil {
 		return nil, err
@@ -261,6 +262,7 @@ func dependencyProxy(d targets.Dependency, seed uint64, j *faults.Journal, log *
 			return nil, fmt.Errorf("%w: dependency %s: %w", ErrConfig, d.Name, err)
 		}
 		opts = append(opts, faults.WithUpstream(u))
+		opts = append(opts, protocolOptions(d.Protocol)...)
 	} else {
 		body := d.StandIn.Body
 		if body == "" {

@@ -17,6 +17,7 @@ import (
 
 type proxyOpts struct {
 	listen, upstream, rules, admin, adminToken, side, journal string
+	upstreamProto                                             string
 	seed                                                      uint64
 	journalCap                                                int
 	log                                                       *slog.Logger // nil: silent
@@ -27,9 +28,9 @@ func newProxyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "proxy",
 		Short: "Run the fault-injecting HTTP proxy in front of a service, or as a stand-in",
-		Long: `proxy forwards HTTP requests to one upstream and applies per-request faults
+		Long: `proxy forwards HTTP requests (HTTP/1.1 and h2c from clients) to one upstream and applies per-request faults
 from rules: delay, latency, abort, drop-response, reset, blackhole, duplicate,
-throttle, truncate, respond. Without --upstream it is a stand-in that answers itself.
+throttle, truncate, goaway, grpc-status, respond. Without --upstream it is a stand-in that answers itself.
 Every exchange is journaled; decisions are reproducible from --seed.
 
   resilcheck proxy --listen 127.0.0.1:8080 --upstream http://127.0.0.1:9000 \
@@ -51,6 +52,7 @@ loopback unless --admin-token (or RESILCHECK_ADMIN_TOKEN) is set.`,
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", "127.0.0.1:8080", "address to accept client requests on")
 	f.StringVar(&o.upstream, "upstream", "", "URL of the service to forward to; empty runs a stand-in")
+	f.StringVar(&o.upstreamProto, "upstream-protocol", "http/1.1", "what to speak to --upstream: http/1.1, h2c (HTTP/2 in the clear) or h2 (HTTP/2 over TLS)")
 	f.StringVar(&o.rules, "rules", "", "YAML rules file loaded at start-up")
 	f.StringVar(&o.admin, "admin", "", "address of the admin API, e.g. 127.0.0.1:8474 (off when empty)")
 	f.StringVar(&o.adminToken, "admin-token", "", "bearer token required by the admin API (needed off loopback)")
@@ -79,6 +81,21 @@ func proxyOptions(o proxyOpts, seeded bool) ([]faults.Option, *faults.RulesFile,
 			return nil, nil, usagef("--upstream %q: want an absolute http:// or https:// URL", o.upstream)
 		}
 		opts = append(opts, faults.WithUpstream(u))
+		switch p := o.upstreamProto; {
+		case p == "h2c" && u.Scheme == "http", p == "h2" && u.Scheme == "https":
+			opts = append(opts, faults.WithUpstreamHTTP2())
+		case p == "h2c" || p == "h2":
+			return nil, nil, usagef("--upstream-protocol %s does not go with a %s:// upstream (h2c is for http, h2 for https)", p, u.Scheme)
+		}
+	}
+	switch o.upstreamProto {
+	case "", "http/1.1":
+	case "h2c", "h2":
+		if o.upstream == "" {
+			return nil, nil, usagef("--upstream-protocol %s: a stand-in has no upstream to speak it to", o.upstreamProto)
+		}
+	default:
+		return nil, nil, usagef("--upstream-protocol %q: want http/1.1, h2c or h2", o.upstreamProto)
 	}
 	rf := &faults.RulesFile{}
 	if o.rules != "" {

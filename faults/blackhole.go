@@ -8,8 +8,9 @@ import (
 // Blackhole accepts the request and holds it without forwarding until the
 // client gives up, the proxy closes, or Timeout passes (never, when zero);
 // then the answer is lost as Mode says: "close" (default), "reset", or
-// "status" with Status (default 504). If the rule is removed meanwhile, held
-// requests are forwarded: the network healed.
+// "status" with Status (default 504); over HTTP/2 close and reset reset the
+// stream. If the rule is removed meanwhile, held requests are forwarded: the
+// network healed.
 type Blackhole struct {
 	Timeout time.Duration `attr:"timeout"`
 	Mode    string        `attr:"mode"`

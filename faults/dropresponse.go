@@ -9,7 +9,8 @@ import (
 // DropResponse forwards the request, lets the upstream finish its answer
 // (so whatever it does is committed), then loses that answer: the client's
 // connection is closed (Mode "close", the default) or reset ("reset"), or it
-// gets Status (default 504) instead ("status"), after Hold.
+// gets Status (default 504) instead ("status"), after Hold. Over HTTP/2,
+// close and reset both reset the stream (RST_STREAM).
 type DropResponse struct {
 	Mode   string        `attr:"mode"`
 	Hold   time.Duration `attr:"hold"`

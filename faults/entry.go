@@ -102,8 +102,11 @@ func DefaultResponseHeaders() []string {
 	// RateLimit* covers draft -10's pair and the older RateLimit-Limit,
 	// -Remaining and -Reset fields; X-Rate-Limit-* is a common legacy spelling.
 	// Content-Type tells a tier that passed an answer on from one that put
-	// a page of its own in its place.
-	return []string{"Retry-After", "Content-Type", "RateLimit*", "X-RateLimit-*", "X-Rate-Limit-*"}
+	// a page of its own in its place. gRPC's status and pushback are its
+	// answer and its Retry-After; relayed in trailers, they are journaled
+	// as if sent in headers.
+	return []string{"Retry-After", "Content-Type", "RateLimit*", "X-RateLimit-*", "X-Rate-Limit-*",
+		"Grpc-Status", "Grpc-Message", "Grpc-Retry-Pushback-Ms"}
 }
 
 // headerPicker copies selected headers; names ending in * are prefixes.

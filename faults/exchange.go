@@ -25,6 +25,7 @@ type Exchange struct {
 	rnd     *rand.Rand
 	started bool     // response headers were written
 	lose    LoseMode // set by Lose, carried out when the fault returns
+	closing bool     // set by CloseAfter
 	status  int
 
 	mu       sync.Mutex // guards entry times and upstream fields, and finished
@@ -120,7 +121,9 @@ func (ex *Exchange) Hold(limit time.Duration) error {
 
 // Lose makes the client lose its response: the connection is closed or
 // reset when Inject returns. After response headers were sent (e.g. inside a
-// Copier) the body is cut short. It returns nil so faults can return it.
+// Copier) the body is cut short. Over HTTP/2 either mode resets the stream
+// alone (RST_STREAM INTERNAL_ERROR), since the connection carries other
+// streams. It returns nil so faults can return it.
 func (ex *Exchange) Lose(mode LoseMode) error {
 	if mode != LoseReset {
 		mode = LoseClose
@@ -128,6 +131,12 @@ func (ex *Exchange) Lose(mode LoseMode) error {
 	ex.lose = mode
 	return nil
 }
+
+// CloseAfter ends the client's connection gracefully once this answer is
+// sent: net/http sends "Connection: close" over HTTP/1.1 and GOAWAY over
+// HTTP/2, where streams already taken still finish. Call it before the
+// response headers go out.
+func (ex *Exchange) CloseAfter() { ex.closing = true }
 
 // Pass forwards the request and relays the answer: what happens with no fault.
 func (ex *Exchange) Pass() error {

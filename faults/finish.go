@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 )
 
 // end carries out a pending Lose, journals the exchange and updates the
@@ -55,7 +56,7 @@ func (ex *Exchange) finish() Entry {
 	e.Finished = now
 	if ex.started {
 		e.Status = ex.status
-		e.ResponseHeaders = p.respHeaders.pick(ex.w.Header())
+		e.ResponseHeaders = p.respHeaders.pick(withTrailers(ex.w.Header()))
 	}
 	if e.Outcome == "" {
 		e.Outcome = ex.outcome(&e)
@@ -109,6 +110,25 @@ func (ex *Exchange) loseConn() bool {
 	}
 	_ = conn.Close()
 	return true
+}
+
+// withTrailers is h with the trailers set in it (http.TrailerPrefix keys)
+// as plain fields too, so a gRPC status relayed in trailers is journaled.
+// It returns h itself when there are none.
+func withTrailers(h http.Header) http.Header {
+	var merged http.Header
+	for k, v := range h {
+		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
+			if merged == nil {
+				merged = h.Clone()
+			}
+			merged[http.CanonicalHeaderKey(name)] = v
+		}
+	}
+	if merged == nil {
+		return h
+	}
+	return merged
 }
 
 func tcpConn(c net.Conn) (*net.TCPConn, bool) {

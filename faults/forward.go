@@ -64,6 +64,9 @@ func (ex *Exchange) outbound() *http.Request {
 	out.Proto, out.ProtoMajor, out.ProtoMinor = "HTTP/1.1", 1, 1
 	out.TransferEncoding, out.Close, out.Trailer = nil, false, nil
 	removeHopHeaders(out.Header)
+	if ex.p.upstreamH2 {
+		keepTrailers(out, in)
+	}
 	out.ContentLength = int64(len(ex.body))
 	if len(ex.body) == 0 {
 		out.Body, out.GetBody = nil, nil
@@ -78,6 +81,22 @@ func (ex *Exchange) outbound() *http.Request {
 		out.Body, out.GetBody = io.NopCloser(bytes.NewReader(ex.body)), nil
 	}
 	return out
+}
+
+// keepTrailers gives an HTTP/2 upstream what gRPC needs of the request's
+// end-to-end fields: "TE: trailers" (the one TE value HTTP/2 allows, RFC
+// 9113 §8.2.2; gRPC servers may insist on it) and the request's trailers,
+// which net/http filled in when the body was read.
+func keepTrailers(out, in *http.Request) {
+	for _, v := range in.Header.Values("Te") {
+		if strings.Contains(strings.ToLower(v), "trailers") {
+			out.Header.Set("Te", "trailers")
+			break
+		}
+	}
+	if len(in.Trailer) > 0 {
+		out.Trailer = in.Trailer.Clone()
+	}
 }
 
 func joinPath(base, p string) string {

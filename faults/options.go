@@ -99,6 +99,10 @@ type Limits struct {
 	MaxConns int
 	// DialTimeout bounds connecting to the upstream (default 5 s).
 	DialTimeout time.Duration
+	// MaxConcurrentStreams caps the HTTP/2 streams one client connection
+	// has open at once (default 250); more are refused (RST_STREAM
+	// REFUSED_STREAM), which a client may retry.
+	MaxConcurrentStreams int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -115,6 +119,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxConns <= 0 {
 		l.MaxConns = 4096
+	}
+	if l.MaxConcurrentStreams <= 0 {
+		l.MaxConcurrentStreams = 250
 	}
 	def(&l.ReadHeaderTimeout, 10*time.Second)
 	def(&l.BodyReadTimeout, 30*time.Second)

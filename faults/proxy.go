@@ -18,8 +18,8 @@ import (
 )
 
 // Proxy is a fault-injecting HTTP reverse proxy to one upstream, or a
-// stand-in that answers itself. It serves HTTP/1.1 and cleartext HTTP/2. Its
-// methods are safe for concurrent use.
+// stand-in that answers itself. It serves HTTP/1.1 and HTTP/2 (h2c in the
+// clear, h2 by ALPN over TLS). Its methods are safe for concurrent use.
 type Proxy struct {
 	upstream    *url.URL
 	seed        uint64
@@ -36,6 +36,7 @@ type Proxy struct {
 	transport   http.RoundTripper
 	serverTLS   *tls.Config // see WithTLS; nil = plain
 	upstreamTLS *tls.Config // see WithUpstreamTLS; nil = system roots
+	upstreamH2  bool        // see WithUpstreamHTTP2
 	log         *slog.Logger
 	initial     []Rule
 	noLean      bool          // tests: serve everything through net/http
@@ -100,11 +101,11 @@ func (p *Proxy) init() error {
 	}
 	// The lean path speaks plain HTTP/1.1 itself, so it steps aside when
 	// either side needs TLS or the caller chose its own transport.
-	if p.upstream != nil && p.upstream.Scheme == "http" && p.transport == nil && p.serverTLS == nil && !p.noLean {
+	if p.upstream != nil && p.upstream.Scheme == "http" && p.transport == nil && p.serverTLS == nil && !p.upstreamH2 && !p.noLean {
 		p.lean = newLeanServer(p)
 	}
 	if p.transport == nil {
-		p.transport = newTransport(p.limits, p.upstreamTLS)
+		p.transport = newTransport(p.limits, p.upstreamTLS, p.upstreamH2, p.upstream != nil && p.upstream.Scheme == "https")
 	}
 	p.rules = newRules(p.seed)
 	if err := p.rules.Replace(p.initial...); err != nil {
@@ -116,10 +117,11 @@ func (p *Proxy) init() error {
 	return nil
 }
 
-func newTransport(l Limits, tlsConfig *tls.Config) *http.Transport {
+func newTransport(l Limits, tlsConfig *tls.Config, h2, tlsUpstream bool) *http.Transport {
 	return &http.Transport{
-		TLSClientConfig:     tlsConfig, // HTTP/1.1 to the upstream: a custom dialer and no ForceAttemptHTTP2
-		Proxy:               nil,       // never route through HTTP_PROXY: we are the proxy
+		Protocols:           upstreamProtocols(h2, tlsUpstream),
+		TLSClientConfig:     upstreamTLSConfig(tlsConfig, h2),
+		Proxy:               nil, // never route through HTTP_PROXY: we are the proxy
 		DialContext:         (&net.Dialer{Timeout: l.DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        1024,
 		MaxIdleConnsPerHost: 1024,
@@ -133,11 +135,13 @@ func newTransport(l Limits, tlsConfig *tls.Config) *http.Transport {
 func (p *Proxy) newServer() *http.Server {
 	var protos http.Protocols
 	protos.SetHTTP1(true)
-	protos.SetUnencryptedHTTP2(p.serverTLS == nil) // h2c only in the clear; h2 over TLS is not offered
+	protos.SetHTTP2(p.serverTLS != nil)            // h2 by ALPN where the proxy terminates TLS
+	protos.SetUnencryptedHTTP2(p.serverTLS == nil) // h2c (prior knowledge) in the clear
 	return &http.Server{
 		Handler:           p,
 		Protocols:         &protos,
-		MaxHeaderBytes:    p.limits.MaxHeaderBytes,
+		MaxHeaderBytes:    p.limits.MaxHeaderBytes, // also HTTP/2's SETTINGS_MAX_HEADER_LIST_SIZE
+		HTTP2:             http2Config(p.limits),
 		ReadHeaderTimeout: p.limits.ReadHeaderTimeout,
 		IdleTimeout:       p.limits.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),

@@ -40,7 +40,24 @@ func (ex *Exchange) ReplyWith(resp *http.Response, copy Copier) error {
 		ex.noteError(err)
 		return ex.Lose(LoseClose)
 	}
+	if err == nil && ex.lose == "" {
+		relayTrailers(h, resp.Trailer)
+	}
 	return nil
+}
+
+// relayTrailers passes the upstream's trailers (filled in once its body was
+// read to the end) on to the client: gRPC's status travels in them. The
+// TrailerPrefix form needs no Trailer header announced before the body, so
+// the response's framing is what it would be without them; a client the
+// server cannot send trailers to (HTTP/1.1 with a Content-Length) does not
+// get them.
+func relayTrailers(h, trailer http.Header) {
+	for k, vs := range trailer {
+		if len(vs) > 0 {
+			h[http.TrailerPrefix+k] = vs
+		}
+	}
 }
 
 // Respond answers the client itself with status, headers and body, without
@@ -61,6 +78,12 @@ func (ex *Exchange) writeHeader(status int) {
 		return
 	}
 	ex.started, ex.status = true, status
+	if ex.closing {
+		// HTTP/2 has no Connection header; net/http's server reads this one
+		// as a request for GOAWAY and drops it from the frame (RFC 9113
+		// §8.2.2 forbids sending it).
+		ex.w.Header().Set("Connection", "close")
+	}
 	if r := ex.r; r.ProtoMajor == 1 && len(r.TransferEncoding) > 0 {
 		// A request with Content-Length and Transfer-Encoding must close the
 		// connection after its answer (RFC 9112 §6.1). net/http drops the

@@ -6,7 +6,8 @@ import (
 )
 
 // Reset aborts the client connection with a TCP RST before anything is
-// forwarded, after Hold. Over HTTP/2 it resets the stream instead.
+// forwarded, after Hold. Over HTTP/2 it resets the stream instead
+// (RST_STREAM INTERNAL_ERROR); the connection's other streams go on.
 type Reset struct {
 	Hold time.Duration `attr:"hold"`
 }

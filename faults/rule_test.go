@@ -51,6 +51,8 @@ func TestRule_JSONRoundTrip(t *testing.T) {
 		{Name: "b", Fault: &Blackhole{Timeout: 2 * time.Second, Mode: "reset"}},
 		{Name: "dup", Fault: &Duplicate{Copies: 3, Concurrent: true, Answer: "first", Gap: time.Millisecond}},
 		{Name: "t", Fault: &Throttle{Rate: 100, Chunk: 10}},
+		{Name: "ga", Fault: &GoAway{}},
+		{Name: "gs", Fault: &GRPCStatus{Code: 8, Message: "slow down", Pushback: 250 * time.Millisecond, Delay: time.Millisecond}},
 		{Name: "lb", Fault: &Latency{Fast: 20 * time.Millisecond, Slow: time.Second, SlowShare: 0.05, Jitter: time.Millisecond, Phase: "response"}},
 		{Name: "lq", Fault: &Latency{P50: 20 * time.Millisecond, P90: 50 * time.Millisecond, P99: 400 * time.Millisecond, Max: time.Second}},
 		{Name: "tr", Fault: &Truncate{Bytes: 5, Mode: "reset"}},

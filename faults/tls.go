@@ -2,21 +2,13 @@ package faults
 
 import (
 	"crypto/tls"
-	"errors"
-	"fmt"
 	"net"
-	"slices"
 )
 
-// ErrHTTP2OnlyClient is the handshake error of a TLS client that offers
-// HTTP/2 and not HTTP/1.1 in ALPN: the proxy speaks HTTP/1.1 over TLS for
-// now; HTTP/2 over TLS is a later slice of issue 28.
-var ErrHTTP2OnlyClient = errors.New("faults: the client offers only HTTP/2 over TLS (ALPN h2); this proxy speaks http/1.1 over TLS, HTTP/2 over TLS is not supported yet")
-
 // WithTLS makes the proxy serve TLS with cert: clients connect over https,
-// and rules act on the decrypted HTTP/1.1 exchange. ALPN offers http/1.1
-// only. Such a proxy serves every connection through net/http, never the
-// plain HTTP/1.1 lean path.
+// and rules act on the decrypted exchange, each HTTP/2 stream on its own.
+// ALPN offers h2 and http/1.1. Such a proxy serves every connection through
+// net/http, never the plain HTTP/1.1 lean path.
 func WithTLS(cert tls.Certificate) Option {
 	return func(p *Proxy) { p.serverTLS = serverTLSConfig(cert) }
 }
@@ -27,22 +19,15 @@ func WithTLS(cert tls.Certificate) Option {
 // with WithTransport, whose round tripper has its own.
 func WithUpstreamTLS(cfg *tls.Config) Option { return func(p *Proxy) { p.upstreamTLS = cfg } }
 
-// serverTLSConfig offers http/1.1 alone in ALPN, and refuses by name a
-// client that will speak nothing but h2, rather than let it fail on a bare
-// no_application_protocol alert.
+// serverTLSConfig offers h2 first in ALPN, as net/http's own TLS server
+// does, so a client that speaks both gets HTTP/2; the server's Protocols
+// must include HTTP2 for net/http to take the h2 connections.
 func serverTLSConfig(cert tls.Certificate) *tls.Config {
-	cfg := &tls.Config{
+	return &tls.Config{
 		Certificates: []tls.Certificate{cert},
-		NextProtos:   []string{"http/1.1"},
+		NextProtos:   []string{"h2", "http/1.1"},
 		MinVersion:   tls.VersionTLS12,
 	}
-	cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
-		if slices.Contains(hello.SupportedProtos, "h2") && !slices.Contains(hello.SupportedProtos, "http/1.1") {
-			return nil, fmt.Errorf("%w (from %s)", ErrHTTP2OnlyClient, hello.Conn.RemoteAddr())
-		}
-		return nil, nil
-	}
-	return cfg
 }
 
 // rawConn is the connection under a TLS one, so a lost answer kills the

@@ -87,6 +87,10 @@ type Service struct {
 	// service; false (the default) verifies it. Set it only for a
 	// self-signed certificate you have no CA file for.
 	Insecure bool `yaml:"insecure"`
+	// Protocol is what the front proxy speaks to the service: empty or
+	// ProtocolHTTP1 (the default), ProtocolH2C for an http URL or
+	// ProtocolH2 for an https one (HTTP/2 only).
+	Protocol Protocol `yaml:"protocol"`
 }
 
 // Front names what answers at the service's URL.
@@ -98,6 +102,19 @@ const (
 	FrontDirect Front = "direct" // the service's own code; no tier in front to re-send a POST
 	FrontProxy  Front = "proxy"  // a gateway, load balancer or reverse proxy in front of the service
 )
+
+// Protocol names the HTTP version a proxy speaks to its upstream.
+type Protocol string
+
+// The protocols, by their ALPN identifiers (RFC 9113 §3.1).
+const (
+	ProtocolHTTP1 Protocol = "http/1.1" // the default
+	ProtocolH2C   Protocol = "h2c"      // HTTP/2 in the clear, with prior knowledge
+	ProtocolH2    Protocol = "h2"       // HTTP/2 over TLS
+)
+
+// HTTP2 reports whether the upstream speaks HTTP/2 only.
+func (p Protocol) HTTP2() bool { return p == ProtocolH2C || p == ProtocolH2 }
 
 // Process describes the command a kind-process target is started with. Its
 // strings are text/template templates over ProcessValues.
@@ -191,6 +208,11 @@ type Dependency struct {
 	// UpstreamCA is a PEM file of the CAs that sign an https upstream's
 	// certificate, relative to the spec file; empty = the system roots.
 	UpstreamCA string `yaml:"upstream_ca"`
+	// Protocol is what the dependency proxy speaks to Upstream: empty or
+	// ProtocolHTTP1 (the default), ProtocolH2C for an http upstream or
+	// ProtocolH2 for an https one (HTTP/2 only). The target may speak either
+	// to the proxy, whatever this says.
+	Protocol Protocol `yaml:"protocol"`
 	// Method is the effectful call's method; empty = POST.
 	Method string `yaml:"method"`
 	// Path is the effectful call's path, a glob as in fault rules (e.g.

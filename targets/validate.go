@@ -29,6 +29,7 @@ func (t *Target) Validate(opts ...Option) error {
 		v.deps = v.checkDependencies()
 		v.checkService()
 		v.checkTLS()
+		v.checkProtocols()
 		v.checkProcess()
 		v.checkCompose()
 	}

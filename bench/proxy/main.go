@@ -2,14 +2,15 @@
 
 // Command proxy measures the resilcheck fault proxy's pass-through cost:
 // throughput, median latency and (for targets in their own process) CPU per
-// request at 1 and 64 concurrent keep-alive connections, direct to a
+// request at 1 and 64 concurrent keep-alive connections (and HTTP/2 at 1
+// and 64 streams on one connection, unless -h2=false), direct to a
 // loopback upstream, through resilcheck's proxy with no rules (embedded, and
 // as "resilcheck proxy" when -resilcheck names a binary), through a bare TCP
 // relay in its own process (the floor for any proxy process), and through
 // toxiproxy when -toxiproxy names its server. Rounds interleave the targets
 // so drift in the machine's load touches all of them alike.
 //
-//	go run -tags bench ./bench/proxy [-resilcheck bin] [-toxiproxy /path/to/server] [-d 3s] [-rounds 3] [-work 0]
+//	go run -tags bench ./bench/proxy [-resilcheck bin] [-toxiproxy /path/to/server] [-d 3s] [-rounds 3] [-work 0] [-h2=false]
 //
 // It is built only with the bench tag, outside the default test run.
 package main
@@ -58,6 +59,7 @@ func main() {
 	work := flag.Duration("work", 0, "service time the upstream spends per request")
 	size := flag.Int("size", 64, "response body bytes")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	h2 := flag.Bool("h2", true, "also measure HTTP/2 (h2c both ways) at 1 and 64 streams on one connection")
 	relayListen := flag.String("relay-listen", "", "internal: serve as the tcp-relay on this address")
 	relayTo := flag.String("relay-to", "", "internal: the tcp-relay's upstream address")
 	flag.Parse()
@@ -104,27 +106,41 @@ func main() {
 	fmt.Printf("tcp-relay: a bare TCP relay (two io.Copy goroutines per connection) as its own process, the floor for any proxy process here\n\n")
 	fmt.Printf("%-11s %5s %10s %9s %9s %9s %9s %10s\n", "target", "conns", "req/s", "median", "p99", "x direct", "+median", "cpu/req")
 	for _, conns := range []int{1, 64} {
-		runs := make([][]result, len(targets))
-		for range *rounds {
-			for i, t := range targets {
-				runs[i] = append(runs[i], measure(t, conns, *dur))
-			}
-		}
-		var base result
+		table(targets, conns, *dur, *rounds, http1Transport)
+	}
+	if *h2 {
+		h2Rows(*work, *size, *dur, *rounds)
+	}
+}
+
+// table measures every target at n concurrent requests, rounds times
+// interleaved, and prints a row per target against the first.
+func table(targets []target, n int, d time.Duration, rounds int, transport func(int) *http.Transport) {
+	runs := make([][]result, len(targets))
+	for range rounds {
 		for i, t := range targets {
-			r := medianOf(runs[i])
-			if i == 0 {
-				base = r
-			}
-			cpu := "-"
-			if r.cpu > 0 {
-				cpu = r.cpu.Round(100 * time.Nanosecond).String()
-			}
-			fmt.Printf("%-11s %5d %10.0f %9v %9v %9.2f %9v %10s\n", t.name, conns, r.rps,
-				r.median.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.rps/base.rps,
-				(r.median - base.median).Round(time.Microsecond), cpu)
+			runs[i] = append(runs[i], measure(t, n, d, transport))
 		}
 	}
+	var base result
+	for i, t := range targets {
+		r := medianOf(runs[i])
+		if i == 0 {
+			base = r
+		}
+		cpu := "-"
+		if r.cpu > 0 {
+			cpu = r.cpu.Round(100 * time.Nanosecond).String()
+		}
+		fmt.Printf("%-11s %5d %10.0f %9v %9v %9.2f %9v %10s\n", t.name, n, r.rps,
+			r.median.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.rps/base.rps,
+			(r.median - base.median).Round(time.Microsecond), cpu)
+	}
+}
+
+// http1Transport gives each of conns goroutines a keep-alive connection.
+func http1Transport(conns int) *http.Transport {
+	return &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, Proxy: nil, DisableCompression: true}
 }
 
 func upstream(work time.Duration, size int) string {
@@ -163,9 +179,9 @@ func medianOf(rs []result) result {
 
 // measure runs t and, for a target in its own process, charges the CPU
 // that process used to the requests served.
-func measure(t target, conns int, d time.Duration) result {
+func measure(t target, conns int, d time.Duration, transport func(int) *http.Transport) result {
 	before := cpuTime(t.pid)
-	r, n := run(t.url, conns, d)
+	r, n := run(t.url, conns, d, transport(conns))
 	if after := cpuTime(t.pid); t.pid > 0 && after > 0 && n > 0 {
 		r.cpu = (after - before) / time.Duration(n)
 	}
@@ -194,11 +210,11 @@ func cpuTime(pid int) time.Duration {
 	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
-// run drives target from conns goroutines, each on its own keep-alive
-// connection, and returns throughput, latency quantiles and the number of
-// requests measured (warm-up included, for the CPU share).
-func run(target string, conns int, d time.Duration) (result, int) {
-	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, Proxy: nil, DisableCompression: true}
+// run drives target from conns goroutines through tr (a keep-alive
+// connection each over HTTP/1.1, streams of one connection over HTTP/2),
+// and returns throughput, latency quantiles and the number of requests
+// measured (warm-up included, for the CPU share).
+func run(target string, conns int, d time.Duration, tr *http.Transport) (result, int) {
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	get := func() time.Duration {
