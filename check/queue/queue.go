@@ -43,6 +43,8 @@ func checks() []check.Check {
 			Title: "a consumer killed on its way to the effect gets the message again after it restarts: the effect is not lost", Run: withMessage(crashBeforeEffect)},
 		{ID: "QC-05", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{needConsumer, needDeadLetter}, Source: deadLetter,
 			Title: "a message the consumer cannot process reaches the dead-letter subject after at most the declared deliveries, and is not delivered again", Run: withMessage(poison)},
+		{ID: "QC-06", Suite: Name, Level: reports.LevelShould, Needs: needs, Source: invalidMessage, Timed: true,
+			Title: "a message published right behind one the consumer cannot process is acknowledged within the ack_wait: the poison one does not block the queue", Run: withMessage(flowing)},
 	}
 }
 
@@ -50,9 +52,9 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 	p := h.Policy.Queue
 	return []reports.Tolerance{
 		{Name: "QC settle", Value: config(h).settle().String(),
-			Why: "QC-01 to QC-05: how long beyond the declared ack_wait (and max_deliver deliveries) a wait for the consumer lasts: a restart and a reconnect on a busy runner"},
+			Why: "QC-01 to QC-06: how long beyond the declared ack_wait (and max_deliver deliveries) a wait for the consumer lasts: a restart and a reconnect on a busy runner"},
 		{Name: "QC ack_wait", Value: p.AckWait.String(),
-			Why: "QC-03 to QC-05: the spec's queue_consumer.ack_wait: when the broker delivers an unacknowledged message again"},
+			Why: "QC-03 to QC-06: the spec's queue_consumer.ack_wait: when the broker delivers an unacknowledged message again, and QC-06's bound on a message waiting behind a poison one"},
 		{Name: "QC-05 max_deliver", Value: fmt.Sprint(p.MaxDeliver),
 			Why: "QC-05: the spec's queue_consumer.max_deliver: the deliveries a poison message may take before it is dead-lettered"},
 	}

@@ -88,6 +88,9 @@ func certifyVariant(t *testing.T, dir string, seed uint64, v expect.Variant, adj
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log.String())
 	}
+	if res.Report.Aborted != "" {
+		t.Fatalf("no check ran: %s\n%s", res.Report.Aborted, log.String())
+	}
 	for _, ch := range res.Report.Checks {
 		if allowed := v.Allowed(ch.ID); !slices.Contains(allowed, ch.Status) {
 			t.Errorf("%s %s, want %v (%s): expected %s; observed %s%s", ch.ID, ch.Status, allowed, v.WhyOf(ch.ID), ch.Expected, ch.Observed, ch.Reason)

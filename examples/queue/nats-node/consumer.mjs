@@ -12,7 +12,9 @@
 // terminated. GET /healthz answers 200 once consuming. `-break NAME` breaks
 // one of those: ack-first (ack before the charge), fresh-key (a random
 // Idempotency-Key per delivery), no-dead-letter (a poison message is nak'd
-// on every delivery and never dead-lettered).
+// on every delivery and never dead-lettered), retry-in-place (a poison
+// message is parsed again in the handler, 200, 400 and 800 ms apart with
+// +WPI before each wait, before it is nak'd or dead-lettered).
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { connect } from "@nats-io/transport-node";
@@ -20,7 +22,7 @@ import { jetstream } from "@nats-io/jetstream";
 
 const at = process.argv.indexOf("-break");
 const breakName = at >= 0 ? process.argv[at + 1] : "";
-const BREAKS = ["", "ack-first", "fresh-key", "no-dead-letter"];
+const BREAKS = ["", "ack-first", "fresh-key", "no-dead-letter", "retry-in-place"];
 if (!BREAKS.includes(breakName)) {
   console.error(`consumer: unknown -break ${breakName}`);
   process.exit(2);
@@ -88,7 +90,12 @@ async function ack(msg) {
 async function handle(nc, msg) {
   const { deliveryCount } = msg.info;
   const msgId = msg.headers?.get("Nats-Msg-Id") || `${msg.info.stream}-${msg.seq}`;
-  const order = parse(msg);
+  let order = parse(msg);
+  for (let i = 0, wait = NAK_DELAY; order === null && breakName === "retry-in-place" && i < MAX_DELIVER; i++, wait *= 2) {
+    msg.working(); // still in progress: no redelivery while we retry
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    order = parse(msg);
+  }
   if (order === null) {
     if (deliveryCount >= MAX_DELIVER && breakName !== "no-dead-letter") {
       nc.publish(DEAD_LETTER, msg.data, msg.headers ? { headers: msg.headers } : undefined);

@@ -64,6 +64,7 @@ const (
 	ConsumerFreshKey         Name = "consumer-fresh-key"         // service: keys each delivery of a queued payment apart
 	ConsumerNoDeadLetter     Name = "consumer-no-dead-letter"    // service: never dead-letters a message it cannot process
 	ConsumerNoAck            Name = "consumer-no-ack"            // service: never acks a queued payment it charged
+	ConsumerPoisonBlocks     Name = "consumer-poison-blocks"     // service: retries a message it cannot parse inside its one handler
 	OutboxDualWrite          Name = "outbox-dual-write"          // service: publishes a payment's event after the commit, once, not through the outbox
 	OutboxNewID              Name = "outbox-new-id"              // service: its relay gives each publish of an event a new id
 	OutboxNoRelay            Name = "outbox-no-relay"            // service: writes events to its outbox and never publishes them
@@ -130,6 +131,7 @@ var catalog = []Info{
 	{OutboxNewID, "service", "outbox", "gives each publish of an event a fresh Nats-Msg-Id, so an event the relay publishes again after an unconfirmed publish is, to a consumer deduplicating by id, a second event"},
 	{OutboxNoRelay, "service", "outbox", "writes each payment's event to its outbox and runs no relay, so no event is ever published"},
 	{ConsumerNoAck, "service", "queue", "charges a queued payment but never acknowledges its message, so the broker delivers it again every ack_wait until max_deliver and then gives up on it"},
+	{ConsumerPoisonBlocks, "service", "queue", "retries a message it cannot parse inside its handler, 200, 400 and 800 ms apart, before it dead-letters it, and its handler is the consumer's only one: every message behind the poison one waits 1.4 s, longer than the ack_wait"},
 	{ConsumerNoDeadLetter, "service", "queue", "asks for a message it cannot parse again on every delivery and never dead-letters it, so the broker gives up on it silently after max_deliver and it is lost"},
 }
 

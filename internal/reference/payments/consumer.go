@@ -172,6 +172,9 @@ func (c *consumer) handle(ctx context.Context, nc *nats.Conn, m jetstream.Msg) {
 	id := m.Headers().Get(jetstream.MsgIDHeader)
 	req, perr := parsePayment(m.Data())
 	if perr != nil || id == "" {
+		if d.Has(defect.ConsumerPoisonBlocks) {
+			c.retryInPlace(ctx, m)
+		}
 		if d.Has(defect.ConsumerNoDeadLetter) || int(md.NumDelivered) < c.cfg.MaxDeliver || c.cfg.DeadLetter == "" {
 			_ = m.NakWithDelay(c.cfg.Retry)
 			return
@@ -212,5 +215,26 @@ func (c *consumer) handle(ctx context.Context, nc *nats.Conn, m jetstream.Msg) {
 		// open breaker's remaining delay): max_deliver counts every
 		// delivery, and one spent on a breaker still open is lost to it.
 		_ = m.NakWithDelay(max(c.cfg.Retry, rep.retryAfter))
+	}
+}
+
+// retryInPlace is the consumer-poison-blocks defect: a message it cannot
+// parse is tried again in the handler, MaxDeliver times Retry doubling
+// apart, telling the broker it is still in progress, before the usual
+// handling; the handler, the consumer's only one, takes nothing else
+// meanwhile.
+func (c *consumer) retryInPlace(ctx context.Context, m jetstream.Msg) {
+	wait := c.cfg.Retry
+	for range c.cfg.MaxDeliver {
+		_ = m.InProgress()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		if _, err := parsePayment(m.Data()); err == nil {
+			return
+		}
+		wait *= 2
 	}
 }

@@ -9,7 +9,8 @@ import "github.com/resilcheck/resilcheck/internal/reference/defect"
 // stack with the queue suite alone.
 //   - consumer-ack-first acks before its effect call, so QC-03 finds no
 //     crash between its effect and its ack to judge.
-//   - consumer-no-ack never acks the first copy QC-02 needs settled.
+//   - consumer-no-ack never acks the first copy QC-02 needs settled, nor
+//     the message QC-06 publishes behind a poison one.
 //
 // The stack consumes a queue only when the spec names its subject, which
 // TestMatrix's specs do not; TestQueue_matrix also proves that
@@ -19,7 +20,8 @@ var queueMatrix = map[defect.Name]Expectation{
 	defect.ConsumerAckFirst:     {Must: []string{"QC-04"}, Vacuous: []string{"QC-03"}, Direct: queueDirect},
 	defect.ConsumerFreshKey:     {Must: []string{"QC-02", "QC-03"}, Direct: queueDirect},
 	defect.ConsumerNoDeadLetter: {Must: []string{"QC-05"}, Direct: queueDirect},
-	defect.ConsumerNoAck:        {Must: []string{"QC-01", "QC-03", "QC-04"}, Vacuous: []string{"QC-02"}, Direct: queueDirect},
+	defect.ConsumerNoAck:        {Must: []string{"QC-01", "QC-03", "QC-04", "QC-06"}, Vacuous: []string{"QC-02"}, Direct: queueDirect},
+	defect.ConsumerPoisonBlocks: {Must: []string{"QC-06"}, Direct: queueDirect},
 }
 
 // QueueAlso are defects of other contracts that the queue suite catches
