@@ -56,15 +56,24 @@ func judgeSpread(evs [][]attempt, n int, bucket time.Duration) check.Result {
 	if len(waits) < (n+1)/2 {
 		return check.Inconclusive("%d of %d events emitted together were retried: too few first waits to tell jitter", len(waits), n)
 	}
-	slices.Sort(waits)
-	most := maxInWindow(waits, bucket)
-	share := float64(most) / float64(len(waits))
 	want := fmt.Sprintf("at most %.0f%% of the first waits of events failing together in one %s bucket", 100*lockstepShare, bucket)
-	obs := fmt.Sprintf("%d of %d first waits in the busiest %s bucket; first waits from %s to %s", most, len(waits), bucket, ms(waits[0]), ms(waits[len(waits)-1]))
+	return judgeBuckets(waits, bucket, want, func(most int) string {
+		return fmt.Sprintf("%d of %d first waits in the busiest %s bucket; first waits from %s to %s", most, len(waits), bucket, ms(waits[0]), ms(waits[len(waits)-1]))
+	}, "lockstep, every event is retried at the same instant", ev)
+}
+
+// judgeBuckets sorts ds and fails them when more than lockstepShare fall
+// in one bucket, saying obs of the busiest's count and then burst; a pass
+// with more than suspectShare there is trusted only from a run the runner
+// did not stall a bucket's length in, since a stall disperses a burst.
+func judgeBuckets(ds []time.Duration, bucket time.Duration, want string, obs func(most int) string, burst string, ev []faults.Entry) check.Result {
+	slices.Sort(ds)
+	most := maxInWindow(ds, bucket)
+	share := float64(most) / float64(len(ds))
 	if share > lockstepShare {
-		return check.Fail(want, obs+": lockstep, every event is retried at the same instant", ev...)
+		return check.Fail(want, obs(most)+": "+burst, ev...)
 	}
-	r := check.Pass(want, obs, ev...)
+	r := check.Pass(want, obs(most), ev...)
 	if share > suspectShare {
 		r.Quiet = bucket
 	}

@@ -8,37 +8,43 @@ import (
 )
 
 // together answers the first deliveries of events emitted at once all at
-// the same instant: each is held until n have arrived or the first has
-// waited limit, then every held one gets fault. An endpoint that goes down
-// fails the deliveries in flight together; without the barrier the sender's
-// own trigger handling spreads the failures, and that spread (tens of
-// milliseconds on a loaded machine) would pass for jitter in WS-08.
-// Deliveries arriving after the release get fault at once.
+// the same instant: each is held until n have arrived or limit has passed
+// since the first did, then every held one gets fault. An endpoint that
+// goes down fails the deliveries in flight together; without the barrier
+// the sender's own trigger handling spreads the failures, and that spread
+// (tens of milliseconds on a loaded machine) would pass for jitter in
+// WS-08. Deliveries arriving after the release get fault at once.
 type together struct {
 	n     int
 	limit time.Duration
 	fault faults.Fault
 
-	once sync.Once
-	mu   sync.Mutex
-	held int
-	open chan struct{}
+	once     sync.Once
+	mu       sync.Mutex
+	held     int
+	deadline time.Time // limit after the first arrival
+	open     chan struct{}
 }
 
 func newTogether(n int, limit time.Duration, fault faults.Fault) *together {
 	return &together{n: n, limit: limit, fault: fault, open: make(chan struct{})}
 }
 
-// Inject holds ex until the barrier opens, then applies the fault.
+// Inject holds ex until the barrier opens, then applies the fault. The
+// wait is on the wall clock, not the proxy's (ex.Sleep): it must end when
+// another exchange arrives, which only a channel can say.
 func (t *together) Inject(ex *faults.Exchange) error {
 	t.mu.Lock()
+	if t.held == 0 {
+		t.deadline = time.Now().Add(t.limit)
+	}
 	t.held++
-	full := t.held >= t.n
+	full, deadline := t.held >= t.n, t.deadline
 	t.mu.Unlock()
 	if full {
 		t.release()
 	}
-	timer := time.NewTimer(t.limit)
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case <-t.open:

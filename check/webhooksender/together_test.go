@@ -22,7 +22,7 @@ func TestTogether_Inject(t *testing.T) {
 		limit time.Duration
 	}{
 		{"all arrive", 4, time.Minute},
-		{"one short: the limit opens it", 3, 200 * time.Millisecond},
+		{"one short: the limit opens it", 3, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -134,7 +134,7 @@ func tolerances(h *check.Harness) []reports.Tolerance {
 		{Name: "WS-08 lockstep", Value: fmt.Sprintf("> %.0f %% of %d events' first waits in one %s bucket", 100*lockstepShare, cfg.events(), bucket),
 			Why: "WS-08: jitter spreads the retries of events that failed together; lockstep puts them in one bucket"},
 		{Name: "WS-10 burst", Value: fmt.Sprintf("> %.0f %% of %d events' first deliveries after the recovery in one %s bucket", 100*lockstepShare, cfg.events(), bucket),
-			Why: "WS-10: events emitted a sixteenth of the first wait apart during an outage keep their own retry times; a backlog released at the recovery falls in one bucket"},
+			Why: "WS-10: events emitted the first wait over their count apart during an outage keep their own retry times; a backlog released at the recovery falls in one bucket"},
 		{Name: "WS-06 Retry-After", Value: ra,
 			Why: "WS-06, WS-06b: the Retry-After the endpoint answers with, longer than the declared first wait"},
 	}

@@ -26,7 +26,7 @@ const lastWriteWins = breakName === "last-write-wins";
 const wh = new Webhook(process.env.WEBHOOK_SECRET);
 const seen = new Set(); // event ids processed (or, answering first, accepted)
 const effects = new Map(); // event id -> settlements recorded
-const invoices = new Map(); // invoice -> { status, at: the event time it was set from, ms }
+const invoices = new Map(); // invoice -> { status, at: the event time (ms) it was set from }
 
 // The journal of settlements, one JSON line each, read back at start.
 const journal = path.join(process.env.DATA_DIR, "settlements.jsonl");
