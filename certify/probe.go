@@ -38,7 +38,7 @@ func specRead[T any](t *targets.Target, p targets.Probe, base string, tlsConfig 
 	if err != nil {
 		return func(context.Context, check.Values) (T, error) { return zero, err }, func() {}
 	}
-	tr := &http.Transport{TLSClientConfig: tlsConfig} // no proxy from the environment: the service is direct
+	tr := t.Service.Protocol.Transport(&http.Transport{TLSClientConfig: tlsConfig}) // no proxy from the environment: the service is direct
 	client := &http.Client{Transport: tr}
 	return func(ctx context.Context, v check.Values) (T, error) {
 		u, hd, err := p.RenderURL(base, targets.RequestValues{Key: v.Key, Tenant: v.Tenant, Amount: v.Amount, Seq: v.Seq})

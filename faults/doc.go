@@ -28,8 +28,9 @@
 // delay, latency, abort, drop-response, reset, blackhole, duplicate,
 // throttle, truncate, goaway, grpc-status and respond. Over HTTP/2 each
 // stream is an exchange: a lost answer resets its stream, goaway sends
-// GOAWAY, grpc-status refuses a gRPC call with a status in trailers. Rules come from Go, from a YAML rules file
-// (LoadRules) or from the admin API (NewAdmin), all decoded strictly.
+// GOAWAY, grpc-status refuses a gRPC call with a Trailers-Only status.
+// Rules come from Go, from a YAML rules file (LoadRules) or from the admin
+// API (NewAdmin), all decoded strictly.
 //
 // Two paths serve a connection. Plain HTTP/1.1 requests to an http://
 // upstream that no rule could take are relayed by a lean loop on the

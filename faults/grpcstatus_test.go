@@ -101,7 +101,7 @@ func TestGRPCStatus_Inject(t *testing.T) {
 		t.Parallel()
 		p, c := grpcThrough(t, Rule{Name: "stop", Match: Match{First: 1}, Fault: GRPCStatus{Code: 8, Message: "quota", Pushback: -1}})
 		md, err := check(t, c)
-		if s := status.Convert(err); s.Code() != codes.ResourceExhausted || md.Get("grpc-retry-pushback-ms")[0] != "-1" {
+		if s, pb := status.Convert(err), md.Get("grpc-retry-pushback-ms"); s.Code() != codes.ResourceExhausted || len(pb) != 1 || pb[0] != "-1" {
 			t.Fatalf("Check: %v (trailer %v), want RESOURCE_EXHAUSTED with pushback -1", err, md)
 		}
 		if _, err := check(t, c); err != nil {

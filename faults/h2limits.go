@@ -3,10 +3,14 @@ package faults
 import "net/http"
 
 // http2Config bounds what one HTTP/2 client connection can make the proxy
-// hold: open streams, the HPACK tables, a frame, and the request bytes
-// received and not yet read (per stream and for the whole connection).
-// The header list is bounded by Limits.MaxHeaderBytes, as on HTTP/1.1; a
-// larger one is refused with 431.
+// hold in framing: open streams, the HPACK tables, a frame, and the request
+// bytes received and not yet read (per stream and for the whole
+// connection). A request body a stream's handler buffers is bounded per
+// stream by Limits.MaxBodyBytes, so a connection may hold up to
+// MaxConcurrentStreams of them. The header list is bounded by
+// Limits.MaxHeaderBytes, as on HTTP/1.1: a block over it in one frame is
+// refused with 431, and one spread over CONTINUATION frames or holding a
+// field larger than the HPACK table ends the connection with GOAWAY.
 func http2Config(l Limits) *http.HTTP2Config {
 	return &http.HTTP2Config{
 		MaxConcurrentStreams:          l.MaxConcurrentStreams,

@@ -121,11 +121,15 @@ func TestProxy_TLSOffersHTTP2(t *testing.T) {
 		t.Fatalf("after the reset: %v %v, want another h2 answer", resp, err)
 	}
 	var protos []string
-	for _, e := range await(t, p, 5) {
+	es := await(t, p, 5)
+	for _, e := range es {
 		protos = append(protos, e.Proto)
 	}
 	if want := []string{"HTTP/2.0", "HTTP/2.0", "HTTP/1.1", "HTTP/2.0", "HTTP/2.0"}; !slices.Equal(protos, want) {
 		t.Fatalf("journaled protocols %q, want %q", protos, want)
+	}
+	if es[3].Conn != es[4].Conn {
+		t.Errorf("the reset stream rode connection %d and the next request %d: the reset cost the connection", es[3].Conn, es[4].Conn)
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 // WithUpstreamHTTP2 makes the proxy speak HTTP/2 only to its upstream: h2c
 // with prior knowledge to an http upstream, h2 by ALPN to an https one. The
 // default is HTTP/1.1. Every request then goes through net/http, none
-// through the lean path, which speaks HTTP/1.1 to the upstream itself.
+// through the lean path, which speaks HTTP/1.1 to the upstream itself. A
+// transport given by WithTransport speaks what it was built to: this option
+// then only keeps TE: trailers on the requests.
 func WithUpstreamHTTP2() Option { return func(p *Proxy) { p.upstreamH2 = true } }
 
 // upstreamProtocols is what the transport may speak to the upstream: HTTP/1.1

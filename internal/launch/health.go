@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/resilcheck/resilcheck/targets"
 )
 
 // Health polling pace: quick at first (a process usually comes up within
@@ -36,21 +38,22 @@ func healthURL(base, health string) string {
 // (matching ErrUnhealthy) when timeout passes, or ctx's error when ctx is
 // cancelled.
 func WaitHealthy(ctx context.Context, url string, timeout time.Duration) error {
-	return waitHealthy(ctx, url, timeout, nil, nil)
+	return waitHealthy(ctx, url, timeout, nil, nil, "")
 }
 
 // WaitHealthyTLS is WaitHealthy verifying an https url with tlsConfig, as
 // Env.ServiceTLS says (the spec's service.ca or insecure); nil = the
 // system roots.
 func WaitHealthyTLS(ctx context.Context, url string, timeout time.Duration, tlsConfig *tls.Config) error {
-	return waitHealthy(ctx, url, timeout, nil, tlsConfig)
+	return waitHealthy(ctx, url, timeout, nil, tlsConfig, "")
 }
 
 // waitHealthy GETs url until it answers 2xx, timeout passes (an
 // *UnhealthyError), ctx is cancelled (ctx's error) or died closes (errDied).
-// tlsConfig verifies an https target; nil = the system roots.
-func waitHealthy(ctx context.Context, target string, timeout time.Duration, died <-chan struct{}, tlsConfig *tls.Config) error {
-	tr := &http.Transport{DisableKeepAlives: true, TLSClientConfig: tlsConfig} // no proxy from the environment: targets are direct
+// tlsConfig verifies an https target; nil = the system roots. proto is
+// what the service speaks (service.protocol).
+func waitHealthy(ctx context.Context, target string, timeout time.Duration, died <-chan struct{}, tlsConfig *tls.Config, proto targets.Protocol) error {
+	tr := proto.Transport(&http.Transport{DisableKeepAlives: true, TLSClientConfig: tlsConfig}) // no proxy from the environment: targets are direct
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	start := time.Now()

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/resilcheck/resilcheck/targets"
 )
 
 // TestWaitHealthy_keepsLastStatus: a service that answers 503 and then hangs
@@ -54,5 +56,30 @@ func TestWaitHealthyTLS(t *testing.T) {
 	}
 	if err := WaitHealthyTLS(context.Background(), srv.URL+"/healthz", 300*time.Millisecond, nil); !errors.Is(err, ErrUnhealthy) {
 		t.Errorf("WaitHealthyTLS with the system roots = %v, want unhealthy", err)
+	}
+}
+
+// TestWaitHealthy_h2c: a service that speaks HTTP/2 alone, in the clear,
+// is healthy to a wait told so (service.protocol: h2c), and never to one
+// speaking HTTP/1.1.
+func TestWaitHealthy_h2c(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			w.WriteHeader(http.StatusHTTPVersionNotSupported)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	var only2 http.Protocols
+	only2.SetUnencryptedHTTP2(true)
+	srv.Config.Protocols = &only2
+	srv.Start()
+	defer srv.Close()
+	if err := waitHealthy(t.Context(), srv.URL+"/healthz", 5*time.Second, nil, nil, targets.ProtocolH2C); err != nil {
+		t.Errorf("h2c wait: %v, want healthy", err)
+	}
+	if err := waitHealthy(t.Context(), srv.URL+"/healthz", 300*time.Millisecond, nil, nil, ""); err == nil {
+		t.Error("HTTP/1.1 wait: healthy, want an unhealthy error")
 	}
 }
