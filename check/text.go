@@ -11,6 +11,10 @@ func Describe(r Reply) string {
 	if r.Err != nil {
 		return "transport error (" + r.Err.Error() + ")"
 	}
+	if r.GRPC != nil {
+		// The code the target sent, then the status it is judged as.
+		return fmt.Sprintf("%s, judged as %d", r.GRPC.Code, r.Status)
+	}
 	return fmt.Sprintf("%d", r.Status)
 }
 
