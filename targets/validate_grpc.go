@@ -25,6 +25,14 @@ func (v *validator) checkGRPC(p string, o Operation, bodyOK bool) {
 	if !v.t.Service.Protocol.HTTP2() && v.kind != KindClient {
 		v.errf(p+".grpc", "gRPC needs HTTP/2: set service.protocol to h2c (or h2 for an https service)")
 	}
+	// The call is always a POST of application/grpc (GRPCCodec.Request):
+	// say so rather than send something other than what is written.
+	if o.Method != "" && !strings.EqualFold(o.Method, "POST") {
+		v.errf(p+".method", "a gRPC call is a POST; leave method out")
+	}
+	if o.ContentType != "" && !strings.HasPrefix(o.ContentType, "application/grpc") && o.ContentType != defaultContentType {
+		v.errf(p+".content_type", "a gRPC call is sent as application/grpc; leave content_type out")
+	}
 	if missing {
 		return
 	}
