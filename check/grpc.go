@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -54,6 +55,11 @@ func grpcStatus(header, trailer http.Header) (GRPCCode, string, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 0 {
 		return 0, "", fmt.Errorf("gRPC protocol error: grpc-status %q is not a code", v)
+	}
+	// grpc-message is percent-encoded (PROTOCOL-HTTP2.md); one that does
+	// not decode is kept as sent.
+	if m, err := url.PathUnescape(msg); err == nil {
+		msg = m
 	}
 	return GRPCCode(n), msg, nil
 }

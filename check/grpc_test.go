@@ -47,7 +47,7 @@ func TestHarness_Send_grpc(t *testing.T) {
 		{"trailers-only", func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/grpc")
 			w.Header().Set("Grpc-Status", "14")
-			w.Header().Set("Grpc-Message", "down")
+			w.Header().Set("Grpc-Message", "ledger%3A down")
 		}, 503, 14, false},
 		{"no status", func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/grpc")
@@ -79,6 +79,11 @@ func TestHarness_Send_grpc(t *testing.T) {
 			}
 			if r.Status != tt.status {
 				t.Errorf("Status %d; want %d", r.Status, tt.status)
+			}
+			if tt.code == 14 {
+				if got, want := Describe(r), `UNAVAILABLE (14) "ledger: down", judged as 503`; got != want {
+					t.Errorf("Describe = %s; want %s", got, want)
+				}
 			}
 			if tt.status == 200 && !tt.protoErr || tt.code != 0 {
 				if r.GRPC == nil || r.GRPC.Code != tt.code {

@@ -39,7 +39,7 @@ type Reply struct {
 // GRPCReply is a gRPC answer's status and message.
 type GRPCReply struct {
 	Code    GRPCCode
-	Message string // grpc-message, percent-encoded as sent
+	Message string // grpc-message, percent-decoded
 }
 
 func (r Reply) String() string {
