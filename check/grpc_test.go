@@ -93,3 +93,14 @@ func TestHarness_Send_grpc(t *testing.T) {
 		})
 	}
 }
+
+func TestNeedHTTPAnswers_Unmet(t *testing.T) {
+	for _, tt := range []struct {
+		op  Operation
+		met bool
+	}{{Operation{Path: "/v1/payments"}, true}, {Operation{GRPC: true, Path: "/p.S/M"}, false}} {
+		if why := NeedHTTPAnswers.Unmet(&Harness{Operation: tt.op}); (why == "") != tt.met {
+			t.Errorf("GRPC %v: Unmet = %q, want met %v", tt.op.GRPC, why, tt.met)
+		}
+	}
+}

@@ -39,12 +39,6 @@ func missingKey(ctx context.Context, c *check.Case) check.Result {
 	if h.Policy.KeyOptional {
 		return check.NotApplicable("the target declares keys optional (policy.idempotency.key_required: false): the draft's 400 is for an operation requiring the header (§2.7)")
 	}
-	if h.Operation.GRPC {
-		// The draft's documentation link is HTTP's (a problem+json type or a
-		// Link header); a gRPC answer's would be a google.rpc.Help in its
-		// status details, which the harness does not decode.
-		return check.NotApplicable("a gRPC call answers with a status code, not a problem+json body or Link header: the draft's documentation link (§2.7) has no gRPC form the harness reads")
-	}
 	r := h.Send(ctx, check.Call{Tenant: c.Tenant(), Amount: c.Amount()})
 	want := fmt.Sprintf("%d with a documentation link (problem+json type or Link rel=describedby); 0 effects", h.Conventions.MissingKeyCode())
 	// A probe reads effects per key, so it cannot see a keyless request's:
