@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/resilcheck/resilcheck/faults"
 )
 
 // GRPCCode is a gRPC status code, as grpc-status carries it.
@@ -62,4 +64,21 @@ func grpcStatus(header, trailer http.Header) (GRPCCode, string, error) {
 		msg = m
 	}
 	return GRPCCode(n), msg, nil
+}
+
+// AnswerStatus is the status a journaled exchange answered with, in the
+// suites' terms: for a gRPC answer (HTTP 200 with a grpc-status, which the
+// journal keeps among the response headers whether it came in headers or
+// trailers), the HTTP status its code maps to; otherwise e.Status. Checks
+// judging front entries use it so a gRPC UNAVAILABLE is not read as 200.
+func AnswerStatus(e faults.Entry) int {
+	v := e.ResponseHeader("Grpc-Status")
+	if e.Status != http.StatusOK || v == "" {
+		return e.Status
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return e.Status
+	}
+	return GRPCCode(n).HTTPStatus()
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/resilcheck/resilcheck/faults"
 )
 
 func TestGRPCCode_HTTPStatus(t *testing.T) {
@@ -101,6 +103,24 @@ func TestNeedHTTPAnswers_Unmet(t *testing.T) {
 	}{{Operation{Path: "/v1/payments"}, true}, {Operation{GRPC: true, Path: "/p.S/M"}, false}} {
 		if why := NeedHTTPAnswers.Unmet(&Harness{Operation: tt.op}); (why == "") != tt.met {
 			t.Errorf("GRPC %v: Unmet = %q, want met %v", tt.op.GRPC, why, tt.met)
+		}
+	}
+}
+
+func TestAnswerStatus(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		e    faults.Entry
+		want int
+	}{
+		{"HTTP", faults.Entry{Status: 502}, 502},
+		{"gRPC OK", faults.Entry{Status: 200, ResponseHeaders: map[string]string{"Grpc-Status": "0"}}, 200},
+		{"gRPC UNAVAILABLE", faults.Entry{Status: 200, ResponseHeaders: map[string]string{"Grpc-Status": "14"}}, 503},
+		{"not a code", faults.Entry{Status: 200, ResponseHeaders: map[string]string{"Grpc-Status": "x"}}, 200},
+		{"proxy refusal", faults.Entry{Status: 503, ResponseHeaders: map[string]string{"Grpc-Status": "0"}}, 503},
+	} {
+		if got := AnswerStatus(tt.e); got != tt.want {
+			t.Errorf("%s: AnswerStatus = %d; want %d", tt.name, got, tt.want)
 		}
 	}
 }
