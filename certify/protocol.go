@@ -1,6 +1,9 @@
 package certify
 
 import (
+	"net/http"
+	"strings"
+
 	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -13,4 +16,16 @@ func protocolOptions(proto targets.Protocol) []faults.Option {
 		return []faults.Option{faults.WithUpstreamHTTP2()}
 	}
 	return nil
+}
+
+// frontClient is the client the harness sends through the front proxy at
+// front with: nil (the harness's HTTP/1.1 default) unless the service
+// speaks HTTP/2, when the harness speaks h2c to the plain front proxy, so a
+// gRPC service is called over HTTP/2 end to end, as gRPC requires. A front
+// serving TLS is left to the default: the harness holds no CA for it.
+func frontClient(proto targets.Protocol, front string) *http.Client {
+	if !proto.HTTP2() || !strings.HasPrefix(front, "http://") {
+		return nil
+	}
+	return &http.Client{Transport: targets.ProtocolH2C.Transport(&http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64})}
 }

@@ -47,3 +47,48 @@ func TestDependencyProxy_protocol(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontClient: the harness speaks h2c to a plain front proxy in front
+// of an HTTP/2 service, and keeps its HTTP/1.1 default otherwise.
+func TestFrontClient(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) }))
+	var protos http.Protocols
+	protos.SetHTTP1(true)
+	protos.SetUnencryptedHTTP2(true)
+	srv.Config.Protocols = &protos
+	srv.Start()
+	t.Cleanup(srv.Close)
+	for _, tt := range []struct {
+		proto targets.Protocol
+		front string
+		want  string // the protocol the request arrived in; "" = no client of its own
+	}{
+		{"", srv.URL, ""},
+		{targets.ProtocolHTTP1, srv.URL, ""},
+		{targets.ProtocolH2C, srv.URL, "HTTP/2.0"},
+		{targets.ProtocolH2, srv.URL, "HTTP/2.0"},
+		{targets.ProtocolH2C, "https://127.0.0.1:1", ""},
+	} {
+		c := frontClient(tt.proto, tt.front)
+		if c == nil {
+			if tt.want != "" {
+				t.Errorf("frontClient(%q, %s) = nil; want a client", tt.proto, tt.front)
+			}
+			continue
+		}
+		if tt.want == "" {
+			t.Errorf("frontClient(%q, %s) is a client of its own; want nil", tt.proto, tt.front)
+			continue
+		}
+		resp, err := c.Get(tt.front)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != tt.want {
+			t.Errorf("frontClient(%q) reached the front over %s; want %s", tt.proto, b, tt.want)
+		}
+	}
+}

@@ -61,7 +61,7 @@ func specOutbox(t *targets.Target, env *environment) check.OutboxPolicy {
 	}
 	p := check.OutboxPolicy{Broker: env.broker, Crash: env.running.CrashFunc}
 	if i := slices.IndexFunc(t.Operations, func(op targets.Operation) bool { return op.Name == o.Trigger }); i >= 0 {
-		op := withEffect(t, adaptOperation(t.Operations[i]))
+		op := withEffect(t, adaptOperation(t, t.Operations[i]))
 		p.Trigger = &op
 	}
 	return p

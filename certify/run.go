@@ -221,6 +221,7 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 		}
 		lh.Journal = env.journal
 		lh.TargetURL, lh.Front, lh.Dependency = env.front.URL(), env.front, env.dep
+		lh.Client = frontClient(cfg.Target.Service.Protocol, lh.TargetURL)
 		lh.Hops = env.harnessHops()
 		probe, closeProbe := specProbe(cfg.Target, cfg.Target.Effects.Probe, env.target.URLs["service"], env.tls.service)
 		defer closeProbe()

@@ -2,6 +2,7 @@ package certify
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -18,7 +19,7 @@ func specOperation(t *targets.Target) check.Operation {
 	if len(t.Operations) == 0 {
 		return check.Operation{}
 	}
-	return withEffect(t, adaptOperation(t.Operations[0]))
+	return withEffect(t, adaptOperation(t, t.Operations[0]))
 }
 
 // specKeyedOperations adapts the operations an idempotency key protects:
@@ -27,7 +28,7 @@ func specKeyedOperations(t *targets.Target) []check.Operation {
 	var out []check.Operation
 	for _, op := range t.Operations {
 		if names := t.Policy.Idempotency.Operations; len(names) == 0 || slices.Contains(names, op.Name) {
-			out = append(out, withEffect(t, adaptOperation(op)))
+			out = append(out, withEffect(t, adaptOperation(t, op)))
 		}
 	}
 	return out
@@ -44,9 +45,18 @@ func withEffect(t *targets.Target, so check.Operation) check.Operation {
 	return so
 }
 
-// adaptOperation renders op for the harness.
-func adaptOperation(op targets.Operation) check.Operation {
+// adaptOperation renders op, an operation of t, for the harness; a gRPC
+// operation's body is encoded and framed as its call.
+func adaptOperation(t *targets.Target, op targets.Operation) check.Operation {
+	var codec *targets.GRPCCodec
+	var codecErr error
+	if op.GRPC.Declared() {
+		// Validation compiled it once already, so an error is unlikely;
+		// it surfaces on every request rather than being lost.
+		codec, codecErr = op.GRPC.Compile(t.Dir)
+	}
 	return check.Operation{
+		GRPC:         op.GRPC.Declared(),
 		Name:         op.Name,
 		KeyHeader:    op.KeyHeader,
 		Method:       op.Method,
@@ -56,6 +66,12 @@ func adaptOperation(op targets.Operation) check.Operation {
 		EffectMethod: http.MethodPost,
 		Request: func(v check.Values, alt bool) (check.Request, error) {
 			r, err := op.Render(targets.RequestValues{Key: v.Key, Amount: v.Amount, Tenant: v.Tenant, Seq: v.Seq}, alt)
+			switch {
+			case err == nil && codecErr != nil:
+				err = fmt.Errorf("operation %s: grpc: %w", op.Name, codecErr)
+			case err == nil && codec != nil:
+				r, err = codec.Request(r)
+			}
 			return check.Request{Method: r.Method, Path: r.Path, Header: r.Header, Body: r.Body}, err
 		},
 	}
@@ -119,7 +135,7 @@ func specPolicy(t *targets.Target) check.Policy {
 	}
 	for _, name := range t.Policy.RateLimits.Operations {
 		if i := slices.IndexFunc(t.Operations, func(o targets.Operation) bool { return o.Name == name }); i >= 0 {
-			p.RateLimited = append(p.RateLimited, adaptOperation(t.Operations[i]))
+			p.RateLimited = append(p.RateLimited, adaptOperation(t, t.Operations[i]))
 		}
 	}
 	return p

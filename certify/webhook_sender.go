@@ -38,7 +38,7 @@ func specWebhookSender(t *targets.Target, env *environment) check.WebhookSenderP
 	p := check.WebhookSenderPolicy{Endpoint: env.webhook, Scheme: string(w.Scheme), Key: key,
 		MaxAttempts: w.MaxAttempts, Backoff: w.Backoff, AttemptTimeout: w.AttemptTimeout, Body: env.sink.body}
 	if i := slices.IndexFunc(t.Operations, func(o targets.Operation) bool { return o.Name == w.Trigger }); i >= 0 {
-		op := withEffect(t, adaptOperation(t.Operations[i]))
+		op := withEffect(t, adaptOperation(t, t.Operations[i]))
 		p.Trigger = &op
 	}
 	return p

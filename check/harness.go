@@ -100,6 +100,9 @@ type Operation struct {
 	Render      func(v Values, alt bool) ([]byte, error)
 	// Success lists statuses meaning the operation took effect; empty means 2xx.
 	Success []int
+	// GRPC says the operation is a unary gRPC call: Send judges its answer
+	// by grpc-status (see Reply.GRPC).
+	GRPC bool
 	// EffectMethod and EffectPath select the effectful calls at the
 	// dependency (a path glob); empty means POST to any path.
 	EffectMethod, EffectPath string

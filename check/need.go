@@ -29,6 +29,18 @@ var (
 			}
 			return ""
 		}}
+	// NeedHTTPAnswers holds back the checks whose contract is a header or
+	// body format of HTTP's own from a gRPC operation, which answers with
+	// a status code in trailers (its back-off signal is
+	// grpc-retry-pushback-ms, its documentation a google.rpc.Help).
+	NeedHTTPAnswers = Need{Name: "http-answers",
+		Doc: "the operation answers in HTTP's own terms (Retry-After, problem+json, Link), not as a gRPC call",
+		Unmet: func(h *Harness) string {
+			if h.Operation.GRPC {
+				return "a gRPC operation answers with grpc-status in trailers: the HTTP header or body this check judges has no place in its answer"
+			}
+			return ""
+		}}
 	NeedTenancy = Need{Name: "tenancy",
 		Doc: "the target scopes idempotency keys and quotas by a tenant (the spec's tenancy section is not disabled)",
 		Unmet: func(h *Harness) string {

@@ -22,18 +22,32 @@ type Call struct {
 	Op      *Operation    // the operation to send; nil means Harness.Operation
 }
 
-// Reply is what came back: a status or a transport error.
+// Reply is what came back: a status or a transport error. For a gRPC
+// operation, Status is the HTTP status its grpc-status maps to
+// (GRPCCode.HTTPStatus), and GRPC says the code itself.
 type Reply struct {
 	Status int
 	Header http.Header
 	Body   []byte
 	Err    error
 	Took   time.Duration
+	// GRPC is the answer's gRPC status, nil for a plain HTTP operation or
+	// an answer that carried none (then Err says why).
+	GRPC *GRPCReply
+}
+
+// GRPCReply is a gRPC answer's status and message.
+type GRPCReply struct {
+	Code    GRPCCode
+	Message string // grpc-message, percent-decoded
 }
 
 func (r Reply) String() string {
 	if r.Err != nil {
 		return "error: " + r.Err.Error()
+	}
+	if r.GRPC != nil {
+		return r.GRPC.Code.String()
 	}
 	return strconv.Itoa(r.Status) + " " + http.StatusText(r.Status)
 }
@@ -86,7 +100,29 @@ func (h *Harness) Send(ctx context.Context, c Call) Reply {
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxReplyBody))
-	return Reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: err, Took: time.Since(start)}
+	r := Reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: err, Took: time.Since(start)}
+	if operation.GRPC && err == nil {
+		r = grpcReply(r, resp)
+	}
+	return r
+}
+
+// grpcReply judges r, a gRPC operation's answer whose body was drained,
+// by its grpc-status: a 200 carrying one takes the status the code maps
+// to; a 200 carrying none is a protocol error; another HTTP status came
+// from no gRPC server (a proxy's refusal) and stays as it is.
+func grpcReply(r Reply, resp *http.Response) Reply {
+	if r.Status != http.StatusOK {
+		return r
+	}
+	code, msg, err := grpcStatus(resp.Header, resp.Trailer)
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	r.GRPC = &GRPCReply{Code: code, Message: msg}
+	r.Status = code.HTTPStatus()
+	return r
 }
 
 // Succeeded reports whether r means the operation took effect.

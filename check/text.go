@@ -11,6 +11,13 @@ func Describe(r Reply) string {
 	if r.Err != nil {
 		return "transport error (" + r.Err.Error() + ")"
 	}
+	if r.GRPC != nil && r.GRPC.Message != "" {
+		// The code the target sent, then the status it is judged as.
+		return fmt.Sprintf("%s %q, judged as %d", r.GRPC.Code, r.GRPC.Message, r.Status)
+	}
+	if r.GRPC != nil {
+		return fmt.Sprintf("%s, judged as %d", r.GRPC.Code, r.Status)
+	}
 	return fmt.Sprintf("%d", r.Status)
 }
 

@@ -108,6 +108,9 @@ func (t *Target) defaultProcess() {
 }
 
 func (o *Operation) defaults() {
+	if o.Path == "" && o.GRPC.Declared() {
+		o.Path = o.GRPC.Method
+	}
 	if o.Method == "" {
 		o.Method = defaultMethod
 	}

@@ -158,13 +158,17 @@ type Compose struct {
 type Operation struct {
 	Name        string            `yaml:"name"`         // required, unique; names the operation in reports
 	Method      string            `yaml:"method"`       // empty = POST
-	Path        string            `yaml:"path"`         // required; starts with /
+	Path        string            `yaml:"path"`         // required, starts with /; empty = grpc.method for a gRPC call
 	Body        string            `yaml:"body"`         // request body; empty = none
 	AltBody     string            `yaml:"alt_body"`     // a different payload for mismatch checks; empty = Body rendered with another .Amount
 	KeyHeader   string            `yaml:"key_header"`   // empty = Idempotency-Key
 	ContentType string            `yaml:"content_type"` // empty = application/json when Body is set
 	Headers     map[string]string `yaml:"headers"`      // extra request headers (e.g. Authorization)
 	Success     []int             `yaml:"success"`      // statuses meaning the operation took effect; empty = any 2xx
+	// GRPC makes the operation a unary gRPC call whose body is the request
+	// message as JSON; its grpc-status is judged as the HTTP status
+	// google.rpc.Code maps it to. Zero = plain HTTP.
+	GRPC GRPC `yaml:"grpc"`
 }
 
 // Tier is one process of a multi-tier target. Every tier but the first is

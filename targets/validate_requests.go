@@ -32,7 +32,11 @@ func (v *validator) checkOperation(p string, o Operation) {
 			v.errf(p+".method", "%s", msg)
 		}
 	}
+	grpc := o.GRPC.Declared()
 	switch {
+	case grpc && (o.Path == "" || o.Path == o.GRPC.Method):
+	case grpc:
+		v.errf(p+".path", "a gRPC call goes to grpc.method %s; leave path out", o.GRPC.Method)
 	case o.Path == "":
 		v.errf(p+".path", "required; expected a path such as /v1/payments")
 	case !strings.HasPrefix(o.Path, "/"):
@@ -49,6 +53,9 @@ func (v *validator) checkOperation(p string, o Operation) {
 		if a == b {
 			v.errf(p+".body", "does not use {{.Amount}}, so no different payload can be derived for the mismatch checks; use .Amount or set alt_body")
 		}
+	}
+	if grpc {
+		v.checkGRPC(p, o, bodyOK)
 	}
 	if o.KeyHeader != "" {
 		if msg := headerProblem(o.KeyHeader); msg != "" {

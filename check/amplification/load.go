@@ -164,8 +164,8 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 			len(o.front), o.rate, n, len(worst), keyList(h, worst[:1])), append(worst, o.front...)...)
 	}
 	for _, e := range o.front {
-		if !slices.Contains(outageStatuses, e.Status) {
-			return check.Fail(want, fmt.Sprintf("a request answered %s during the outage instead of a gateway error or a back-off signal", outageAnswer(e.Status)), e)
+		if st := check.AnswerStatus(e); !slices.Contains(outageStatuses, st) {
+			return check.Fail(want, fmt.Sprintf("a request answered %s during the outage instead of a gateway error or a back-off signal", outageAnswer(st)), e)
 		}
 	}
 	return check.Pass(want, fmt.Sprintf("one request alone: %d calls; then %d requests at %.0f/s over %s: at most %d attempts per request (%d calls in all), every answer a gateway error or a back-off signal",
@@ -280,10 +280,10 @@ func judgeRecovery(c *check.Case, o *outage, within time.Duration, want, obs str
 			continue
 		}
 		late++
-		if c.Harness.Succeeded(check.Reply{Status: e.Status}) {
+		if st := check.AnswerStatus(e); c.Harness.Succeeded(check.Reply{Status: st}) {
 			ok++
 		} else if len(failed) < 5 {
-			failed = append(failed, fmt.Sprint(e.Status))
+			failed = append(failed, fmt.Sprint(st))
 		}
 	}
 	if late < 3 {

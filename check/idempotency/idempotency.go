@@ -35,7 +35,7 @@ func checks() []check.Check {
 			Title: "concurrent copies of one request: one effect, the rest 409 or the replay", Run: keyed(concurrentCopies)},
 		{ID: "IK-06", Suite: Name, Blame: answerBlame, Needs: []check.Need{needKeyKept(2 * time.Second)}, Level: reports.LevelShould, Source: ikSource + " §2.7; RFC 9110 §15.5.21",
 			Title: "the same key with a different payload is rejected with no new effect", Run: keyed(payloadMismatch)},
-		{ID: "IK-05", Suite: Name, Blame: answerBlame, Level: reports.LevelShould, Source: ikSource + " §2.7",
+		{ID: "IK-05", Suite: Name, Blame: answerBlame, Needs: []check.Need{check.NeedHTTPAnswers}, Level: reports.LevelShould, Source: ikSource + " §2.7",
 			Title: "a request without a key is refused with 400 and a documentation link", Run: keyed(missingKey)},
 		// §2.1 makes the key an sf-String, which admits spaces, escaped quotes,
 		// SQL or NoSQL metacharacters and path segments; §5 asks a resource to

@@ -113,11 +113,11 @@ var limiterBlame = []check.BlameRule{check.BlameLimiter, check.BlameAnswer}
 // target's circuit breaker never sees more than one case's failures.
 func checks() []check.Check {
 	return []check.Check{
-		{ID: "HS-01a", Suite: Name, Blame: limiterBlame, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: raSource + "; RFC 6585 §4",
+		{ID: "HS-01a", Suite: Name, Blame: limiterBlame, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedRateLimitedRoute, check.NeedHTTPAnswers}, Source: raSource + "; RFC 6585 §4",
 			Title: "a 429 carries a valid Retry-After that tells the truth: refused before it elapses, admitted after", Run: raTruthful429},
 		{ID: "RL-09", Suite: Name, Blame: limiterBlame, Timed: true, Level: reports.LevelShouldNot, Needs: []check.Need{check.NeedRateLimitedRoute}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §6",
 			Title: "a 429's Retry-After does not point earlier than the RateLimit reset", Run: raNotBeforeReset},
-		{ID: "HS-01b", Suite: Name, Blame: answerBlame, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: raSource + "; RFC 9110 §15.6.4",
+		{ID: "HS-01b", Suite: Name, Blame: answerBlame, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency, check.NeedHTTPAnswers}, Source: raSource + "; RFC 9110 §15.6.4",
 			Title: "a 503 for a failing dependency carries a valid Retry-After; a retry after it is served", Run: raTruthful503},
 		{ID: "HS-08", Suite: Name, Takes: time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency, check.NeedRetries}, Source: raSource + "; gRFC A6 (Pushback)",
 			Title: "after a dependency's 503 with Retry-After: 1, the next call comes no earlier", Run: raHonoursSeconds},
@@ -131,7 +131,7 @@ func checks() []check.Check {
 			Title: "an invalid Retry-After falls back to the normal backoff: neither a storm nor no retry", Run: raInvalidFallsBack},
 		{ID: "HS-10", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1; Envoy RetryPolicy rate_limited_retry_back_off (max_interval)",
 			Title: "a huge Retry-After does not hold the caller past its deadline", Run: raHugeIsCapped},
-		{ID: "HS-02", Suite: Name, Blame: limiterBlame, RunWide: true, Timed: true, Level: reports.LevelMust, Source: raSource + ", §5.6.7",
+		{ID: "HS-02", Suite: Name, Blame: limiterBlame, RunWide: true, Timed: true, Level: reports.LevelMust, Needs: []check.Need{check.NeedHTTPAnswers}, Source: raSource + ", §5.6.7",
 			Title: "every 429 and 503 of the run carries Retry-After as delay-seconds or IMF-fixdate", Run: raRunWideSyntax},
 	}
 }

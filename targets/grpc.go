@@ -1,0 +1,117 @@
+package targets
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bufbuild/protocompile"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// GRPC declares an operation a unary gRPC call: its body is then the
+// request message written as JSON (protojson), encoded to protobuf and
+// framed as gRPC's length-prefixed message. The zero value is not gRPC.
+type GRPC struct {
+	Method  string `yaml:"method"`  // the call's path, /package.Service/Method; required
+	Proto   string `yaml:"proto"`   // the .proto file declaring it, relative to the spec's directory; required
+	Request string `yaml:"request"` // the request message's full name, package.Message; required
+}
+
+// Declared reports whether the operation is a gRPC call.
+func (g GRPC) Declared() bool { return g != GRPC{} }
+
+// GRPCCodec turns a rendered operation into its gRPC call.
+type GRPCCodec struct {
+	method string
+	msg    protoreflect.MessageDescriptor
+}
+
+// Compile compiles g's proto file, found relative to dir, and finds its
+// method and request message; the error names what is missing.
+func (g GRPC) Compile(dir string) (*GRPCCodec, error) {
+	file := g.Proto
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(dir, file)
+	}
+	if _, err := os.Stat(file); err != nil {
+		// The path as written, not the absolute one: errors stay portable.
+		return nil, fmt.Errorf("proto: cannot read %s beside the spec: %w", g.Proto, errors.Unwrap(err))
+	}
+	// The file's own directory is the import root, so its siblings import
+	// by bare name; WithStandardImports adds google/protobuf/*.proto.
+	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+		ImportPaths: []string{filepath.Dir(file)},
+	})}
+	files, err := c.Compile(context.Background(), filepath.Base(file))
+	if err != nil {
+		return nil, fmt.Errorf("proto: %w", err)
+	}
+	svc, name, ok := splitGRPCMethod(g.Method)
+	if !ok {
+		return nil, fmt.Errorf("method: expected /package.Service/Method, got %q", g.Method)
+	}
+	sd, _ := files.AsResolver().FindDescriptorByName(protoreflect.FullName(svc))
+	service, isService := sd.(protoreflect.ServiceDescriptor)
+	if !isService {
+		return nil, fmt.Errorf("method: %s declares no service %s", g.Proto, svc)
+	}
+	md := service.Methods().ByName(protoreflect.Name(name))
+	if md == nil {
+		return nil, fmt.Errorf("method: service %s has no method %s", svc, name)
+	}
+	if md.IsStreamingClient() || md.IsStreamingServer() {
+		return nil, fmt.Errorf("method: %s streams; only unary methods are certified", g.Method)
+	}
+	if got := string(md.Input().FullName()); got != g.Request {
+		return nil, fmt.Errorf("request: %s takes %s, not %q", g.Method, got, g.Request)
+	}
+	return &GRPCCodec{method: g.Method, msg: md.Input()}, nil
+}
+
+// splitGRPCMethod splits /pkg.Service/Method into pkg.Service and Method.
+func splitGRPCMethod(m string) (service, method string, ok bool) {
+	rest, ok := strings.CutPrefix(m, "/")
+	if !ok {
+		return "", "", false
+	}
+	service, method, ok = strings.Cut(rest, "/")
+	return service, method, ok && service != "" && method != "" && !strings.Contains(method, "/")
+}
+
+// Message encodes body, the request message as JSON, to protobuf.
+func (c *GRPCCodec) Message(body []byte) ([]byte, error) {
+	m := dynamicpb.NewMessage(c.msg)
+	if err := protojson.Unmarshal(body, m); err != nil {
+		return nil, fmt.Errorf("body is not a %s in JSON: %w", c.msg.FullName(), err)
+	}
+	return proto.Marshal(m)
+}
+
+// Request turns r, rendered from the operation, into its gRPC call: POST
+// to the method's path with the body encoded and framed (PROTOCOL-HTTP2.md:
+// a compressed flag 0 and a 4-byte big-endian length), content-type
+// application/grpc and te: trailers. r's other headers travel as metadata.
+func (c *GRPCCodec) Request(r Request) (Request, error) {
+	msg, err := c.Message(r.Body)
+	if err != nil {
+		return Request{}, err
+	}
+	frame := make([]byte, 5, 5+len(msg))
+	binary.BigEndian.PutUint32(frame[1:], uint32(len(msg)))
+	h := r.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Content-Type", "application/grpc")
+	h.Set("Te", "trailers")
+	return Request{Method: http.MethodPost, Path: c.method, Header: h, Body: append(frame, msg...)}, nil
+}
