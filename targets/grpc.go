@@ -93,7 +93,10 @@ func (c *GRPCCodec) Message(body []byte) ([]byte, error) {
 	if err := protojson.Unmarshal(body, m); err != nil {
 		return nil, fmt.Errorf("body is not a %s in JSON: %w", c.msg.FullName(), err)
 	}
-	return proto.Marshal(m)
+	// A dynamic message ranges over its fields in map order; Deterministic
+	// writes them by field number, as generated code does, so a request is
+	// the same bytes every time (and a journal digest the same).
+	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
 }
 
 // Request turns r, rendered from the operation, into its gRPC call: POST
