@@ -89,6 +89,19 @@ func (s *scase) attempts() []attempt {
 	return attemptsOf(s.Entries(check.WebhookSenderSide), s.seen)
 }
 
+// awaitEvents is await for the case's events: it polls until done holds
+// for them or within has passed since the last attempt (since since
+// before any), and returns them.
+func (s *scase) awaitEvents(ctx context.Context, since time.Time, within time.Duration, done func([][]attempt) bool) [][]attempt {
+	for {
+		evs := eventsOf(s.Entries(check.WebhookSenderSide), s.seen)
+		if done(evs) || time.Since(lastAttempt(evs, since)) > within || ctx.Err() != nil {
+			return evs
+		}
+		check.Sleep(ctx, 10*time.Millisecond)
+	}
+}
+
 // await polls the endpoint's journal until done holds for the event's
 // attempts or within has passed since the last attempt (since the trigger
 // before the first), and returns them.

@@ -30,15 +30,7 @@ func spread(ctx context.Context, s *scase) check.Result {
 	if bad := s.triggerAll(ctx, n, 1, newTogether(n, togetherLimit(s.p.AttemptTimeout), internalError)); bad != "" {
 		return check.Inconclusive("%s", bad)
 	}
-	within := s.window(1)
-	var evs [][]attempt
-	for ctx.Err() == nil {
-		evs = eventsOf(s.Entries(check.WebhookSenderSide), s.seen)
-		if retriedEvents(evs) == n || time.Since(lastAttempt(evs, s.from)) > within {
-			break
-		}
-		check.Sleep(ctx, 10*time.Millisecond)
-	}
+	evs := s.awaitEvents(ctx, s.from, s.window(1), func(evs [][]attempt) bool { return retriedEvents(evs) == n })
 	return judgeSpread(evs, n, s.cfg.bucket(s.p.Wait(1)))
 }
 

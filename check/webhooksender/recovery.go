@@ -43,24 +43,10 @@ func recovering(ctx context.Context, s *scase) check.Result {
 	if bad := s.triggerPaced(ctx, n, max(first/time.Duration(n), time.Millisecond), 0, down); bad != "" {
 		return check.Inconclusive("%s", bad)
 	}
-	for ctx.Err() == nil {
-		evs := eventsOf(s.Entries(check.WebhookSenderSide), s.seen)
-		if len(evs) >= n || time.Since(lastAttempt(evs, s.from)) > s.window(1) {
-			break
-		}
-		check.Sleep(ctx, 10*time.Millisecond)
-	}
+	s.awaitEvents(ctx, s.from, s.window(1), func(evs [][]attempt) bool { return len(evs) >= n })
 	down.over.Store(true)
 	recovered := time.Now() // after the switch: no attempt after it got the outage's 500
-	within := s.window(2)
-	var evs [][]attempt
-	for ctx.Err() == nil {
-		evs = eventsOf(s.Entries(check.WebhookSenderSide), s.seen)
-		if deliveredSince(evs, recovered) == len(evs) || time.Since(lastAttempt(evs, recovered)) > within {
-			break
-		}
-		check.Sleep(ctx, 10*time.Millisecond)
-	}
+	evs := s.awaitEvents(ctx, recovered, s.window(2), func(evs [][]attempt) bool { return deliveredSince(evs, recovered) == len(evs) })
 	return judgeRecovery(evs, n, recovered, s.cfg.bucket(first))
 }
 

@@ -28,15 +28,7 @@ var binaries = map[string]string{"watermill-go": "watermill-outbox"}
 func TestOutboxServices_certify(t *testing.T) {
 	zootest.CertifyDirsWith(t, services, zootest.Options{Runtimes: []string{"go"},
 		Variant: func(t *testing.T, spec *targets.Target, _ expect.Variant) {
-			cmd := spec.Process.Command
-			if len(cmd) < 3 || cmd[0] != "go" || cmd[1] != "run" {
-				t.Fatalf("%s: the command is %q, want go run . and its flags", spec.Dir, cmd)
-			}
-			bin, err := filepath.Abs(filepath.Join(spec.Dir, binaries[filepath.Base(spec.Dir)]))
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec.Process.Command = append([]string{bin}, cmd[3:]...)
+			zootest.UseBinary(t, spec, binaries[filepath.Base(spec.Dir)])
 			if spec.Process.Env == nil {
 				spec.Process.Env = map[string]string{}
 			}

@@ -110,3 +110,20 @@ func SkipOrFail(t *testing.T, format string, args ...any) {
 	}
 	t.Skipf(format, args...)
 }
+
+// UseBinary has spec run the binary named name that prepare.sh built
+// beside its target.yaml, instead of its `go run .`, keeping the flags
+// after it: the test then spends no time compiling under the startup
+// timeout.
+func UseBinary(t *testing.T, spec *targets.Target, name string) {
+	t.Helper()
+	cmd := spec.Process.Command
+	if len(cmd) < 3 || cmd[0] != "go" || cmd[1] != "run" {
+		t.Fatalf("%s: the command is %q, want go run . and its flags", spec.Dir, cmd)
+	}
+	bin, err := filepath.Abs(filepath.Join(spec.Dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Process.Command = append([]string{bin}, cmd[3:]...)
+}
