@@ -253,18 +253,22 @@ func TestJudgeSpread(t *testing.T) {
 		evs   [][]attempt
 		want  reports.Status
 		quiet bool
+		noisy bool // judged again
 	}{
-		{"jittered", events(100*ms, 112*ms, 125*ms, 131*ms, 140*ms, 104*ms, 118*ms, 147*ms), reports.StatusPass, false},
-		{"lockstep", events(100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 100*ms), reports.StatusFail, false},
-		{"lockstep but one", events(100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 140*ms), reports.StatusFail, false},
-		{"bunched: trusted from a quiet run only", events(100*ms, 101*ms, 102*ms, 103*ms, 104*ms, 130*ms, 140*ms, 150*ms), reports.StatusPass, true},
-		{"too few retried", events(100*ms, 100*ms, 100*ms, -1, -1, -1, -1, -1), reports.StatusInconclusive, false},
-		{"held together: lockstep from the answer", held(40*ms, 100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 100*ms), reports.StatusFail, false},
-		{"held together: jittered from the answer", held(40*ms, 100*ms, 112*ms, 125*ms, 131*ms, 140*ms, 104*ms, 118*ms, 147*ms), reports.StatusPass, false},
+		{"jittered", events(100*ms, 112*ms, 125*ms, 131*ms, 140*ms, 104*ms, 118*ms, 147*ms), reports.StatusPass, false, false},
+		{"lockstep", events(100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 100*ms), reports.StatusFail, false, false},
+		{"lockstep but one", events(100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 140*ms), reports.StatusFail, false, false},
+		{"bunched: trusted from a quiet run only", events(100*ms, 101*ms, 102*ms, 103*ms, 104*ms, 130*ms, 140*ms, 150*ms), reports.StatusPass, true, false},
+		{"too few retried", events(100*ms, 100*ms, 100*ms, -1, -1, -1, -1, -1), reports.StatusInconclusive, false, false},
+		{"held together: lockstep from the answer", held(40*ms, 100*ms, 100*ms, 101*ms, 102*ms, 100*ms, 103*ms, 101*ms, 100*ms), reports.StatusFail, false, false},
+		{"held together: jittered from the answer", held(40*ms, 100*ms, 112*ms, 125*ms, 131*ms, 140*ms, 104*ms, 118*ms, 147*ms), reports.StatusPass, false, false},
+		// First deliveries 35 ms apart say handling alone spreads events
+		// that much: waits within 25 ms of each other are not jitter.
+		{"held together: spread no more than handling", held(40*ms, 100*ms, 103*ms, 106*ms, 109*ms, 112*ms, 115*ms, 118*ms, 121*ms), reports.StatusInconclusive, false, true},
 	} {
 		r := judgeSpread(tc.evs, 8, 10*ms)
-		if r.Status != tc.want || (r.Quiet > 0) != tc.quiet {
-			t.Errorf("%s: %s quiet %s (%s%s); want %s quiet %v", tc.name, r.Status, r.Quiet, r.Observed, r.Reason, tc.want, tc.quiet)
+		if r.Status != tc.want || (r.Quiet > 0) != tc.quiet || r.Noisy != tc.noisy {
+			t.Errorf("%s: %s quiet %s noisy %v (%s%s); want %s quiet %v noisy %v", tc.name, r.Status, r.Quiet, r.Noisy, r.Observed, r.Reason, tc.want, tc.quiet, tc.noisy)
 		}
 	}
 }
