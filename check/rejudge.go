@@ -23,8 +23,9 @@ type doubt struct {
 
 // doubted is why res, c's first verdict, whose run the runner stalled as
 // seen says, is not trusted; nil when it stands. Only timed checks are
-// watched, so only their verdicts can be doubted by the stalls; any
-// check the runner's slowness left inconclusive runs again, and so does
+// watched, so only their verdicts can be doubted by the stalls, one long
+// or many short ones adding up to a failure's margin; any check the
+// runner's slowness left inconclusive runs again, and so does
 // an untimed property whose failure rapid could not replay (its rules may
 // still rest on when calls came: RB-01p groups them into attempts by
 // their gaps).
@@ -48,6 +49,9 @@ func (h *Harness) doubted(c Check, res Result, seen stalls) *doubt {
 			late = Ms(res.Margin) + " past its bound"
 		}
 		return &doubt{how: fmt.Sprintf("on a case that did not fail again on replay, late %s, while the runner's wake-ups came %s late in all", late, Ms(seen.total))}
+	case slowedFailure(res, seen):
+		from, to := evidenceSpan(res.Evidence)
+		return &doubt{how: fmt.Sprintf("late by %s past its bound, while the runner's wake-ups came %s late in all during its exchanges", Ms(res.Margin), Ms(seen.within(from, to)))}
 	}
 	return nil
 }

@@ -142,6 +142,19 @@ func stalledFailure(res Result, seen stalls, limit time.Duration) bool {
 	return res.Margin <= seen.within(from, to)
 }
 
+// slowedFailure says res failed late by a measured margin no larger than
+// the runner's wake-ups came late in all while its evidence was exchanged:
+// no single stall need pass a limit, since on a busy runner many short
+// delays (tens of milliseconds over two seconds) add up to one, and the
+// front proxy that timed the exchange shares them. A rerun decides.
+func slowedFailure(res Result, seen stalls) bool {
+	if res.Status != reports.StatusFail || res.Margin <= 0 || res.Margin == NotTimed {
+		return false
+	}
+	from, to := evidenceSpan(res.Evidence)
+	return res.Margin <= seen.within(from, to)
+}
+
 // evidenceSpan is when the exchanges ev began and ended; zero times when
 // there are none.
 func evidenceSpan(ev []faults.Entry) (from, to time.Time) {
