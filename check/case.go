@@ -34,6 +34,10 @@ type Case struct {
 	// disagreements records where the ledger and the probe counted
 	// differently; the idempotency suite fails a check that saw one.
 	disagreements []string
+	// before holds the dependency keys forwarded up to beforeMark, the
+	// mark it was built at (forwardedBefore).
+	before     map[string]bool
+	beforeMark uint64
 }
 
 type placed struct {

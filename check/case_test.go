@@ -139,3 +139,104 @@ func TestCase_Rerun(t *testing.T) {
 		}
 	}
 }
+
+// TestCase_ledgerCount: the ledger counts the distinct keys of the calls
+// the dependency accepted in the case's window, and every accepted keyless
+// call; a call whose key the target forwarded before the case began is
+// earlier work arriving late and is left out, as IK-17a once counted a
+// heal request's losing hedged copy as a second effect of its own.
+func TestCase_ledgerCount(t *testing.T) {
+	dep := func(key string, status int, upstream ...int) faults.Entry {
+		e := faults.Entry{Side: "dependency", Method: http.MethodPost, Path: "/charges", Status: status,
+			UpstreamStatuses: upstream, UpstreamCalls: len(upstream)}
+		if key != "" {
+			e.Headers = map[string]string{"Idempotency-Key": key}
+		}
+		return e
+	}
+	gone := func(key string) faults.Entry { // the target left; the dependency charged
+		e := dep(key, 0, http.StatusCreated)
+		e.Outcome = faults.OutcomeClientGone
+		return e
+	}
+	ok := func(key string) faults.Entry { return dep(key, http.StatusCreated, http.StatusCreated) }
+	tests := []struct {
+		name                           string
+		before, window                 []faults.Entry
+		total, byKey, unkeyed, earlier int
+	}{
+		{name: "two copies of the case's key are one effect",
+			window: []faults.Entry{ok("pay_c6a4"), ok("pay_c6a4")}, total: 1, byKey: 1},
+		{name: "a losing copy of an earlier case's charge lands in the window",
+			before: []faults.Entry{ok("pay_1863"), ok("pay_1863")},
+			window: []faults.Entry{ok("pay_c6a4"), ok("pay_c6a4"), gone("pay_1863")}, total: 1, byKey: 1, earlier: 1},
+		{name: "a key forwarded before without effect is still earlier work",
+			before: []faults.Entry{dep("pay_old", http.StatusServiceUnavailable, http.StatusServiceUnavailable)},
+			window: []faults.Entry{ok("pay_old")}, earlier: 1},
+		{name: "the case's second key is a second effect",
+			before: []faults.Entry{ok("pay_1863")},
+			window: []faults.Entry{ok("pay_c6a4"), ok("pay_9f00")}, total: 2, byKey: 2},
+		{name: "keyless calls count whenever they land",
+			before: []faults.Entry{ok("")},
+			window: []faults.Entry{ok(""), gone("")}, total: 2, unkeyed: 2},
+		{name: "a refused call is no effect",
+			window: []faults.Entry{dep("pay_c6a4", http.StatusServiceUnavailable, http.StatusServiceUnavailable)}},
+		{name: "a key seen before only off the effectful call does not hide an effect",
+			before: []faults.Entry{{Side: "dependency", Method: http.MethodGet, Path: "/charges", Headers: map[string]string{"Idempotency-Key": "pay_c6a4"}},
+				{Side: "front", Method: http.MethodPost, Path: "/charges", Headers: map[string]string{"Idempotency-Key": "pay_c6a4"}}},
+			window: []faults.Entry{ok("pay_c6a4")}, total: 1, byKey: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := quietHarness()
+			h.Operation.EffectPath = "/charges"
+			for _, e := range tt.before {
+				h.Journal.Record(e)
+			}
+			c := h.NewCase(t.Context(), "IK-17a")
+			for _, e := range tt.window {
+				h.Journal.Record(e)
+			}
+			ef := c.Effects(t.Context())
+			if ef.Total != tt.total || len(ef.ByKey) != tt.byKey || ef.Unkeyed != tt.unkeyed || ef.Earlier != tt.earlier {
+				t.Errorf("total %d, keys %v, unkeyed %d, earlier %d; want %d, %d keys, %d, %d (%s)",
+					ef.Total, ef.ByKey, ef.Unkeyed, ef.Earlier, tt.total, tt.byKey, tt.unkeyed, tt.earlier, ef)
+			}
+			if n := len(ef.Entries); n != len(tt.window)-tt.earlier-refused(tt.window) {
+				t.Errorf("%d entries kept as the case's effects, want those counted", n)
+			}
+		})
+	}
+}
+
+// refused counts the calls the dependency did not accept.
+func refused(es []faults.Entry) int {
+	n := 0
+	for _, e := range es {
+		if !TookEffect(e) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCase_Restart_ledger: a restarted window leaves out the keys of the
+// window before it, and counts the keys first forwarded after it.
+func TestCase_Restart_ledger(t *testing.T) {
+	h := quietHarness()
+	call := func(key string) {
+		h.Journal.Record(faults.Entry{Side: "dependency", Method: http.MethodPost, Headers: map[string]string{"Idempotency-Key": key},
+			Status: http.StatusCreated, UpstreamStatuses: []int{http.StatusCreated}, UpstreamCalls: 1})
+	}
+	c := h.NewCase(t.Context(), "HD-01")
+	call("pay_heal")
+	if ef := c.Effects(t.Context()); ef.Total != 1 || ef.Earlier != 0 {
+		t.Fatalf("before the restart: %s, earlier %d; want 1 effect", ef, ef.Earlier)
+	}
+	c.Restart(t.Context())
+	call("pay_heal") // its losing copy, late
+	call("pay_case")
+	if ef := c.Effects(t.Context()); ef.Total != 1 || ef.ByKey["pay_case"] != 1 || ef.Earlier != 1 {
+		t.Errorf("after the restart: %s, keys %v, earlier %d; want pay_case alone, 1 earlier", ef, ef.ByKey, ef.Earlier)
+	}
+}

@@ -15,16 +15,23 @@ import (
 // target declares. The ledger counts effects that reached the dependency:
 // distinct keys the target forwarded, plus every keyless call, among the
 // effectful calls the dependency accepted (a side effect is identified by
-// the key the target forwards). The probe asks the target for its own
-// count per (tenant, key) the case used; it cannot see a keyless request's
-// effects. total is the ledger's count, or the probe's when there is no
-// ledger.
+// the key the target forwards). A key the target had forwarded before the
+// case began is not the case's: its call is earlier work that reached the
+// dependency late, and is counted in Earlier only. The probe asks the
+// target for its own count per (tenant, key) the case used; it cannot see
+// a keyless request's effects. total is the ledger's count, or the probe's
+// when there is no ledger.
 type Effects struct {
 	Total   int
 	Ledger  bool           // the ledger counted
 	ByKey   map[string]int // successful effectful calls per forwarded key
 	Unkeyed int
-	Entries []faults.Entry // the effectful calls that took effect
+	// Earlier counts the accepted calls in the case's window whose key the
+	// target had forwarded before the case began: a losing hedged copy or
+	// a retry of an earlier request that reached the dependency after the
+	// proxies went quiet. They are not in Total, ByKey or Entries.
+	Earlier int
+	Entries []faults.Entry // the case's effectful calls that took effect
 	Probe   int            // the probe's count; -1 when there is no probe
 }
 
@@ -56,6 +63,16 @@ func (c *Case) Effects(ctx context.Context) Effects {
 	return ef
 }
 
+// ledgerCount counts the case's effects at the dependency into ef: the
+// effectful calls recorded in the case's window that the dependency
+// accepted, one per distinct forwarded key and one per keyless call. The
+// window is a span of the journal, not an ownership: a call the target
+// began for an earlier case (a hedged copy that lost, sent as its winner
+// was answered) may reach the dependency only after the proxies went
+// quiet and the window opened. Such a call carries a key the target
+// forwarded before the window, and is counted in ef.Earlier instead, so a
+// neighbour's straggler is never taken for a second effect of this case.
+// A keyless call cannot be told apart and counts.
 func (c *Case) ledgerCount(ef *Effects) {
 	h := c.Harness
 	method := cmp.Or(h.Operation.EffectMethod, http.MethodPost)
@@ -63,20 +80,56 @@ func (c *Case) ledgerCount(ef *Effects) {
 	if h.Operation.EffectPath != "" {
 		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
 	}
+	name := h.Conventions.DependencyKeyName()
 	ef.Ledger = true
+	var before map[string]bool // built at the first keyed call
 	for _, e := range h.Journal.After(c.mark, filters...) {
 		if !TookEffect(e) {
 			continue
 		}
-		ef.Entries = append(ef.Entries, e)
-		k := e.Header(h.Conventions.DependencyKeyName())
-		if k == "" {
-			ef.Unkeyed++
-			continue
+		k := e.Header(name)
+		if k != "" && before == nil {
+			before = c.forwardedBefore(filters, name)
 		}
-		ef.ByKey[k]++
+		switch {
+		case k == "":
+			ef.Unkeyed++
+		case before[k]:
+			ef.Earlier++
+			continue
+		default:
+			ef.ByKey[k]++
+		}
+		ef.Entries = append(ef.Entries, e)
 	}
 	ef.Total = len(ef.ByKey) + ef.Unkeyed
+}
+
+// forwardedBefore returns the keys, in header name, of the calls filters
+// select that the journal recorded up to the case's mark: what the target
+// had forwarded to the dependency before the case began, with effect or
+// not (a ring journal forgets its oldest). It never returns nil. The
+// journal up to the mark no longer changes, so it is built once a window.
+func (c *Case) forwardedBefore(filters []faults.Filter, name string) map[string]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.before != nil && c.beforeMark == c.mark {
+		return c.before
+	}
+	name = http.CanonicalHeaderKey(name)
+	mark, keys := c.mark, map[string]bool{}
+	// Collect while the journal is walked and keep no entry: copying every
+	// call of a long run to read one header of each would be waste.
+	collect := func(e *faults.Entry) bool {
+		if k := e.Headers[name]; k != "" {
+			keys[k] = true
+		}
+		return false
+	}
+	upToMark := func(e *faults.Entry) bool { return e.Seq <= mark }
+	c.Harness.Journal.After(0, slices.Concat([]faults.Filter{upToMark}, filters, []faults.Filter{collect})...)
+	c.before, c.beforeMark = keys, mark
+	return keys
 }
 
 // probeCount sums the probe's counts over every (tenant, key) the case
@@ -172,7 +225,11 @@ func is2xx(s int) bool { return s >= 200 && s < 300 }
 func (ef Effects) String() string {
 	var parts []string
 	if ef.Ledger {
-		parts = append(parts, fmt.Sprintf("ledger: %d distinct forwarded keys, %d calls without a key", len(ef.ByKey), ef.Unkeyed))
+		s := fmt.Sprintf("ledger: %d distinct forwarded keys, %d calls without a key", len(ef.ByKey), ef.Unkeyed)
+		if ef.Earlier > 0 {
+			s += fmt.Sprintf(" (%d late calls with keys forwarded before the case left out)", ef.Earlier)
+		}
+		parts = append(parts, s)
 	}
 	if ef.Probe >= 0 {
 		parts = append(parts, fmt.Sprintf("probe: %d", ef.Probe))
