@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/internal/launch"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -28,4 +29,18 @@ func frontClient(proto targets.Protocol, front string) *http.Client {
 		return nil
 	}
 	return &http.Client{Transport: targets.ProtocolH2C.Transport(&http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64})}
+}
+
+// frontHealthPort is what certify's health wait speaks to health: through
+// the front proxy at front, what the harness speaks there (frontClient:
+// h2c for an HTTP/2 service behind a plain front); an absolute URL is a
+// port of the service's own (launch.HealthPort).
+func frontHealthPort(health, front string, proto targets.Protocol) targets.Protocol {
+	if strings.Contains(health, "://") {
+		return launch.HealthPort(health, proto)
+	}
+	if frontClient(proto, front) != nil {
+		return targets.ProtocolH2C
+	}
+	return ""
 }

@@ -175,7 +175,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		phase(PhaseHealth)
 		var err error
 		for _, env := range envs {
-			if err = waitHealthy(ctx, healthURL(env.front.URL(), env.health)); err == nil {
+			if err = waitHealthy(ctx, healthURL(env.front.URL(), env.health), frontHealthPort(env.health, env.front.URL(), cfg.Target.Service.Protocol)); err == nil {
 				err = env.preflight(ctx)
 			}
 			if err != nil {
@@ -328,9 +328,10 @@ func healthURL(front, health string) string {
 	return front + cmp.Or(health, "/healthz")
 }
 
-// waitHealthy polls url until it answers 2xx, for at most 10 s.
-func waitHealthy(ctx context.Context, url string) error {
-	err := launch.WaitHealthy(ctx, url, 10*time.Second)
+// waitHealthy polls url until it answers 2xx, for at most 10 s, speaking
+// proto to its port.
+func waitHealthy(ctx context.Context, url string, proto targets.Protocol) error {
+	err := launch.WaitHealthyOver(ctx, url, 10*time.Second, proto)
 	switch {
 	case err == nil:
 		return nil

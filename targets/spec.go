@@ -70,7 +70,10 @@ type Service struct {
 	// (required for running).
 	URL string `yaml:"url"`
 	// Health is a path under URL, or an absolute URL, whose GET must answer 2xx
-	// before certification starts; empty = /healthz.
+	// before certification starts; empty = /healthz. A path under URL is read
+	// over Protocol, an absolute URL (a port of its own) over HTTP/1.1.
+	// GRPCHealthPath is called by the gRPC Health Checking Protocol instead,
+	// over HTTP/2, and SERVING is healthy.
 	Health string `yaml:"health"`
 	// StartupTimeout bounds the wait for health; 0 = 30s for kind process and
 	// reference, 5s for kind running (it is already up, only blips are waited out).
@@ -102,6 +105,11 @@ const (
 	FrontDirect Front = "direct" // the service's own code; no tier in front to re-send a POST
 	FrontProxy  Front = "proxy"  // a gateway, load balancer or reverse proxy in front of the service
 )
+
+// GRPCHealthPath is the Check method of the gRPC Health Checking Protocol
+// (grpc/grpc doc/health-checking.md, grpc.health.v1): a service.health
+// ending in it is called, for the whole server, not fetched.
+const GRPCHealthPath = "/grpc.health.v1.Health/Check"
 
 // Protocol names the HTTP version a proxy speaks to its upstream.
 type Protocol string

@@ -24,6 +24,8 @@ func TestTarget_Validate_protocol(t *testing.T) {
 		{name: "h2c to https upstream", dep: "upstream: https://127.0.0.1:9444, protocol: h2c", want: "dependencies[0].protocol: h2c is HTTP/2 in the clear"},
 		{name: "unknown", dep: "upstream: http://127.0.0.1:9444, protocol: http/3", want: `unknown protocol "http/3"`},
 		{name: "stand-in", dep: "protocol: h2c", want: "a stand-in answers itself"},
+		{name: "gRPC health over h2c", service: "url: http://127.0.0.1:9443, protocol: h2c, health: /grpc.health.v1.Health/Check"},
+		{name: "gRPC health over HTTP/1.1", service: "url: http://127.0.0.1:9443, health: /grpc.health.v1.Health/Check", want: "service.health: the gRPC health method needs HTTP/2"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

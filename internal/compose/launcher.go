@@ -85,7 +85,7 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 	if strings.HasPrefix(health, "/") {
 		health = strings.TrimSuffix(t.Service.URL, "/") + health
 	}
-	if err := launch.WaitHealthyTLS(ctx, health, t.Service.StartupTimeout, env.ServiceTLS); err != nil {
+	if err := launch.WaitHealthyTLS(ctx, health, t.Service.StartupTimeout, env.ServiceTLS, launch.HealthPort(t.Service.Health, t.Service.Protocol)); err != nil {
 		return nil, l.abandon(ctx, h, err)
 	}
 	return &launch.Running{

@@ -33,6 +33,16 @@ func healthURL(base, health string) string {
 	return health
 }
 
+// HealthPort is the protocol of the port health is on: the service's,
+// proto, for a path under its URL; the HTTP/1.1 default (HTTP/2 by ALPN
+// over TLS) for an absolute URL, a port of its own.
+func HealthPort(health string, proto targets.Protocol) targets.Protocol {
+	if strings.HasPrefix(health, "/") {
+		return proto
+	}
+	return ""
+}
+
 // WaitHealthy GETs url until it answers 2xx, without any proxy from the
 // environment and with each attempt bounded. It returns an *UnhealthyError
 // (matching ErrUnhealthy) when timeout passes, or ctx's error when ctx is
@@ -42,18 +52,25 @@ func WaitHealthy(ctx context.Context, url string, timeout time.Duration) error {
 }
 
 // WaitHealthyTLS is WaitHealthy verifying an https url with tlsConfig, as
-// Env.ServiceTLS says (the spec's service.ca or insecure); nil = the
-// system roots.
-func WaitHealthyTLS(ctx context.Context, url string, timeout time.Duration, tlsConfig *tls.Config) error {
-	return waitHealthy(ctx, url, timeout, nil, tlsConfig, "")
+// Env.ServiceTLS says (the spec's service.ca or insecure; nil = the system
+// roots), and speaking proto to url's port (HealthPort).
+func WaitHealthyTLS(ctx context.Context, url string, timeout time.Duration, tlsConfig *tls.Config, proto targets.Protocol) error {
+	return waitHealthy(ctx, url, timeout, nil, tlsConfig, proto)
+}
+
+// WaitHealthyOver is WaitHealthy speaking proto to url's port (HealthPort;
+// the gRPC health method speaks HTTP/2 whatever proto says).
+func WaitHealthyOver(ctx context.Context, url string, timeout time.Duration, proto targets.Protocol) error {
+	return waitHealthy(ctx, url, timeout, nil, nil, proto)
 }
 
 // waitHealthy GETs url until it answers 2xx, timeout passes (an
 // *UnhealthyError), ctx is cancelled (ctx's error) or died closes (errDied).
-// tlsConfig verifies an https target; nil = the system roots. proto is
-// what the service speaks (service.protocol).
+// A url naming the gRPC health method is called by that protocol instead
+// (probeGRPCHealth). tlsConfig verifies an https target; nil = the system
+// roots. proto is what url's port speaks (HealthPort).
 func waitHealthy(ctx context.Context, target string, timeout time.Duration, died <-chan struct{}, tlsConfig *tls.Config, proto targets.Protocol) error {
-	tr := proto.Transport(&http.Transport{DisableKeepAlives: true, TLSClientConfig: tlsConfig}) // no proxy from the environment: targets are direct
+	tr := healthProtocol(target, proto).Transport(&http.Transport{DisableKeepAlives: true, TLSClientConfig: tlsConfig}) // no proxy from the environment: targets are direct
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	start := time.Now()
@@ -94,10 +111,14 @@ func waitHealthy(ctx context.Context, target string, timeout time.Duration, died
 	}
 }
 
-// probeOnce makes one bounded GET and returns its status or transport error.
+// probeOnce makes one bounded GET (or gRPC health call) and returns its
+// status or transport error.
 func probeOnce(ctx context.Context, client *http.Client, target string, limit time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(limit, time.Millisecond))
 	defer cancel()
+	if isGRPCHealth(target) {
+		return probeGRPCHealth(ctx, client, target)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return 0, err

@@ -51,10 +51,10 @@ func TestWaitHealthyTLS(t *testing.T) {
 	defer srv.Close()
 	roots := x509.NewCertPool()
 	roots.AddCert(srv.Certificate())
-	if err := WaitHealthyTLS(context.Background(), srv.URL+"/healthz", 5*time.Second, &tls.Config{RootCAs: roots}); err != nil {
+	if err := WaitHealthyTLS(context.Background(), srv.URL+"/healthz", 5*time.Second, &tls.Config{RootCAs: roots}, ""); err != nil {
 		t.Errorf("WaitHealthyTLS with the service's CA = %v, want healthy", err)
 	}
-	if err := WaitHealthyTLS(context.Background(), srv.URL+"/healthz", 300*time.Millisecond, nil); !errors.Is(err, ErrUnhealthy) {
+	if err := WaitHealthyTLS(context.Background(), srv.URL+"/healthz", 300*time.Millisecond, nil, ""); !errors.Is(err, ErrUnhealthy) {
 		t.Errorf("WaitHealthyTLS with the system roots = %v, want unhealthy", err)
 	}
 }

@@ -48,7 +48,7 @@ func (l *ProcessLauncher) Launch(ctx context.Context, env Env) (*Running, error)
 		return nil, err
 	}
 	health := func(ctx context.Context, done <-chan struct{}) error {
-		return waitHealthy(ctx, healthURL(p.base, t.Service.Health), t.Service.StartupTimeout, done, env.ServiceTLS, t.Service.Protocol)
+		return waitHealthy(ctx, healthURL(p.base, t.Service.Health), t.Service.StartupTimeout, done, env.ServiceTLS, HealthPort(t.Service.Health, t.Service.Protocol))
 	}
 	err = health(ctx, p.done)
 	if errors.Is(err, errDied) {

@@ -20,7 +20,7 @@ var _ Launcher = (*RunningLauncher)(nil)
 // result does nothing.
 func (l *RunningLauncher) Launch(ctx context.Context, env Env) (*Running, error) {
 	s := l.Target.Service
-	if err := waitHealthy(ctx, healthURL(s.URL, s.Health), s.StartupTimeout, nil, env.ServiceTLS, s.Protocol); err != nil {
+	if err := waitHealthy(ctx, healthURL(s.URL, s.Health), s.StartupTimeout, nil, env.ServiceTLS, HealthPort(s.Health, s.Protocol)); err != nil {
 		return nil, err
 	}
 	return &Running{URL: s.URL}, nil
