@@ -1,7 +1,6 @@
 package grpc
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/resilcheck/resilcheck/expect"
@@ -9,21 +8,30 @@ import (
 	"github.com/resilcheck/resilcheck/targets"
 )
 
-// services are the directories of the services certified, each a Go
-// module of its own whose target.yaml runs `go run .`: prepare.sh builds
-// it as binaries names.
-var services = []string{"payments-go"}
-
-// binaries names the binary each service's prepare.sh builds.
-var binaries = map[string]string{"payments-go": "payments-grpc"}
+// services are the services certified: each a directory with its
+// target.yaml, the runtimes its prepare.sh and command need, and, for a
+// Go module whose target.yaml runs `go run .`, the binary prepare.sh
+// builds in its place.
+var services = []struct {
+	dir      string
+	runtimes []string
+	binary   string // empty = run target.yaml's command as written
+}{
+	{dir: "payments-go", runtimes: []string{"go"}, binary: "payments-grpc"},
+	{dir: "payments-node", runtimes: []string{"node", "npm"}},
+}
 
 // TestGRPCServices_certify certifies each service through its
 // target.yaml once per variant of its expectations.yaml (the variant's
-// break passed as -break), running the binary prepare.sh built, each
-// check ending as the file says.
+// break passed as -break), each check ending as the file says.
 func TestGRPCServices_certify(t *testing.T) {
-	zootest.CertifyDirsWith(t, services, zootest.Options{Runtimes: []string{"go"},
-		Variant: func(t *testing.T, spec *targets.Target, _ expect.Variant) {
-			zootest.UseBinary(t, spec, binaries[filepath.Base(spec.Dir)])
-		}})
+	for _, s := range services {
+		opts := zootest.Options{Runtimes: s.runtimes}
+		if s.binary != "" {
+			opts.Variant = func(t *testing.T, spec *targets.Target, _ expect.Variant) {
+				zootest.UseBinary(t, spec, s.binary)
+			}
+		}
+		zootest.CertifyDirsWith(t, []string{s.dir}, opts)
+	}
 }

@@ -1,5 +1,7 @@
 // Package grpc holds gRPC services certified by resilcheck through its
 // HTTP/2 front proxy, with expectations written from their code:
-// payments-go (grpc-go v1.85.0 over h2c), a Go module of its own. `go
-// test ./examples/grpc` certifies each variant.
+// payments-go (grpc-go v1.85.0 over h2c), a Go module of its own, and
+// payments-node, the same service on Node's @grpc/grpc-js 1.14.7 with
+// @grpc/proto-loader 0.8.1 (npm packages locked in its
+// package-lock.json). `go test ./examples/grpc` certifies each variant.
 package grpc
