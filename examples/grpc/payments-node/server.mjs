@@ -7,6 +7,7 @@
 //   node server.mjs -addr 127.0.0.1:8080 -ledger http://127.0.0.1:9090 [-break NAME]
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { HealthImplementation } from 'grpc-health-check';
 import { fileURLToPath } from 'node:url';
 
 // The defects -break selects.
@@ -133,29 +134,20 @@ async function charge(scope, req) {
   return resp;
 }
 
-// PaymentsServer is grpc-js's Server with one route besides gRPC: GET
-// /healthz, which resilcheck polls over h2c on the service's own port.
-// grpc-js answers every request whose content-type is not
-// application/grpc 415 in _verifyContentType, before any handler or
-// interceptor sees it, so that method is the one place it can be
-// answered; every gRPC call goes through it unchanged.
-class PaymentsServer extends grpc.Server {
-  _verifyContentType(stream, headers) {
-    if (headers[':method'] === 'GET' && headers[':path'] === '/healthz') {
-      stream.respond({ ':status': 200, 'content-type': 'text/plain' });
-      stream.end('ok\n');
-      return false;
-    }
-    return super._verifyContentType(stream, headers);
-  }
-}
+// The server's health, by the gRPC Health Checking Protocol as grpc-node's
+// own grpc-health-check serves it (gRFC L106): the whole server ('') is
+// NOT_SERVING until it is bound, then SERVING. resilcheck waits on it
+// (target.yaml's service.health).
+const healthImpl = new HealthImplementation({ '': 'NOT_SERVING' });
 
-const server = new PaymentsServer();
+const server = new grpc.Server();
 server.addService(paymentsV1.Payments.service, { CreatePayment: createPayment });
+healthImpl.addToServer(server);
 server.bindAsync(opts.addr, grpc.ServerCredentials.createInsecure(), (err, port) => {
   if (err) {
     console.error(`payments-node: ${err.message}`);
     process.exit(1);
   }
+  healthImpl.setStatus('', 'SERVING');
   console.log(`payments-node listening on ${opts.addr} (port ${port}, h2c gRPC, break=${JSON.stringify(brk)})`);
 });
