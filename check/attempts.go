@@ -141,13 +141,14 @@ func (g grouping) group(calls []faults.Entry) [][]faults.Entry {
 			end, won = time.Time{}, false
 		}
 		t := callEnd(e)
-		if e.ClientGone.IsZero() && e.Status != 0 {
+		st := AnswerStatus(e)
+		if e.ClientGone.IsZero() && st != 0 {
 			t = t.Add(-margin)
 		}
 		if t.After(end) {
 			end = t
 		}
-		won = won || e.ClientGone.IsZero() && e.Status >= 200 && e.Status < 300
+		won = won || e.ClientGone.IsZero() && st >= 200 && st < 300
 	}
 	return out
 }

@@ -92,6 +92,12 @@ func TestOverlapping(t *testing.T) {
 	}
 }
 
+// grpcAnswered marks e a gRPC answer with grpc-status code.
+func grpcAnswered(e faults.Entry, code string) faults.Entry {
+	e.ResponseHeaders = map[string]string{"Grpc-Status": code}
+	return e
+}
+
 func withStatus(e faults.Entry, status int) faults.Entry {
 	e.Status = status
 	return e
@@ -121,6 +127,10 @@ func TestHarness_Attempts(t *testing.T) {
 		{"call after a slow failure", hedging, []faults.Entry{call(0, 290, 503), call(330, 335, 201)}, []int{1, 1}},
 		{"hedge 70 ms after a success that ended when it was due", hedging, []faults.Entry{call(0, 300, 201), call(370, 375, 201)}, []int{2}},
 		{"call well after the hedge was due", hedging, []faults.Entry{call(0, 290, 201), call(460, 465, 201)}, []int{1, 1}},
+		// A gRPC UNAVAILABLE is an HTTP 200 whose grpc-status says 503:
+		// a failure, so the call after it is a retry, not a hedge.
+		{"call after a slow gRPC failure", hedging, []faults.Entry{grpcAnswered(call(0, 290, 200), "14"), call(330, 335, 201)}, []int{1, 1}},
+		{"hedge due as a slow gRPC success ended", hedging, []faults.Entry{grpcAnswered(call(0, 290, 200), "0"), call(330, 335, 201)}, []int{2}},
 		{"a third copy beyond the declared two", hedging,
 			[]faults.Entry{call(0, 590, 201), call(300, 590, 0), call(620, 625, 201)}, []int{2, 1}},
 	} {

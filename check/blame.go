@@ -270,6 +270,9 @@ func mediaType(ct string) string {
 
 // answerText renders an answer's status, and its media type when known.
 func answerText(e faults.Entry) string {
+	if _, ok := grpcAnswer(e); ok {
+		return AnswerText(e)
+	}
 	if ct := e.ResponseHeader("Content-Type"); ct != "" && e.Status != 0 {
 		return fmt.Sprintf("%d (%s)", e.Status, mediaType(ct))
 	}
@@ -279,11 +282,11 @@ func answerText(e faults.Entry) string {
 // limiter finds the tier that answered the case's 429s itself.
 func (t *trace) limiter() (Blame, bool) {
 	for _, r := range t.followed() {
-		if r.front.Status != http.StatusTooManyRequests {
+		if AnswerStatus(r.front) != http.StatusTooManyRequests {
 			continue
 		}
 		k := 0 // the tier that answered the 429: the deepest that passed it on
-		for k < len(t.h.Hops) && len(r.hops[k]) > 0 && r.hops[k][len(r.hops[k])-1].Status == http.StatusTooManyRequests {
+		for k < len(t.h.Hops) && len(r.hops[k]) > 0 && AnswerStatus(r.hops[k][len(r.hops[k])-1]) == http.StatusTooManyRequests {
 			k++
 		}
 		tier := t.tiers[k]

@@ -72,13 +72,32 @@ func grpcStatus(header, trailer http.Header) (GRPCCode, string, error) {
 // trailers), the HTTP status its code maps to; otherwise e.Status. Checks
 // judging front entries use it so a gRPC UNAVAILABLE is not read as 200.
 func AnswerStatus(e faults.Entry) int {
+	if c, ok := grpcAnswer(e); ok {
+		return c.HTTPStatus()
+	}
+	return e.Status
+}
+
+// AnswerText renders e's answer for a story: its status ("nothing" for
+// none), or for a gRPC answer its code and the status it is judged as,
+// "UNAVAILABLE (14), judged as 503".
+func AnswerText(e faults.Entry) string {
+	if c, ok := grpcAnswer(e); ok {
+		return fmt.Sprintf("%s, judged as %d", c, c.HTTPStatus())
+	}
+	return statusText(e.Status)
+}
+
+// grpcAnswer is e's gRPC status, when e is a gRPC answer: HTTP 200 with a
+// grpc-status that is a code.
+func grpcAnswer(e faults.Entry) (GRPCCode, bool) {
 	v := e.ResponseHeader("Grpc-Status")
 	if e.Status != http.StatusOK || v == "" {
-		return e.Status
+		return 0, false
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 0 {
-		return e.Status
+		return 0, false
 	}
-	return GRPCCode(n).HTTPStatus()
+	return GRPCCode(n), true
 }

@@ -124,3 +124,20 @@ func TestAnswerStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestAnswerText(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		e    faults.Entry
+		want string
+	}{
+		{"none", faults.Entry{}, "nothing"},
+		{"HTTP", faults.Entry{Status: 502}, "502"},
+		{"gRPC UNAVAILABLE", faults.Entry{Status: 200, ResponseHeaders: map[string]string{"Grpc-Status": "14"}}, "UNAVAILABLE (14), judged as 503"},
+		{"gRPC OK", faults.Entry{Status: 200, ResponseHeaders: map[string]string{"Grpc-Status": "0"}}, "OK (0), judged as 200"},
+	} {
+		if got := AnswerText(tt.e); got != tt.want {
+			t.Errorf("%s: AnswerText = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}

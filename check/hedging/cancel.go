@@ -39,7 +39,7 @@ func losersCancelled(ctx context.Context, cs *check.Case) check.Result {
 	a := groups[0]
 	won := -1
 	for i, e := range a {
-		if e.ClientGone.IsZero() && e.Status >= 200 && e.Status < 300 && (won < 0 || e.Finished.Before(a[won].Finished)) {
+		if st := check.AnswerStatus(e); e.ClientGone.IsZero() && st >= 200 && st < 300 && (won < 0 || e.Finished.Before(a[won].Finished)) {
 			won = i
 		}
 	}

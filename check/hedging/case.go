@@ -78,20 +78,13 @@ func (c *hdCase) describe(calls []faults.Entry) string {
 	}
 	parts := make([]string, len(calls))
 	for i, e := range calls {
-		end := "answered " + statusText(e.Status)
+		end := "answered " + check.AnswerText(e)
 		if !e.ClientGone.IsZero() {
 			end = fmt.Sprintf("cancelled at +%s", check.Ms(e.ClientGone.Sub(calls[0].Received)))
 		}
 		parts[i] = fmt.Sprintf("copy %d at +%s, %s, key %q", i+1, check.Ms(e.Received.Sub(calls[0].Received)), end, c.key(e))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func statusText(s int) string {
-	if s == 0 {
-		return "nothing"
-	}
-	return fmt.Sprint(s)
 }
 
 // mark is the journal position a request's calls are read from.

@@ -217,7 +217,7 @@ func (m *machine) judge(t *rapid.T, c *hdCase, n int, a []faults.Entry) {
 	}
 	won := -1
 	for j, e := range a {
-		if e.ClientGone.IsZero() && e.Status >= 200 && e.Status < 300 && (won < 0 || e.Finished.Before(a[won].Finished)) {
+		if st := check.AnswerStatus(e); e.ClientGone.IsZero() && st >= 200 && st < 300 && (won < 0 || e.Finished.Before(a[won].Finished)) {
 			won = j
 		}
 	}
@@ -239,7 +239,7 @@ func (m *machine) story(c *hdCase, attempts [][]faults.Entry) string {
 	for i, a := range attempts {
 		copies := make([]string, len(a))
 		for j, e := range a {
-			copies[j] = statusText(e.Status)
+			copies[j] = check.AnswerText(e)
 			if !e.ClientGone.IsZero() {
 				copies[j] = "cancelled"
 			}

@@ -101,7 +101,7 @@ func journalObs(h *check.Harness) []check.Observation {
 		}
 		o := check.Observe(hd, at)
 		o.Sent = e.Received
-		o.Status, o.Tenant, o.Source = e.Status, e.Header(read.tenant), "journal "+e.ID
+		o.Status, o.Tenant, o.Source = check.AnswerStatus(e), e.Header(read.tenant), "journal "+e.ID
 		o.Entry, o.Limited = &e, anyRoute(routes, e.Method, e.Path)
 		memo.obs = append(memo.obs, o)
 	}
