@@ -16,7 +16,7 @@ import (
 func judgeRetryAfter(form string) func(j *judging) check.Result {
 	return func(j *judging) check.Result {
 		want := fmt.Sprintf("no attempt earlier than a Retry-After %s allows, less %s", form, j.tol.Early)
-		sent, judged := 0, 0
+		sent, judged, hedges := 0, 0, 0
 		var least time.Duration = -1
 		for _, r := range j.ran() {
 			for i, e := range r.Attempts {
@@ -29,6 +29,10 @@ func judgeRetryAfter(form string) func(j *judging) check.Result {
 					continue
 				}
 				next := r.Attempts[i+1]
+				if j.maybeHedge(e, next) {
+					hedges++
+					continue
+				}
 				judged++
 				early := due.Sub(next.Received)
 				if early > j.tol.Early {
@@ -43,10 +47,37 @@ func judgeRetryAfter(form string) func(j *judging) check.Result {
 		case sent == 0:
 			return check.NotApplicable("no answer carried Retry-After as %s", form)
 		case judged == 0:
-			return check.Inconclusive("the client never retried after a Retry-After %s (%d sent): nothing to judge", form, sent)
+			return check.Inconclusive("the client never retried after a Retry-After %s (%d sent%s): nothing to judge", form, sent, hedgesNote(hedges))
 		}
-		return check.Pass(want, fmt.Sprintf("%d retries after Retry-After %s, the earliest %s after it allowed", judged, form, max(least, 0).Round(time.Millisecond)))
+		return check.Pass(want, fmt.Sprintf("%d retries after Retry-After %s, the earliest %s after it allowed%s", judged, form, max(least, 0).Round(time.Millisecond), hedgesNote(hedges)))
 	}
+}
+
+// maybeHedge says next may be e's hedge, not a retry after e's answer: the
+// client declares hedging, next came by the hedge delay after e began
+// (give or take the early slack and the runner's worst stall meanwhile),
+// and either before e was answered or after it by no more than that stall.
+// A hedging client arms its timer as an attempt starts and disarms it only
+// once it reads the answer; on a busy runner, whose cores its process
+// shares, the timer can fire first.
+func (j *judging) maybeHedge(e, next faults.Entry) bool {
+	if j.policy.HedgeDelay <= 0 {
+		return false
+	}
+	stall := j.worstStall(e.Received, next.Received)
+	if next.Received.Sub(e.Received) > j.policy.HedgeDelay+j.tol.Early+stall {
+		return false
+	}
+	return next.Received.Sub(e.Finished) <= stall
+}
+
+// hedgesNote says how many attempts after a Retry-After were left unjudged
+// as possible hedges.
+func hedgesNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d copies sent by the hedge delay before the client could have read the answer not judged", n)
 }
 
 // judgeHugeRetryAfter (CL-03): an operation answered with a Retry-After

@@ -3,6 +3,9 @@ package clients
 import (
 	"testing"
 	"time"
+
+	"github.com/resilcheck/resilcheck/faults"
+	"github.com/resilcheck/resilcheck/reports"
 )
 
 // TestWidestWait_spread: the judged wait is the one with the longest
@@ -35,5 +38,49 @@ func TestWidestWait_spread(t *testing.T) {
 				t.Errorf("widestWait = %d, %s, %s; want %d, %s, %s", k, median, spread, c.k, c.median, c.spread)
 			}
 		})
+	}
+}
+
+// TestJudgeRetryAfter_hedge: for a client that hedges after 60 ms, a copy
+// sent by the hedge delay is not judged as a retry after the attempt's
+// Retry-After when it came before the answer, or after it by no more than
+// the runner stalled meanwhile; after a quiet runner, or from a client
+// that declares no hedging, it is an early retry.
+func TestJudgeRetryAfter_hedge(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	attempt := func(at, answered, status int, ra string) faults.Entry {
+		e := faults.Entry{Method: "POST", Received: ms(at), Finished: ms(answered), Status: status}
+		if ra != "" {
+			e.ResponseHeaders = map[string]string{"Retry-After": ra}
+		}
+		return e
+	}
+	stalled := func(d time.Duration) func(time.Time, time.Time) time.Duration {
+		return func(time.Time, time.Time) time.Duration { return d }
+	}
+	// A 503 with Retry-After 1 answered at once, a copy 65 ms later, and
+	// the client's retry after the second.
+	answeredAtOnce := []faults.Entry{attempt(0, 1, 503, "1"), attempt(65, 1100, 200, ""), attempt(1100, 1101, 200, "")}
+	for _, tt := range []struct {
+		name   string
+		hedge  time.Duration
+		runs   []faults.Entry
+		stall  func(time.Time, time.Time) time.Duration
+		status reports.Status
+	}{
+		{"hedge as the runner stalled past the answer", 60 * time.Millisecond, answeredAtOnce, stalled(80 * time.Millisecond), reports.StatusInconclusive},
+		{"hedge after the answer on a quiet runner", 60 * time.Millisecond, answeredAtOnce, stalled(2 * time.Millisecond), reports.StatusFail},
+		{"no hedging declared", 0, answeredAtOnce, stalled(80 * time.Millisecond), reports.StatusFail},
+		{"hedge before a slow answer", 60 * time.Millisecond, []faults.Entry{attempt(0, 90, 503, "1"), attempt(62, 200, 200, "")}, nil, reports.StatusInconclusive},
+		{"a retry long after the hedge delay", 60 * time.Millisecond, []faults.Entry{attempt(0, 1, 503, "1"), attempt(300, 301, 200, "")}, stalled(80 * time.Millisecond), reports.StatusFail},
+		{"the retry after Retry-After", 60 * time.Millisecond, []faults.Entry{attempt(0, 1, 503, "1"), attempt(1001, 1002, 200, "")}, nil, reports.StatusPass},
+	} {
+		j := &judging{policy: Policy{MaxAttempts: 4, HedgeDelay: tt.hedge}, tol: Tolerance{}.withDefaults(),
+			runs: []*ScenarioRun{{id: "hedge", Attempts: tt.runs}}, stalled: tt.stall}
+		res := judgeRetryAfter(FormSeconds)(j)
+		if res.Status != tt.status {
+			t.Errorf("%s: %s (%s%s); want %s", tt.name, res.Status, res.Observed, res.Reason, tt.status)
+		}
 	}
 }
