@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/resilcheck/resilcheck/check"
+	"github.com/resilcheck/resilcheck/faults"
 	"github.com/resilcheck/resilcheck/reports"
 )
 
@@ -187,6 +188,34 @@ func TestBackoffJudges_FalseAlarms(t *testing.T) {
 		t.Logf("RB-15 failed [0, 100 ms) additive noise on %d waits in %d of %d samples", n, additive, runs)
 		if 100*additive > runs {
 			t.Errorf("RB-15 failed [0, 100 ms) additive noise on %d waits in %d of %d samples, want under 1 %%", n, additive, runs)
+		}
+	}
+}
+
+// TestOutage_unfelt: a run judges its outage only when the outage failed
+// at least one dependency call while it lasted; calls that all came after
+// it, or none at all, leave nothing to judge.
+func TestOutage_unfelt(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1_700_000_000, 0)
+	at := func(ms int, rule string) faults.Entry {
+		return faults.Entry{Received: t0.Add(time.Duration(ms) * time.Millisecond), Rule: rule}
+	}
+	from, to := t0, t0.Add(time.Second)
+	for _, tc := range []struct {
+		name  string
+		calls []faults.Entry
+		felt  bool
+	}{
+		{"a call failed", []faults.Entry{at(10, ""), at(20, "outage")}, true},
+		{"every call after the outage", []faults.Entry{at(1100, ""), at(1200, "")}, false},
+		{"calls passed during it", []faults.Entry{at(10, ""), at(20, "")}, false},
+		{"no call", nil, false},
+		{"a failed call before it", []faults.Entry{at(-10, "outage")}, false},
+	} {
+		o := &outage{kind: "503", calls: tc.calls}
+		if why := o.unfelt(from, to); (why == "") != tc.felt {
+			t.Errorf("%s: unfelt = %q; want felt %v", tc.name, why, tc.felt)
 		}
 	}
 }

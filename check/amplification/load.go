@@ -78,6 +78,26 @@ func runOutage(ctx context.Context, c *check.Case, o *outage) error {
 	return nil
 }
 
+// unfelt is why a run whose outage failed none of the target's dependency
+// calls judges nothing, or "" when the outage failed at least one in
+// [from, to): a target that made its calls only after the outage ended
+// (on a loaded runner, one held up longer than the outage lasted) saw no
+// outage to retry, so its retries say nothing of its budget. Judged
+// again, as the runner's noise is the likely cause.
+func (o *outage) unfelt(from, to time.Time) string {
+	calls := 0
+	for _, e := range o.calls {
+		if e.Received.Before(from) || !e.Received.Before(to) {
+			continue
+		}
+		if e.Rule != "" {
+			return ""
+		}
+		calls++
+	}
+	return fmt.Sprintf("the %s outage of %s failed none of the target's dependency calls (%d made while it lasted, %d in all): the target never met it", o.kind, to.Sub(from).Round(time.Millisecond), calls, len(o.calls))
+}
+
 // outageStatuses tell a caller that an upstream failed (502, 504: RFC 9110
 // §15.6.3, §15.6.5) or to come back later (429, 503: RFC 6585 §4, RFC 9110
 // §15.6.4). A 2xx, a client error, a 500 or a dropped connection misreport
@@ -205,6 +225,9 @@ func outageAmplification(ctx context.Context, c *check.Case) check.Result {
 	if err := runOutage(ctx, c, o); err != nil {
 		return check.Undriven(err)
 	}
+	if why := o.unfelt(o.start, time.Now()); why != "" {
+		return check.NoisyRunner("%s", why)
+	}
 	cfg, ratio := config(h), h.Policy.Retry.Ratio()
 	n := len(o.front)
 	limit := (1+ratio)*float64(n) + float64(cfg.retryFloor())
@@ -233,6 +256,9 @@ func outageRecovery(ctx context.Context, c *check.Case) check.Result {
 	end := time.Now()
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil { // leave the target healthy for what follows
 		return check.Inconclusive("after recovery: %v", err)
+	}
+	if why := o.unfelt(o.start, o.healed); why != "" {
+		return check.NoisyRunner("%s", why)
 	}
 	ratio, floor := h.Policy.Retry.Ratio(), cfg.retryFloor()
 	budget := func(_ time.Duration, requests int) float64 {
