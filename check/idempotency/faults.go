@@ -3,6 +3,7 @@ package idempotency
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -94,12 +95,12 @@ func concurrentCopies(ctx context.Context, c *check.Case) check.Result {
 		if got != 1 {
 			return check.Fail(want, fmt.Sprintf("%d concurrent copies caused %d effects (%s)", n, got, round), c.Evidence()...)
 		}
-		wins, conflicts, bad := judgeCopies(h, round.admitted)
+		tally, bad := judgeCopies(h, round.admitted)
 		if bad != "" {
 			return check.Fail(want, fmt.Sprintf("%d copies: %s (%s)", n, bad, round), c.Evidence()...)
 		}
 		raced = raced || round.raced >= 2
-		observed = append(observed, fmt.Sprintf("%d copies: %s; 1 effect, %d successes, %d conflicts", n, round, wins, conflicts))
+		observed = append(observed, fmt.Sprintf("%d copies: %s; 1 effect, %s", n, round, tally))
 	}
 	if !raced {
 		return check.Inconclusive("the target's limiter starved the race: no round had 2 copies admitted at once (%s)", strings.Join(observed, "; "))
@@ -108,25 +109,43 @@ func concurrentCopies(ctx context.Context, c *check.Case) check.Result {
 }
 
 // judgeCopies sorts the replies to concurrent copies: successes must all
-// carry the same body, everything else must be the in-progress status.
-// bad describes the first reply that breaks that.
-func judgeCopies(h *check.Harness, replies []check.Reply) (wins, conflicts int, bad string) {
+// carry the same body, everything else must be the in-progress status or
+// a 504 that came once the target's maximum budget had run out. bad
+// describes the first reply that breaks that.
+func judgeCopies(h *check.Harness, replies []check.Reply) (t copyTally, bad string) {
 	var winner []byte
 	for _, r := range replies {
 		switch {
 		case h.Succeeded(r) && winner == nil:
-			wins, winner = wins+1, r.Body
+			t.wins, winner = t.wins+1, r.Body
 		case h.Succeeded(r) && string(r.Body) == string(winner):
-			wins++
+			t.wins++
 		case h.Succeeded(r):
-			return wins, conflicts, fmt.Sprintf("two different successful bodies %s and %s", check.Excerpt(winner), check.Excerpt(r.Body))
+			return t, fmt.Sprintf("two different successful bodies %s and %s", check.Excerpt(winner), check.Excerpt(r.Body))
 		case r.Err == nil && r.Status == h.Conventions.InProgressCode():
-			conflicts++
+			t.conflicts++
+		case r.Err == nil && r.Status == http.StatusGatewayTimeout && r.Took >= h.Conventions.BudgetCap()-h.Slack():
+			// It waited out the target's whole budget (queued behind
+			// the others on a loaded runner) and was told the target
+			// gave up: no effect and no wrong answer, and a retry
+			// under the key gets the stored one.
+			t.gaveUp++
 		default:
-			return wins, conflicts, "one answered " + check.Describe(r)
+			return t, "one answered " + check.Describe(r)
 		}
 	}
-	return wins, conflicts, ""
+	return t, ""
+}
+
+// copyTally counts how a round's admitted copies were answered.
+type copyTally struct{ wins, conflicts, gaveUp int }
+
+func (t copyTally) String() string {
+	s := fmt.Sprintf("%d successes, %d conflicts", t.wins, t.conflicts)
+	if t.gaveUp > 0 {
+		s += fmt.Sprintf(", %d 504 at the target's maximum budget", t.gaveUp)
+	}
+	return s
 }
 
 // burst sends n copies of base at once and returns every reply.
