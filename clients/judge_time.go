@@ -28,11 +28,18 @@ func judgeRetryAfter(form string) func(j *judging) check.Result {
 				if i+1 == len(r.Attempts) {
 					continue
 				}
-				next := r.Attempts[i+1]
-				if j.maybeHedge(e, next) {
+				// A copy the client's hedge timer may have sent before it
+				// read e's answer is no retry after it: the attempt e's
+				// Retry-After binds is the first later one that is not.
+				k := i + 1
+				for k < len(r.Attempts) && j.maybeHedge(e, r.Attempts[k]) {
 					hedges++
+					k++
+				}
+				if k == len(r.Attempts) {
 					continue
 				}
+				next := r.Attempts[k]
 				judged++
 				early := due.Sub(next.Received)
 				if early > j.tol.Early {
@@ -54,8 +61,9 @@ func judgeRetryAfter(form string) func(j *judging) check.Result {
 }
 
 // maybeHedge says next may be e's hedge, not a retry after e's answer: the
-// client declares hedging, next came by the hedge delay after e began
-// (give or take the early slack and the runner's worst stall meanwhile),
+// client declares hedging, next came when the hedge delay after e began
+// ran out (no earlier than the early slack allows, no later than that and
+// the runner's worst stall meanwhile),
 // and either before e was answered or after it by no more than that stall.
 // A hedging client arms its timer as an attempt starts and disarms it only
 // once it reads the answer; on a busy runner, whose cores its process
@@ -65,8 +73,9 @@ func (j *judging) maybeHedge(e, next faults.Entry) bool {
 		return false
 	}
 	stall := j.worstStall(e.Received, next.Received)
-	if next.Received.Sub(e.Received) > j.policy.HedgeDelay+j.tol.Early+stall {
-		return false
+	gap := next.Received.Sub(e.Received)
+	if gap < j.policy.HedgeDelay-j.tol.Early || gap > j.policy.HedgeDelay+j.tol.Early+stall {
+		return false // no hedge timer fires then
 	}
 	return next.Received.Sub(e.Finished) <= stall
 }

@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -59,9 +60,11 @@ func TestJudgeRetryAfter_hedge(t *testing.T) {
 	stalled := func(d time.Duration) func(time.Time, time.Time) time.Duration {
 		return func(time.Time, time.Time) time.Duration { return d }
 	}
-	// A 503 with Retry-After 1 answered at once, a copy 65 ms later, and
-	// the client's retry after the second.
-	answeredAtOnce := []faults.Entry{attempt(0, 1, 503, "1"), attempt(65, 1100, 200, ""), attempt(1100, 1101, 200, "")}
+	// A 503 with Retry-After 1 answered at once, then a copy 65 ms later.
+	answeredAtOnce := []faults.Entry{attempt(0, 1, 503, "1"), attempt(65, 1100, 200, "")}
+	// The same, then a retry: after the Retry-After, or before it.
+	thenRetry := append(slices.Clone(answeredAtOnce), attempt(1010, 1011, 200, ""))
+	thenEarly := append(slices.Clone(answeredAtOnce), attempt(400, 401, 200, ""))
 	for _, tt := range []struct {
 		name   string
 		hedge  time.Duration
@@ -73,6 +76,9 @@ func TestJudgeRetryAfter_hedge(t *testing.T) {
 		{"hedge after the answer on a quiet runner", 60 * time.Millisecond, answeredAtOnce, stalled(2 * time.Millisecond), reports.StatusFail},
 		{"no hedging declared", 0, answeredAtOnce, stalled(80 * time.Millisecond), reports.StatusFail},
 		{"hedge before a slow answer", 60 * time.Millisecond, []faults.Entry{attempt(0, 90, 503, "1"), attempt(62, 200, 200, "")}, nil, reports.StatusInconclusive},
+		{"hedge skipped, the retry after it judged", 60 * time.Millisecond, thenRetry, stalled(80 * time.Millisecond), reports.StatusPass},
+		{"hedge skipped, an early retry after it", 60 * time.Millisecond, thenEarly, stalled(80 * time.Millisecond), reports.StatusFail},
+		{"a retry at once, before any hedge was due", 60 * time.Millisecond, []faults.Entry{attempt(0, 1, 503, "1"), attempt(2, 3, 200, "")}, stalled(80 * time.Millisecond), reports.StatusFail},
 		{"a retry long after the hedge delay", 60 * time.Millisecond, []faults.Entry{attempt(0, 1, 503, "1"), attempt(300, 301, 200, "")}, stalled(80 * time.Millisecond), reports.StatusFail},
 		{"the retry after Retry-After", 60 * time.Millisecond, []faults.Entry{attempt(0, 1, 503, "1"), attempt(1001, 1002, 200, "")}, nil, reports.StatusPass},
 	} {
