@@ -19,6 +19,11 @@ type doubt struct {
 	// stalled says a stall beyond what the verdict could bear raised the
 	// doubt, not a failure that did not replay.
 	stalled bool
+	// slowed says the doubt is a failure late by no more than the runner's
+	// summed lateness: a rerun that fails again confirms it, stalled or
+	// not, as two failures in a row are no longer what a few short delays
+	// explain.
+	slowed bool
 }
 
 // doubted is why res, c's first verdict, whose run the runner stalled as
@@ -51,7 +56,7 @@ func (h *Harness) doubted(c Check, res Result, seen stalls) *doubt {
 		return &doubt{how: fmt.Sprintf("on a case that did not fail again on replay, late %s, while the runner's wake-ups came %s late in all", late, Ms(seen.total))}
 	case slowedFailure(res, seen):
 		from, to := evidenceSpan(res.Evidence)
-		return &doubt{how: fmt.Sprintf("late by %s past its bound, while the runner's wake-ups came %s late in all during its exchanges", Ms(res.Margin), Ms(seen.within(from, to)))}
+		return &doubt{how: fmt.Sprintf("late by %s past its bound, while the runner's wake-ups came %s late in all during its exchanges", Ms(res.Margin), Ms(seen.within(from, to))), slowed: true}
 	}
 	return nil
 }
@@ -83,7 +88,7 @@ func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalle
 		var seen stalls
 		res, seen = h.watched(parent, c, againID(c.ID, n))
 		worst = append(worst, seen.worst)
-		if !disturbedRerun(first, res, seen, limit, h.stallLimit(c, res)) {
+		if !disturbedRerun(first, res, seen, limit, h.stallLimit(c, res)) || d.slowed && res.Status == reports.StatusFail {
 			break
 		}
 		if n == maxReruns || parent.Err() != nil {
@@ -102,7 +107,11 @@ func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalle
 	case first.Status == reports.StatusPass:
 		text = fmt.Sprintf(" (on %s: the first passed %s: %s)", again, d.how, firstSaw)
 	case res.Status == reports.StatusFail:
-		first.Observed += fmt.Sprintf(" (this run failed %s, so the check ran again, undisturbed, and failed again: %s", d.how, withoutStory(res.Observed))
+		how := "undisturbed, and failed again"
+		if worst[len(worst)-1] > h.stallLimit(c, res) {
+			how = "and failed again" // a slowed failure confirmed by a stalled one
+		}
+		first.Observed += fmt.Sprintf(" (this run failed %s, so the check ran again, %s: %s", d.how, how, withoutStory(res.Observed))
 		if len(worst) > 2 {
 			first.Observed += " on " + again
 		}

@@ -93,6 +93,8 @@ func TestHarness_rejudged(t *testing.T) {
 			"run 2 (on a second run: the first failed late by 3.0 ms past its bound, while the runner's wake-ups came 5.0 ms late in all during its exchanges: run 1 (seed 7))", false},
 		{"late by less than the runner's lateness twice", "retry-after", []Result{slow1, slow2}, []time.Duration{quiet, quiet}, reports.StatusFail,
 			"run 1 (seed 7) (this run failed late by 3.0 ms past its bound, while the runner's wake-ups came 5.0 ms late in all during its exchanges, so the check ran again, undisturbed, and failed again: run 2 (seed 8))", false},
+		{"late by less than the runner's lateness, then a stalled failure", "retry-after", []Result{slow1, slow2}, []time.Duration{quiet, stalled}, reports.StatusFail,
+			"run 1 (seed 7) (this run failed late by 3.0 ms past its bound, while the runner's wake-ups came 5.0 ms late in all during its exchanges, so the check ran again, and failed again: run 2 (seed 8))", false},
 		{"short of its rate, then a pass", "retry-after", []Result{short1, pass2}, []time.Duration{quiet, quiet}, reports.StatusPass,
 			"run 2 (on a second run: the first was inconclusive, noisy runner: run 1 fell short of its rate)", false},
 		{"short of its rate three times", "retry-after", []Result{short1, short2, short3}, []time.Duration{quiet, quiet, quiet}, reports.StatusInconclusive,
