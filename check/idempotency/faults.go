@@ -134,6 +134,10 @@ func judgeCopies(h *check.Harness, replies []check.Reply) (t copyTally, bad stri
 			return t, "one answered " + check.Describe(r)
 		}
 	}
+	if t.gaveUp > 0 && t.wins == 0 {
+		// Then no copy was answered what the key now stands for.
+		return t, fmt.Sprintf("no copy succeeded: %d got 504 at the target's maximum budget and %d the in-progress status", t.gaveUp, t.conflicts)
+	}
 	return t, ""
 }
 

@@ -28,6 +28,7 @@ func TestJudgeCopies(t *testing.T) {
 		{"replays", []check.Reply{ok("a"), ok("a")}, "", "2 successes, 0 conflicts"},
 		{"504 at the maximum budget", []check.Reply{ok("a"), status(504, 2100*time.Millisecond)}, "", "1 successes, 0 conflicts, 1 504 at the target's maximum budget"},
 		{"504 within the slack of it", []check.Reply{ok("a"), status(504, 1960*time.Millisecond)}, "", "1 successes, 0 conflicts, 1 504 at the target's maximum budget"},
+		{"every copy gave up", []check.Reply{status(504, 2100*time.Millisecond), status(409, 0)}, "no copy succeeded", ""},
 		{"quick 504", []check.Reply{ok("a"), status(504, 300*time.Millisecond)}, "one answered 504", ""},
 		{"two bodies", []check.Reply{ok("a"), ok("b")}, "two different successful bodies", ""},
 		{"a 500", []check.Reply{ok("a"), status(500, 3*time.Second)}, "one answered 500", ""},
