@@ -214,8 +214,12 @@ func TestOutage_unfelt(t *testing.T) {
 		{"a failed call before it", []faults.Entry{at(-10, "outage")}, false},
 	} {
 		o := &outage{kind: "503", calls: tc.calls}
-		if why := o.unfelt(from, to); (why == "") != tc.felt {
-			t.Errorf("%s: unfelt = %q; want felt %v", tc.name, why, tc.felt)
+		r := o.unfelt(from, to)
+		if (r == nil) != tc.felt {
+			t.Errorf("%s: unfelt = %+v; want felt %v", tc.name, r, tc.felt)
+		}
+		if r != nil && r.Noisy != (len(tc.calls) > 0) {
+			t.Errorf("%s: noisy %v (%s); want judged again only when calls came", tc.name, r.Noisy, r.Reason)
 		}
 	}
 }

@@ -78,24 +78,29 @@ func runOutage(ctx context.Context, c *check.Case, o *outage) error {
 	return nil
 }
 
-// unfelt is why a run whose outage failed none of the target's dependency
-// calls judges nothing, or "" when the outage failed at least one in
-// [from, to): a target that made its calls only after the outage ended
-// (on a loaded runner, one held up longer than the outage lasted) saw no
-// outage to retry, so its retries say nothing of its budget. Judged
-// again, as the runner's noise is the likely cause.
-func (o *outage) unfelt(from, to time.Time) string {
+// unfelt is the verdict on a run whose outage failed none of the target's
+// dependency calls in [from, to), or nil when it failed at least one: its
+// retries say nothing of its budget. A target that made no matching call
+// at all is inconclusive; one that made its calls only after the outage
+// ended (on a loaded runner, one held up longer than the outage lasted)
+// is judged again, as the runner's noise is the likely cause.
+func (o *outage) unfelt(from, to time.Time) *check.Result {
 	calls := 0
 	for _, e := range o.calls {
 		if e.Received.Before(from) || !e.Received.Before(to) {
 			continue
 		}
 		if e.Rule != "" {
-			return ""
+			return nil
 		}
 		calls++
 	}
-	return fmt.Sprintf("the %s outage of %s failed none of the target's dependency calls (%d made while it lasted, %d in all): the target never met it", o.kind, to.Sub(from).Round(time.Millisecond), calls, len(o.calls))
+	if len(o.calls) == 0 {
+		r := check.Inconclusive("the target made no dependency call matching its effect during the %s outage or after it: nothing to retry", o.kind)
+		return &r
+	}
+	r := check.NoisyRunner("the %s outage of %s failed none of the target's dependency calls (%d made while it lasted, %d in all): the target never met it", o.kind, to.Sub(from).Round(time.Millisecond), calls, len(o.calls))
+	return &r
 }
 
 // outageStatuses tell a caller that an upstream failed (502, 504: RFC 9110
@@ -225,8 +230,8 @@ func outageAmplification(ctx context.Context, c *check.Case) check.Result {
 	if err := runOutage(ctx, c, o); err != nil {
 		return check.Undriven(err)
 	}
-	if why := o.unfelt(o.start, time.Now()); why != "" {
-		return check.NoisyRunner("%s", why)
+	if r := o.unfelt(o.start, o.healed); r != nil {
+		return *r
 	}
 	cfg, ratio := config(h), h.Policy.Retry.Ratio()
 	n := len(o.front)
@@ -257,8 +262,8 @@ func outageRecovery(ctx context.Context, c *check.Case) check.Result {
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil { // leave the target healthy for what follows
 		return check.Inconclusive("after recovery: %v", err)
 	}
-	if why := o.unfelt(o.start, o.healed); why != "" {
-		return check.NoisyRunner("%s", why)
+	if r := o.unfelt(o.start, o.healed); r != nil {
+		return *r
 	}
 	ratio, floor := h.Policy.Retry.Ratio(), cfg.retryFloor()
 	budget := func(_ time.Duration, requests int) float64 {
