@@ -243,11 +243,11 @@ func (t *trace) answer() (Blame, bool) {
 		}
 		tier := t.tiers[origin]
 		if origin == len(t.tiers)-1 {
-			return Blame{Tier: tier, Why: fmt.Sprintf("the %d came from %s, and every tier above passed it on", r.front.Status, tier)}, true
+			return Blame{Tier: tier, Why: fmt.Sprintf("the %s came from %s, and every tier above passed it on", AnswerText(r.front), tier)}, true
 		}
 		next := r.hops[origin]
 		if len(next) == 0 {
-			return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %d itself: %s saw no request", tier, r.front.Status, t.tiers[origin+1])}, true
+			return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %s itself: %s saw no request", tier, AnswerText(r.front), t.tiers[origin+1])}, true
 		}
 		return Blame{Tier: tier, Why: fmt.Sprintf("%s answered %s where %s had answered it %s", tier, answerText(r.front), t.tiers[origin+1], answerText(next[len(next)-1]))}, true
 	}
@@ -259,7 +259,7 @@ func (t *trace) answer() (Blame, bool) {
 // puts an error page of its own in place of the body keeps the status).
 func sameAnswer(a, b faults.Entry) bool {
 	ca, cb := a.ResponseHeader("Content-Type"), b.ResponseHeader("Content-Type")
-	return a.Status == b.Status && (ca == "" || cb == "" || mediaType(ca) == mediaType(cb))
+	return AnswerStatus(a) == AnswerStatus(b) && (ca == "" || cb == "" || mediaType(ca) == mediaType(cb))
 }
 
 // mediaType is a Content-Type without its parameters.

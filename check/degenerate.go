@@ -25,10 +25,11 @@ func (c *Case) degenerate() string {
 			continue // made up by a fault rule, or never answered
 		}
 		n++
-		if !slices.Contains(refusedUnexercised, e.Status) {
+		st := AnswerStatus(e) // a gRPC UNAUTHENTICATED is an HTTP 200
+		if !slices.Contains(refusedUnexercised, st) {
 			return ""
 		}
-		seen[e.Status]++
+		seen[st]++
 	}
 	if n == 0 {
 		return ""
