@@ -25,7 +25,7 @@ func protocolOptions(proto targets.Protocol) []faults.Option {
 // gRPC service is called over HTTP/2 end to end, as gRPC requires. A front
 // serving TLS is left to the default: the harness holds no CA for it.
 func frontClient(proto targets.Protocol, front string) *http.Client {
-	if !proto.HTTP2() || !strings.HasPrefix(front, "http://") {
+	if !frontH2C(proto, front) {
 		return nil
 	}
 	return &http.Client{Transport: targets.ProtocolH2C.Transport(&http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64})}
@@ -39,8 +39,14 @@ func frontHealthPort(health, front string, proto targets.Protocol) targets.Proto
 	if strings.Contains(health, "://") {
 		return launch.HealthPort(health, proto)
 	}
-	if frontClient(proto, front) != nil {
+	if frontH2C(proto, front) {
 		return targets.ProtocolH2C
 	}
 	return ""
+}
+
+// frontH2C says the harness speaks h2c to the front proxy at front: the
+// service speaks HTTP/2 and the front serves plain http.
+func frontH2C(proto targets.Protocol, front string) bool {
+	return proto.HTTP2() && strings.HasPrefix(front, "http://")
 }

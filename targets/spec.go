@@ -1,6 +1,9 @@
 package targets
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Kind says how resilcheck gets hold of the service to certify.
 type Kind string
@@ -110,6 +113,10 @@ const (
 // (grpc/grpc doc/health-checking.md, grpc.health.v1): a service.health
 // ending in it is called, for the whole server, not fetched.
 const GRPCHealthPath = "/grpc.health.v1.Health/Check"
+
+// IsGRPCHealth says health (a path, or a URL's path) names the gRPC
+// health method, under a prefix or not, so it is called, not fetched.
+func IsGRPCHealth(path string) bool { return strings.HasSuffix(path, GRPCHealthPath) }
 
 // Protocol names the HTTP version a proxy speaks to its upstream.
 type Protocol string

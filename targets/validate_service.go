@@ -25,7 +25,7 @@ func (v *validator) checkService() {
 	if s.Health != "" && v.plain("service.health", s.Health, "health is fixed") {
 		if msg := pathOrURLProblem(s.Health); msg != "" {
 			v.errf("service.health", "%s", msg)
-		} else if s.Health == GRPCHealthPath && !s.Protocol.HTTP2() {
+		} else if strings.HasPrefix(s.Health, "/") && IsGRPCHealth(s.Health) && !s.Protocol.HTTP2() {
 			v.errf("service.health", "the gRPC health method needs HTTP/2 on the service's port: set service.protocol to %q (or %q for https)", ProtocolH2C, ProtocolH2)
 		}
 	}

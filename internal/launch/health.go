@@ -37,7 +37,7 @@ func healthURL(base, health string) string {
 // proto, for a path under its URL; the HTTP/1.1 default (HTTP/2 by ALPN
 // over TLS) for an absolute URL, a port of its own.
 func HealthPort(health string, proto targets.Protocol) targets.Protocol {
-	if strings.HasPrefix(health, "/") {
+	if health == "" || strings.HasPrefix(health, "/") { // "" is the default path
 		return proto
 	}
 	return ""

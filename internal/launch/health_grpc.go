@@ -32,7 +32,7 @@ var errGRPCHealth = errors.New("gRPC health")
 // method (targets.GRPCHealthPath), which is called, not fetched.
 func isGRPCHealth(target string) bool {
 	u, err := url.Parse(target)
-	return err == nil && strings.HasSuffix(u.Path, targets.GRPCHealthPath)
+	return err == nil && targets.IsGRPCHealth(u.Path)
 }
 
 // probeGRPCHealth calls grpc.health.v1.Health/Check for the whole server
