@@ -97,7 +97,10 @@ func (c *Case) Rerun() int {
 func (c *Case) Sub(ctx context.Context, id string) *Case { return c.Harness.NewCase(ctx, id) }
 
 // Restart moves the case's journal window to now, once the target is
-// quiet, so exchanges of a preparation are not its evidence.
+// quiet, so exchanges of a preparation are not its evidence. A dependency
+// key forwarded before it is not counted in Effects afterwards (a late
+// copy of earlier work): draw the case's keys after it, never reuse one
+// from before.
 func (c *Case) Restart(ctx context.Context) {
 	c.Harness.Settle(ctx)
 	c.mark = c.Harness.Journal.LastSeq()

@@ -36,14 +36,16 @@ func TestAmplification_throttledSample(t *testing.T) {
 }
 
 // TestAmplification_smallBaseLockstep: BO-08's bucket scales with the
-// declared first wait (or the sample), so full jitter over 16 ms passes (a fixed 10 ms
-// bucket held most of it) and the same service without jitter still fails.
+// declared first wait (or the sample), so full jitter over 16 ms is not
+// failed (a fixed 10 ms bucket held most of it; it passes unless the
+// runner stalls past its 5 ms bucket) and the same service without jitter
+// still fails.
 func TestAmplification_smallBaseLockstep(t *testing.T) {
 	t.Parallel()
 	declared := check.Policy{Retry: check.RetryPolicy{MaxAttempts: 3, Backoff: "full", Base: 16 * time.Millisecond}}
 	// exponential ±100 % around 8 ms·2ⁿ is full jitter over 16 ms·2ⁿ.
 	jittered := policyFakeHarness(t, &policyFake{attempts: 3, base: 8 * time.Millisecond, jitter: 1}, declared)
-	judged(t, jittered, "BO-08", reports.StatusPass)
+	judgedPassOrNoisy(t, jittered, "BO-08")
 	lockstep := policyFakeHarness(t, &policyFake{attempts: 3, base: 16 * time.Millisecond}, declared)
 	judged(t, lockstep, "BO-08", reports.StatusFail)
 }

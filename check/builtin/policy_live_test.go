@@ -21,6 +21,21 @@ func judged(t *testing.T, h *check.Harness, id string, want reports.Status) chec
 	return res
 }
 
+// judgedPassOrNoisy is judged for a check that must not fail id but may
+// decline on a noisy runner: a pass resting on how closely retries fell
+// together (Result.Quiet) is not trusted from runs the runner stalled
+// longer in, and a 5 ms bucket is shorter than a shared CI runner's
+// routine stalls (7–9 ms seen in three runs in a row).
+func judgedPassOrNoisy(t *testing.T, h *check.Harness, id string) {
+	t.Helper()
+	res := check.Judge(t.Context(), h, checkByID(t, id))
+	t.Logf("%s %s: %s%s", id, res.Status, res.Observed, res.Reason)
+	noisy := res.Status == reports.StatusInconclusive && strings.HasPrefix(res.Reason, "noisy runner:")
+	if res.Status != reports.StatusPass && !noisy {
+		t.Errorf("%s: %s, want pass (or inconclusive on a noisy runner) (expected %q, observed %q, reason %q)", id, res.Status, res.Expected, res.Observed, res.Reason)
+	}
+}
+
 // TestPolicy_maxAttempts: a service declaring 5 attempts passes RB-01 with
 // 5 calls per request; undeclared, the SRE book's 3 applies and it fails.
 func TestPolicy_maxAttempts(t *testing.T) {

@@ -25,11 +25,12 @@ const suspectShare = 0.5
 // spread (WS-08): events emitted together whose first deliveries all fail
 // at the same instant are retried apart: each event's first wait, from
 // the failure's answer to the retry, falls in a bucket of its own often
-// enough that no bucket holds more than lockstepShare of them. Waits that
-// pass that bucket but fall within the span the first deliveries arrived
-// over are not trusted: that span is how much the sender's and runner's
-// handling of simultaneous events alone spreads them (capped at two and a
-// half buckets), so the check runs again.
+// enough that no bucket holds more than lockstepShare of them. A pass is
+// not trusted when more than lockstepShare of the waits still fall within
+// one window as wide as the span the first deliveries arrived over: that
+// span is how much the sender's and runner's handling of simultaneous
+// events alone spreads them (capped at two and a half buckets), so the
+// check runs again.
 func spread(ctx context.Context, s *scase) check.Result {
 	n := s.cfg.events()
 	if bad := s.triggerAll(ctx, n, 1, newTogether(n, togetherLimit(s.p.AttemptTimeout), internalError)); bad != "" {

@@ -26,7 +26,9 @@ func prepareNode(t *testing.T, dir string) {
 // CL-13 fails its sixteen clients only while the spread their own
 // start-up herd and the runner's delays add stays under 7 % (2.3-3.9 %
 // alone or beside two CPU hogs; 9.4 %, inconclusive, beside another
-// client's sixteen Node.js processes).
+// client's sixteen Node.js processes; 7.8 % beside another package's
+// tests). In that gray zone CL-13 declines, which certifyAgainst accepts
+// (declinedInGrayZone); a pass would be a miss.
 func TestKy(t *testing.T) {
 	prepareNode(t, "ky")
 	c, p := fromSpec(t, "ky")
