@@ -15,7 +15,7 @@ func TestSender_backoff(t *testing.T) {
 	t.Parallel()
 	s := newSender(SenderConfig{URL: "http://127.0.0.1:1"}, nil, nil, newLockedRand(1))
 	defer s.close()
-	floors := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 400 * time.Millisecond}
+	floors := []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 800 * time.Millisecond}
 	for i := range 200 {
 		n := i%4 + 1
 		if w, f := s.backoff(n), floors[n-1]; w < f || w >= 2*f {
@@ -29,8 +29,8 @@ func TestSender_backoff(t *testing.T) {
 	}
 	fixed := newSender(SenderConfig{URL: "http://127.0.0.1:1"}, defect.Set{defect.SenderNoJitter: true}, nil, newLockedRand(1))
 	defer fixed.close()
-	if a, b := fixed.backoff(1), fixed.backoff(1); a != 100*time.Millisecond || b != a {
-		t.Errorf("sender-no-jitter: backoff(1) = %s, %s; want 100ms both times", a, b)
+	if a, b := fixed.backoff(1), fixed.backoff(1); a != 200*time.Millisecond || b != a {
+		t.Errorf("sender-no-jitter: backoff(1) = %s, %s; want 200ms both times", a, b)
 	}
 }
 

@@ -121,7 +121,7 @@ func defaultQueueConsumer(q *targets.QueueConsumer) {
 // (internal/reference/payments/sender.go) once the spec names its endpoint:
 // the dependency it delivers to, a payment.succeeded event per payment
 // created, and payments.SenderConfig's retry policy: 4 attempts, each
-// retry at least 100 ms, 200 ms, then 400 ms after the last (jitter adds
+// retry at least 200 ms, 400 ms, then 800 ms after the last (jitter adds
 // as much again at most), each attempt abandoned after 1 s. Without an
 // endpoint the stack sends no webhooks, so a certification of the other
 // suites is not slowed by deliveries.
@@ -146,7 +146,7 @@ func defaultWebhookSender(t *targets.Target) {
 		w.MaxAttempts = 4
 	}
 	if len(w.Backoff) == 0 {
-		w.Backoff = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}
+		w.Backoff = []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} // payments.SenderConfig's
 	}
 	if w.AttemptTimeout == 0 {
 		w.AttemptTimeout = time.Second // payments.SenderConfig's
