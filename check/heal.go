@@ -59,9 +59,11 @@ const healBatch = 8
 // streak (the dependency was not called): its Retry-After (at most 1.5 s)
 // is waited out, and extends within (up to 4 times within in all): a
 // quota slows the streak without saying anything about the target's health.
-// Checks run one after another against one target, and a breaker or
-// throttle drained by an earlier case would otherwise decide this one. It
-// gives up with an error after within.
+// A batch that grows the streak with no failure restarts within too (up to
+// the same cap): slow successes are health. Checks run one after another
+// against one target, and a breaker or throttle drained by an earlier case
+// would otherwise decide this one. It gives up with an error after within
+// without such progress.
 func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error {
 	start := time.Now()
 	deadline, last429 := start.Add(within), start.Add(4*within) // last429: the latest refusals may push the deadline
@@ -84,6 +86,7 @@ func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error
 		wg.Wait()
 		sent += n
 		var wait, refused time.Duration
+		broken := false
 		for _, r := range replies {
 			last = r
 			switch {
@@ -92,14 +95,22 @@ func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error
 			case r.Err == nil && r.Status == http.StatusTooManyRequests:
 				refused = max(refused, retryAfterWait(r))
 			default:
-				ok, wait = 0, max(wait, retryAfterWait(r))
+				ok, wait, broken = 0, max(wait, retryAfterWait(r)), true
 			}
 		}
-		if d := deadline.Add(refused); d.Before(last429) {
-			deadline = d
-		} else {
-			deadline = last429
+		d := deadline.Add(refused)
+		if !broken && ok > 0 {
+			// A batch that kept the streak growing is a healthy target's
+			// answer, slow or not (a loaded runner, a queue an earlier
+			// case left): the time to finish the streak starts again.
+			if renewed := time.Now().Add(within); renewed.After(d) {
+				d = renewed
+			}
 		}
+		if d.After(last429) {
+			d = last429
+		}
+		deadline = d
 		Sleep(ctx, max(wait, refused))
 	}
 	c.Harness.Settle(ctx)
