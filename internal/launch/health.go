@@ -125,13 +125,19 @@ func probeOnce(ctx context.Context, client *http.Client, target string, limit ti
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // drop the repeated `Get "URL":` prefix; UnhealthyError names the URL
-		}
-		return 0, err
+		return 0, withoutURL(err)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return resp.StatusCode, nil
+}
+
+// withoutURL drops a client error's repeated `Get "URL":` prefix:
+// UnhealthyError names the URL.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }

@@ -51,11 +51,7 @@ func probeGRPCHealth(ctx context.Context, client *http.Client, target string) (i
 	req.Header.Set("TE", "trailers")
 	resp, err := client.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return 0, err
+		return 0, withoutURL(err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
