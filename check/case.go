@@ -38,6 +38,8 @@ type Case struct {
 	// mark it was built at (forwardedBefore).
 	before     map[string]bool
 	beforeMark uint64
+	// unhealed is the latest heal that gave up, nil when none did.
+	unhealed *unhealed
 }
 
 type placed struct {

@@ -94,6 +94,11 @@ type Result struct {
 	// went, when one measured time decided it; 0 when unknown. A failure
 	// later than every stall of the runner together stands as judged.
 	Margin time.Duration
+	// Waited, when set, is when the runner began and ended the wait a
+	// timed failure measures, for a wait its evidence may not cover (a
+	// request the front proxy saw late, or never): the runner's stalls
+	// over it are weighed too.
+	Waited Span
 	// FailedCase is the property case that failed (1-based), 0 for a
 	// check that does not explore; the reproduce line replays that many.
 	FailedCase int
@@ -108,6 +113,11 @@ type Result struct {
 	// lateness while the check ran, it is judged again however short each
 	// stall was: many small delays add up as one long one does.
 	Unreplayed bool
+	// Untold marks a property's failure whose shrunk case failed when
+	// checked but not when replayed once more to tell its story: it is
+	// judged again, timed or not, since a failure that comes and goes
+	// within a second is what a burst of delay on the machine makes.
+	Untold bool
 	// Noisy marks an inconclusive verdict the runner's own slowness made
 	// (the harness fell short of its request rate, say), not the target:
 	// a timed check so judged runs again. Made by NoisyRunner.
@@ -117,6 +127,9 @@ type Result struct {
 	// blames one by the check's BlameRules.
 	Tier string
 }
+
+// Span is a stretch of time; the zero Span is none.
+type Span struct{ From, To time.Time }
 
 // NotTimed is the Margin of a failure no stall of the runner can cause (a
 // malformed header, a count of calls): it stands as judged.

@@ -65,11 +65,20 @@ const healBatch = 8
 // would otherwise decide this one. It gives up with an error after within
 // without such progress.
 func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error {
+	watch := c.Harness.stallWatch
+	if watch == nil {
+		watch = watchStalls
+	}
+	stop := watch()
 	start := time.Now()
 	deadline, last429 := start.Add(within), start.Add(4*within) // last429: the latest refusals may push the deadline
 	var last Reply
 	for ok, sent := 0, 0; ok < streak; {
 		if time.Now().After(deadline) || ctx.Err() != nil {
+			seen := stop()
+			c.mu.Lock()
+			c.unhealed = &unhealed{took: time.Since(start), seen: seen}
+			c.mu.Unlock()
 			return fmt.Errorf("the target did not answer %d operations in a row with success within %s (%d sent, last %s)",
 				streak, within, sent, Describe(last))
 		}
@@ -113,8 +122,28 @@ func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error
 		deadline = d
 		Sleep(ctx, max(wait, refused))
 	}
+	stop()
 	c.Harness.Settle(ctx)
 	return nil
+}
+
+// starvedHeal is how the runner stalled during the case's latest heal
+// that gave up, when it stalled enough to explain it (stalls.starved).
+// Empty when no heal gave up, or the runner kept up.
+func (c *Case) starvedHeal() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.unhealed == nil || !c.unhealed.seen.starved(c.unhealed.took) {
+		return ""
+	}
+	return fmt.Sprintf("the runner's wake-ups came up to %s late at once, %s in all, over the %s it healed the target", Ms(c.unhealed.seen.worst), Ms(c.unhealed.seen.total), Ms(c.unhealed.took))
+}
+
+// unhealed is a heal that gave up: how long it tried, and what the
+// runner's stall watch saw meanwhile.
+type unhealed struct {
+	took time.Duration
+	seen stalls
 }
 
 // retryAfterWait is how long a heal pauses after a failed reply: 50 ms, or

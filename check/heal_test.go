@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/resilcheck/resilcheck/reports"
 )
 
 // handlerTransport serves a request with h in memory, so a heal runs on
@@ -51,6 +53,51 @@ func TestCase_Heal(t *testing.T) {
 					t.Fatalf("Heal: %v; want an error with %q", err, tc.err)
 				case tc.err != "" && time.Since(start) > 2*time.Second:
 					t.Errorf("gave up after %s; want about 1 s", time.Since(start))
+				}
+			})
+		})
+	}
+}
+
+// TestHarness_starvedHeal: a check left inconclusive because its heal gave
+// up is a noisy runner's verdict, run again, when the runner stalled past
+// what a heal can bear while healing (500 ms at once, or in all and a
+// fifth of the heal's second), and
+// stands as the target's when it kept up.
+func TestHarness_starvedHeal(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		seen      stalls
+		wantNoisy bool
+		wantRuns  int
+	}{
+		{"quiet runner", stalls{worst: 20 * time.Millisecond, total: 200 * time.Millisecond}, false, 1},
+		{"one long stall", stalls{worst: 800 * time.Millisecond, total: 800 * time.Millisecond}, true, 3},
+		{"many short ones", stalls{worst: 90 * time.Millisecond, total: 600 * time.Millisecond}, true, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := quietHarness()
+				h.TargetURL = "http://target.test"
+				h.Client = &http.Client{Transport: handlerTransport{func(w http.ResponseWriter, _ *http.Request) {
+					w.WriteHeader(http.StatusServiceUnavailable)
+				}}}
+				h.Operation = Operation{Path: "/pay", Render: func(Values, bool) ([]byte, error) { return []byte("{}"), nil }}
+				h.stallWatch = func() func() stalls { return func() stalls { return tc.seen } }
+				runs := 0
+				chk := Check{ID: "RB-T", Suite: "amplification", Run: func(ctx context.Context, c *Case) Result {
+					runs++
+					if err := c.Heal(ctx, 36, time.Second); err != nil {
+						return Inconclusive("before the check: %v", err)
+					}
+					return Pass("healed", "healed")
+				}}
+				res := Judge(t.Context(), h, chk)
+				if res.Status != reports.StatusInconclusive || res.Noisy != tc.wantNoisy || runs != tc.wantRuns {
+					t.Errorf("%s, noisy %v after %d runs (%s); want inconclusive, noisy %v after %d", res.Status, res.Noisy, runs, res.Reason, tc.wantNoisy, tc.wantRuns)
+				}
+				if tc.wantNoisy && !strings.Contains(res.Reason, "it healed the target") {
+					t.Errorf("reason %q does not say the runner stalled while healing", res.Reason)
 				}
 			})
 		})

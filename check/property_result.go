@@ -130,7 +130,7 @@ func (e Exploration) Result(r properties.Result, cfg properties.Config, evidence
 		where = fmt.Sprintf("%s, seed %d, its own seed %d", cmp.Or(r.WorkerName, fmt.Sprintf("worker %d of %d", r.Worker+1, r.Workers)), cfg.Seed, r.Seed)
 	}
 	out := Fail(e.Want, fmt.Sprintf("%s (%s, shrunk to the story below)", r.Message, where), evidence...)
-	out.Counterexample, out.FailedCase, out.Unreplayed = r.Story, r.FailedCase, r.Unreplayed
+	out.Counterexample, out.FailedCase, out.Unreplayed, out.Untold = r.Story, r.FailedCase, r.Unreplayed, r.Untold
 	return out
 }
 

@@ -39,6 +39,8 @@ func (h *Harness) doubted(c Check, res Result, seen stalls) *doubt {
 	switch {
 	case res.Noisy:
 		return &doubt{}
+	case res.Status == reports.StatusFail && res.Untold:
+		return &doubt{how: "on a case whose retelling did not fail again"}
 	case !c.Timed && res.Status == reports.StatusFail && res.Unreplayed:
 		// Unwatched, so no margin to weigh: the rerun decides.
 		return &doubt{how: "on a case that did not fail again on replay"}
@@ -55,7 +57,7 @@ func (h *Harness) doubted(c Check, res Result, seen stalls) *doubt {
 		}
 		return &doubt{how: fmt.Sprintf("on a case that did not fail again on replay, late %s, while the runner's wake-ups came %s late in all", late, Ms(seen.total))}
 	case slowedFailure(res, seen):
-		from, to := evidenceSpan(res.Evidence)
+		from, to := judgedSpan(res)
 		return &doubt{how: fmt.Sprintf("late by %s past its bound, while the runner's wake-ups came %s late in all during its exchanges", Ms(res.Margin), Ms(seen.within(from, to))), slowed: true}
 	}
 	return nil

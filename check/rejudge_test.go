@@ -36,6 +36,10 @@ func TestHarness_rejudged(t *testing.T) {
 	flaky1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7, shrunk to the story below)", Counterexample: []string{"step"}, Unreplayed: true, Margin: 3 * time.Millisecond}
 	flaky2 := Result{Status: reports.StatusFail, Observed: "run 2 (seed 8)", Unreplayed: true, Margin: 3 * time.Millisecond}
 	flakyLate := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7)", Unreplayed: true, Margin: 2 * time.Second}
+	// Property failures whose shrunk case failed when checked but not when
+	// retold, 11 ms late, while the runner was never late.
+	untold1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7, shrunk to the story below)", Counterexample: []string{"step"}, Untold: true, Margin: 11 * time.Millisecond}
+	untold2 := Result{Status: reports.StatusFail, Observed: "run 2 (seed 8)", Untold: true, Margin: 11 * time.Millisecond}
 	// Timed failures 3 ms late: within a quiet runner's 5 ms of wake-ups
 	// late in all, with no stall past the limit.
 	slow1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7)", Margin: 3 * time.Millisecond}
@@ -89,6 +93,13 @@ func TestHarness_rejudged(t *testing.T) {
 		{"unreplayed, untimed check, then a failure", "idempotency", []Result{flaky1, fail2}, nil, reports.StatusFail, "", true},
 		{"unreplayed, then passes under stalls", "retry-after", []Result{flaky1, pass2, pass3}, []time.Duration{quiet, stalled, stalled}, reports.StatusInconclusive,
 			"noisy runner: the first run failed on a case that did not fail again on replay, late 3.0 ms past its bound, while the runner's wake-ups came 5.0 ms late in all: run 1 (seed 7, shrunk to the story below); then the runner stalled 80 ms and then 80 ms during two reruns, beyond the 50 ms a timing verdict can bear; the last passed: run 3", true},
+		{"inconclusive while starved, then a pass", "retry-after", []Result{inc2, pass3}, []time.Duration{600 * time.Millisecond, quiet}, reports.StatusPass, "", false},
+		{"inconclusive on a quiet runner", "retry-after", []Result{inc2}, []time.Duration{quiet}, reports.StatusInconclusive, "run 2 saw no dependency call", false},
+		{"untold, then a quiet pass", "deadlines", []Result{untold1, pass2}, []time.Duration{0, 0}, reports.StatusPass,
+			"run 2 (on a second run: the first failed on a case whose retelling did not fail again: run 1 (seed 7))", false},
+		{"untold twice", "deadlines", []Result{untold1, untold2}, []time.Duration{0, 0}, reports.StatusFail,
+			"run 1 (seed 7, shrunk to the story below) (this run failed on a case whose retelling did not fail again, so the check ran again, undisturbed, and failed again: run 2 (seed 8))", true},
+		{"untold, untimed check, then a pass", "idempotency", []Result{untold1, pass2}, nil, reports.StatusPass, "", false},
 		{"late by less than the runner's lateness, then a pass", "retry-after", []Result{slow1, pass2}, []time.Duration{quiet, quiet}, reports.StatusPass,
 			"run 2 (on a second run: the first failed late by 3.0 ms past its bound, while the runner's wake-ups came 5.0 ms late in all during its exchanges: run 1 (seed 7))", false},
 		{"late by less than the runner's lateness twice", "retry-after", []Result{slow1, slow2}, []time.Duration{quiet, quiet}, reports.StatusFail,

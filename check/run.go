@@ -136,6 +136,11 @@ func (h *Harness) once(parent context.Context, c Check, id string) Result {
 	if ctx.Err() != nil && parent.Err() == nil {
 		return Inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", timeout, res.Observed, res.Reason)
 	}
+	if res.Status == reports.StatusInconclusive && !res.Noisy {
+		if why := cs.starvedHeal(); why != "" {
+			return NoisyRunner("%s (%s)", res.Reason, why)
+		}
+	}
 	if res.Status == reports.StatusPass {
 		if why := cs.degenerate(); why != "" {
 			return Inconclusive("%s; the check would have passed: %s", why, res.Observed)

@@ -34,6 +34,20 @@ type stall struct {
 // well under that.
 const maxStalls = 10000
 
+// starved says the runner fell so far behind over took that what it left
+// undone then (a heal that gave up, a check left inconclusive) says
+// nothing of the target: one wake-up late by starvedAtOnce, or its
+// wake-ups late in all by as much and by a fifth of the time: a runner
+// that lost that much to the machine cannot tell a slow target from
+// itself.
+func (s stalls) starved(took time.Duration) bool {
+	return s.worst >= starvedAtOnce || s.total >= max(starvedAtOnce, took/5)
+}
+
+// starvedAtOnce is the runner's lateness at once past which it is
+// starved: a tenth of the 5 s a check's load or a heal's answer is given.
+const starvedAtOnce = 500 * time.Millisecond
+
 // within sums the lateness of the wake-ups from..to (each counted with
 // the stretch it delayed, which ends at its wake-up), or the whole watch's
 // when it kept too few to tell.
@@ -114,7 +128,8 @@ func (h *Harness) stallLimit(c Check, res Result) time.Duration {
 }
 
 // watched runs c once (see once); for a timed check it also returns the
-// runner's stalls while it ran.
+// runner's stalls while it ran, and a verdict it left inconclusive while
+// the runner starved is a noisy runner's.
 func (h *Harness) watched(parent context.Context, c Check, id string) (res Result, seen stalls) {
 	if !c.Timed {
 		return h.once(parent, c, id), stalls{}
@@ -124,7 +139,13 @@ func (h *Harness) watched(parent context.Context, c Check, id string) (res Resul
 		watch = watchStalls
 	}
 	stop := watch()
-	defer func() { seen = stop() }() // also when the check panics
+	start := time.Now()
+	defer func() { // also when the check panics
+		seen = stop()
+		if took := time.Since(start); res.Status == reports.StatusInconclusive && !res.Noisy && seen.starved(took) {
+			res = NoisyRunner("%s (the runner's wake-ups came up to %s late at once, %s in all, over the check's %s)", res.Reason, Ms(seen.worst), Ms(seen.total), Ms(took))
+		}
+	}()
 	return h.once(parent, c, id), stalls{}
 }
 
@@ -138,7 +159,7 @@ func stalledFailure(res Result, seen stalls, limit time.Duration) bool {
 	if res.Status != reports.StatusFail || seen.worst <= limit {
 		return false
 	}
-	from, to := evidenceSpan(res.Evidence)
+	from, to := judgedSpan(res)
 	return res.Margin <= seen.within(from, to)
 }
 
@@ -151,8 +172,25 @@ func slowedFailure(res Result, seen stalls) bool {
 	if res.Status != reports.StatusFail || res.Margin <= 0 || res.Margin == NotTimed {
 		return false
 	}
-	from, to := evidenceSpan(res.Evidence)
+	from, to := judgedSpan(res)
 	return res.Margin <= seen.within(from, to)
+}
+
+// judgedSpan is when res's evidence was exchanged, widened to the wait it
+// measured (Result.Waited).
+func judgedSpan(res Result) (from, to time.Time) {
+	from, to = evidenceSpan(res.Evidence)
+	w := res.Waited
+	if w.From.IsZero() {
+		return from, to
+	}
+	if from.IsZero() || w.From.Before(from) {
+		from = w.From
+	}
+	if w.To.After(to) {
+		to = w.To
+	}
+	return from, to
 }
 
 // evidenceSpan is when the exchanges ev began and ended; zero times when

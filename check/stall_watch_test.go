@@ -118,3 +118,37 @@ func TestStalls_Worst(t *testing.T) {
 		t.Errorf("a watch that kept all it could: Worst = %s, want the whole watch's 1s", got)
 	}
 }
+
+// TestStalledFailure_waited: a failure whose evidence is one quick
+// exchange, while the runner waited seconds for an answer that never
+// came, is weighed against the stalls over the wait too (Result.Waited):
+// the stall before the front proxy saw anything is no longer missed.
+func TestStalledFailure_waited(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	seen := stalls{worst: 800 * time.Millisecond, total: 3 * time.Second, late: []stall{
+		{at: t0.Add(900 * time.Millisecond), late: 800 * time.Millisecond},
+		{at: t0.Add(2 * time.Second), late: 700 * time.Millisecond},
+		{at: t0.Add(3 * time.Second), late: 800 * time.Millisecond},
+		{at: t0.Add(4 * time.Second), late: 700 * time.Millisecond},
+	}}
+	ev := []faults.Entry{{Received: t0.Add(4100 * time.Millisecond), Finished: t0.Add(4200 * time.Millisecond)}}
+	for _, c := range []struct {
+		name   string
+		waited Span
+		want   bool
+	}{
+		{"evidence alone", Span{}, false},
+		{"the wait too", Span{From: t0, To: t0.Add(4900 * time.Millisecond)}, true},
+		{"a wait that began after the stalls", Span{From: t0.Add(4050 * time.Millisecond), To: t0.Add(4900 * time.Millisecond)}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Result{Status: reports.StatusFail, Evidence: ev, Margin: 2700 * time.Millisecond, Waited: c.waited}
+			if got := stalledFailure(res, seen, 50*time.Millisecond); got != c.want {
+				t.Errorf("stalledFailure = %v; want %v", got, c.want)
+			}
+			if got := slowedFailure(res, seen); got != c.want {
+				t.Errorf("slowedFailure = %v; want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -79,6 +79,10 @@ type Result struct {
 	// replayed it: the failure depends on timing, the target's or the
 	// runner's.
 	Unreplayed bool
+	// Untold says the shrunk case failed when rapid shrank and checked it
+	// but not when it replayed it once more to tell its story: the failure
+	// held for a moment and then went, as a burst of delay does.
+	Untold bool
 }
 
 // rapid reads its settings from process-wide flags: the seed and the
@@ -376,6 +380,7 @@ func (r *recorder) result(seed uint64) Result {
 			// not check that run: a case that fails on timing may not fail
 			// in it, and its story would then end without the failure.
 			res.Story = append(res.Story, notRetold)
+			res.Untold = true
 		}
 		return res
 	}

@@ -153,13 +153,13 @@ func TestExplore_storyNotRetold(t *testing.T) {
 		return true
 	}
 	cfg := Config{Seed: 4, Budget: 100 * time.Millisecond}
-	if res := Explore("retold", cfg, prop); !res.Failed || res.Story[len(res.Story)-1] == notRetold {
-		t.Fatalf("a failure that replays: Story = %q", res.Story)
+	if res := Explore("retold", cfg, prop); !res.Failed || res.Untold || res.Story[len(res.Story)-1] == notRetold {
+		t.Fatalf("a failure that replays: Untold %v, Story = %q", res.Untold, res.Story)
 	}
 	last, calls = calls, 0 // the same seed again, and this time the telling passes
 	res := Explore("retold", cfg, prop)
-	if !res.Failed || res.Story[len(res.Story)-1] != notRetold || !strings.Contains(res.Message, "the queue overflowed") {
-		t.Errorf("Explore = %q, story %q; want the failure, and a story saying it did not fail again", res.Message, res.Story)
+	if !res.Failed || !res.Untold || res.Story[len(res.Story)-1] != notRetold || !strings.Contains(res.Message, "the queue overflowed") {
+		t.Errorf("Explore = %q, Untold %v, story %q; want the failure, untold, and a story saying it did not fail again", res.Message, res.Untold, res.Story)
 	}
 }
 

@@ -2,7 +2,9 @@ package ratelimit
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,15 +16,49 @@ import (
 // outrun a refill, few enough not to trip load shedding.
 const exhaustWorkers = 8
 
+// exhaustion is how exhaust ended.
+type exhaustion struct {
+	First   check.Observation // the first 429, when Refused
+	Sent    int               // requests sent, the probe included
+	Refused bool
+	// Budget is how many requests exhaust would send; OutOfTime says it
+	// ran out of time before sending them, and Errs counts the requests
+	// that met a transport error.
+	Budget    int
+	OutOfTime bool
+	Errs      int
+}
+
+// notRefused is the verdict on an exhaustion that drew no 429, saw said
+// first. A load that ran out of time before its requests were spent was
+// not what was asked: the runner's slowness, or the target's, not its
+// limiter, so it is a noisy runner's verdict and the check runs again.
+func (e exhaustion) notRefused(saw string) check.Result {
+	var why []string
+	if e.OutOfTime {
+		why = append(why, fmt.Sprintf("%d requests, %d in flight, took the %s allowed for %d", e.Sent, exhaustWorkers, exhaustFor, e.Budget))
+	}
+	if e.Errs > 0 {
+		why = append(why, fmt.Sprintf("%d met a transport error", e.Errs))
+	}
+	if len(why) > 0 {
+		saw += ": " + strings.Join(why, "; ")
+	}
+	if e.OutOfTime {
+		return check.NoisyRunner("%s", saw)
+	}
+	return check.Inconclusive("%s", saw)
+}
+
 // exhaust drives tenant into refusal and returns the first 429 and how
-// many requests it took. It gives up (ok false) after 4 r + 16 requests,
-// or 2 q + 16 when the advertised policy's quota is larger, as when r
-// understates what is left (1000 at most, 400 when nothing is
-// advertised), or 5 s.
-func exhaust(ctx context.Context, c *check.Case, tenant string) (first429 check.Observation, sent int, ok bool) {
+// many requests it took. It gives up (Refused false) after 4 r + 16
+// requests, or 2 q + 16 when the advertised policy's quota is larger, as
+// when r understates what is left (1000 at most, 400 when nothing is
+// advertised), or after exhaustFor.
+func exhaust(ctx context.Context, c *check.Case, tenant string) exhaustion {
 	o, err := rlProbe(ctx, c, tenant)
 	if err == nil && o.Status == http.StatusTooManyRequests {
-		return o, 1, true
+		return exhaustion{First: o, Sent: 1, Refused: true, Budget: 1}
 	}
 	budget := int64(400)
 	if l, has := o.MinRemaining(); has {
@@ -32,9 +68,10 @@ func exhaust(ctx context.Context, c *check.Case, tenant string) (first429 check.
 		}
 		budget = min(n+16, 1000)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, exhaustFor)
 	defer cancel()
 	var (
+		errs atomic.Int64
 		n    atomic.Int64
 		mu   sync.Mutex
 		got  *check.Observation
@@ -45,6 +82,9 @@ func exhaust(ctx context.Context, c *check.Case, tenant string) (first429 check.
 		wg.Go(func() {
 			for !done.Load() && ctx.Err() == nil && n.Add(1) <= budget {
 				o, err := rlProbe(ctx, c, tenant)
+				if err != nil && ctx.Err() == nil {
+					errs.Add(1)
+				}
 				if err != nil || o.Status != http.StatusTooManyRequests {
 					continue
 				}
@@ -58,9 +98,14 @@ func exhaust(ctx context.Context, c *check.Case, tenant string) (first429 check.
 		})
 	}
 	wg.Wait()
-	sent = int(min(n.Load(), budget)) + 1
-	if got == nil {
-		return check.Observation{}, sent, false
+	e := exhaustion{Sent: int(min(n.Load(), budget)) + 1, Budget: int(budget) + 1, Errs: int(errs.Load())}
+	if got != nil {
+		e.First, e.Refused = *got, true
+		return e
 	}
-	return *got, sent, true
+	e.OutOfTime = n.Load() < budget
+	return e
 }
+
+// exhaustFor bounds how long exhaust drives one tenant.
+const exhaustFor = 5 * time.Second

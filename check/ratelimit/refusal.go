@@ -16,11 +16,12 @@ import (
 func admittedAfterReset(ctx context.Context, c *check.Case) check.Result {
 	h := c.Harness
 	tenant := rlTenant(ctx, c)
-	o, n, ok := exhaust(ctx, c, tenant)
+	e := exhaust(ctx, c, tenant)
 	settled := time.Now() // every exhaustion request has been answered
-	if !ok {
-		return check.Inconclusive("no 429 after %d requests on a fresh tenant", n)
+	if !e.Refused {
+		return e.notRefused(fmt.Sprintf("no 429 after %d requests on a fresh tenant", e.Sent))
 	}
+	o, n := e.First, e.Sent
 	wait, basis := time.Duration(0), ""
 	if ra, raw, err := o.RetryAfter(); raw != "" && err == nil {
 		wait, basis = ra.Delay, fmt.Sprintf("Retry-After %q", raw)
@@ -62,10 +63,11 @@ func admittedAfterReset(ctx context.Context, c *check.Case) check.Result {
 }
 
 func tooManyBody(ctx context.Context, c *check.Case) check.Result {
-	o, n, ok := exhaust(ctx, c, rlTenant(ctx, c))
-	if !ok {
-		return check.Inconclusive("no 429 after %d requests on a fresh tenant", n)
+	e := exhaust(ctx, c, rlTenant(ctx, c))
+	if !e.Refused {
+		return e.notRefused(fmt.Sprintf("no 429 after %d requests on a fresh tenant", e.Sent))
 	}
+	o, n := e.First, e.Sent
 	want := "the 429 has a non-empty body explaining the condition"
 	got := fmt.Sprintf("429 after %d requests, Content-Type %q, body %s", n, o.Header.Get("Content-Type"), check.Excerpt(o.Body))
 	if len(bytes.TrimSpace(o.Body)) == 0 {
@@ -76,10 +78,11 @@ func tooManyBody(ctx context.Context, c *check.Case) check.Result {
 
 func tenantIsolation(ctx context.Context, c *check.Case) check.Result {
 	a, b := rlTenant(ctx, c), rlTenant(ctx, c)
-	_, n, ok := exhaust(ctx, c, a)
-	if !ok {
-		return check.Inconclusive("tenant %s was not refused after %d requests", a, n)
+	e := exhaust(ctx, c, a)
+	if !e.Refused {
+		return e.notRefused(fmt.Sprintf("tenant %s was not refused after %d requests", a, e.Sent))
 	}
+	n := e.Sent
 	pb, errB := rlProbe(ctx, c, b)
 	pa, errA := rlProbe(ctx, c, a)
 	want := "right after tenant A's 429, a fresh tenant B is admitted"
