@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +110,10 @@ func TestLimiter_property(t *testing.T) {
 		// gets the time --explore gives before a release.
 		{"sliding window", &limiterFake{quota: 10, sliding: true}, 20 * time.Second, reports.StatusFail},
 		{"no fields", &limiterFake{quota: 10, silent: true}, 0, reports.StatusNotApplicable},
+		// 32 requests of 50 ms each outlast the 1 s window that refills
+		// the quota of 30: no case can meet a 429, and a pass would claim
+		// what no case tried, so the runner is the one too slow.
+		{"a quota no sequential burst can spend", &limiterFake{quota: 30}, 0, reports.StatusInconclusive},
 		// A global policy beside each tenant's: the other tenant's use
 		// lowers the global r and, at 15, spends it, refusing a tenant
 		// whose own policy still has r > 0. Neither breaks a promise.
@@ -120,7 +125,10 @@ func TestLimiter_property(t *testing.T) {
 			t.Parallel()
 			h := limiterFakeHarness(t, tc.f)
 			h.Explore = tc.explore
-			judged(t, h, "RL-07p", tc.want)
+			res := judged(t, h, "RL-07p", tc.want)
+			if tc.want == reports.StatusInconclusive && (!res.Noisy || !strings.Contains(res.Reason, "no case reached a 429")) {
+				t.Errorf("reason %q; want a noisy runner's, no case reaching a 429", res.Reason)
+			}
 		})
 	}
 	t.Run("remaining shared by tenants passes the fixed checks", func(t *testing.T) {
