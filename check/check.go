@@ -114,10 +114,12 @@ type Result struct {
 	// stall was: many small delays add up as one long one does.
 	Unreplayed bool
 	// Untold marks a property's failure whose shrunk case failed when
-	// checked but not when replayed once more to tell its story: it is
-	// judged again, timed or not, since a failure that comes and goes
-	// within a second is what a burst of delay on the machine makes.
+	// checked but not when replayed once more to tell its story; it is
+	// judged again as an Unreplayed one is.
 	Untold bool
+	// stuck marks the verdict on a check that did not finish in time: the
+	// target's hang, which no stall of the runner makes a noisy runner's.
+	stuck bool
 	// Noisy marks an inconclusive verdict the runner's own slowness made
 	// (the harness fell short of its request rate, say), not the target:
 	// a timed check so judged runs again. Made by NoisyRunner.

@@ -69,7 +69,8 @@ func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error
 	if watch == nil {
 		watch = watchStalls
 	}
-	stop := watch()
+	stop := sync.OnceValue(watch()) // also when a send panics
+	defer stop()
 	start := time.Now()
 	deadline, last429 := start.Add(within), start.Add(4*within) // last429: the latest refusals may push the deadline
 	var last Reply
@@ -122,7 +123,9 @@ func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error
 		deadline = d
 		Sleep(ctx, max(wait, refused))
 	}
-	stop()
+	c.mu.Lock()
+	c.unhealed = nil // a later heal that healed: the earlier one decides nothing
+	c.mu.Unlock()
 	c.Harness.Settle(ctx)
 	return nil
 }
@@ -136,7 +139,7 @@ func (c *Case) starvedHeal() string {
 	if c.unhealed == nil || !c.unhealed.seen.starved(c.unhealed.took) {
 		return ""
 	}
-	return fmt.Sprintf("the runner's wake-ups came up to %s late at once, %s in all, over the %s it healed the target", Ms(c.unhealed.seen.worst), Ms(c.unhealed.seen.total), Ms(c.unhealed.took))
+	return fmt.Sprintf("the runner's wake-ups came up to %s late at once, %s in all, over the %s it spent trying to heal the target", Ms(c.unhealed.seen.worst), Ms(c.unhealed.seen.total), Ms(c.unhealed.took))
 }
 
 // unhealed is a heal that gave up: how long it tried, and what the

@@ -39,11 +39,9 @@ func (h *Harness) doubted(c Check, res Result, seen stalls) *doubt {
 	switch {
 	case res.Noisy:
 		return &doubt{}
-	case res.Status == reports.StatusFail && res.Untold:
-		return &doubt{how: "on a case whose retelling did not fail again"}
-	case !c.Timed && res.Status == reports.StatusFail && res.Unreplayed:
+	case !c.Timed && res.Status == reports.StatusFail && (res.Unreplayed || res.Untold):
 		// Unwatched, so no margin to weigh: the rerun decides.
-		return &doubt{how: "on a case that did not fail again on replay"}
+		return &doubt{how: "on a case that did not fail again " + replayWord(res)}
 	case !c.Timed:
 		return nil
 	case stalledFailure(res, seen, limit):
@@ -55,7 +53,7 @@ func (h *Harness) doubted(c Check, res Result, seen stalls) *doubt {
 		if res.Margin > 0 {
 			late = Ms(res.Margin) + " past its bound"
 		}
-		return &doubt{how: fmt.Sprintf("on a case that did not fail again on replay, late %s, while the runner's wake-ups came %s late in all", late, Ms(seen.total))}
+		return &doubt{how: fmt.Sprintf("on a case that did not fail again %s, late %s, while the runner's wake-ups came %s late in all", replayWord(res), late, Ms(seen.total))}
 	case slowedFailure(res, seen):
 		from, to := judgedSpan(res)
 		return &doubt{how: fmt.Sprintf("late by %s past its bound, while the runner's wake-ups came %s late in all during its exchanges", Ms(res.Margin), Ms(seen.within(from, to))), slowed: true}
@@ -64,12 +62,20 @@ func (h *Harness) doubted(c Check, res Result, seen stalls) *doubt {
 }
 
 // unreplayedFailure says res is a property's timed failure whose shrunk
-// case did not fail again on replay and which was late by no more than
-// the runner was, summed over the run (Result.Unreplayed): every copy's
-// cases ran throughout, so the span of its evidence does not bound which
-// delays it met.
+// case did not fail again on replay, or when retold, and which was late by
+// no more than the runner was, summed over the run (Result.Unreplayed,
+// Result.Untold): every copy's cases ran throughout, so the span of its
+// evidence does not bound which delays it met.
 func unreplayedFailure(res Result, seen stalls) bool {
-	return res.Status == reports.StatusFail && res.Unreplayed && res.Margin != NotTimed && res.Margin <= seen.total
+	return res.Status == reports.StatusFail && (res.Unreplayed || res.Untold) && res.Margin != NotTimed && res.Margin <= seen.total
+}
+
+// replayWord says which replay of a property's shrunk case did not fail.
+func replayWord(res Result) string {
+	if res.Unreplayed {
+		return "on replay"
+	}
+	return "when retold"
 }
 
 // rejudged is the verdict on a check whose first verdict, first, is
@@ -85,15 +91,22 @@ func unreplayedFailure(res Result, seen stalls) bool {
 func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalled stalls, d *doubt) Result {
 	limit := h.stallLimit(c, first)
 	worst := []time.Duration{stalled.worst}
+	runs := []Result{first}
 	var res Result
 	for n := 1; ; n++ {
 		var seen stalls
 		res, seen = h.watched(parent, c, againID(c.ID, n))
 		worst = append(worst, seen.worst)
+		runs = append(runs, res)
 		if !disturbedRerun(first, res, seen, limit, h.stallLimit(c, res)) || d.slowed && res.Status == reports.StatusFail {
 			break
 		}
 		if n == maxReruns || parent.Err() != nil {
+			if lateEveryRun(runs, worst) {
+				first.Observed += fmt.Sprintf(" (this run failed %s, so the check ran again, twice, and each run failed later than its bound by more than twice the runner's longest stall in it (%s): %s)",
+					d.how, msList(worst), withoutStory(res.Observed))
+				return first
+			}
 			return noisy(first, res, worst, limit, d)
 		}
 	}
@@ -128,6 +141,21 @@ func (h *Harness) rejudged(parent context.Context, c Check, first Result, stalle
 		res.Reason += text
 	}
 	return res
+}
+
+// lateEveryRun says every run failed by a measured margin more than twice
+// the runner's longest stall in it (worst, run by run): a stall delays
+// what it interrupts by its length, and three failures in a row, each
+// later than the worst two stalls of its run could make it, are the
+// target's, however much the runner's many small delays add up over a
+// long exchange.
+func lateEveryRun(runs []Result, worst []time.Duration) bool {
+	for i, r := range runs {
+		if r.Status != reports.StatusFail || r.Margin <= 0 || r.Margin == NotTimed || r.Margin <= 2*worst[i] {
+			return false
+		}
+	}
+	return len(runs) > maxReruns
 }
 
 // maxReruns bounds how often a disturbed check runs again.

@@ -37,9 +37,10 @@ func TestHarness_rejudged(t *testing.T) {
 	flaky2 := Result{Status: reports.StatusFail, Observed: "run 2 (seed 8)", Unreplayed: true, Margin: 3 * time.Millisecond}
 	flakyLate := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7)", Unreplayed: true, Margin: 2 * time.Second}
 	// Property failures whose shrunk case failed when checked but not when
-	// retold, 11 ms late, while the runner was never late.
-	untold1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7, shrunk to the story below)", Counterexample: []string{"step"}, Untold: true, Margin: 11 * time.Millisecond}
-	untold2 := Result{Status: reports.StatusFail, Observed: "run 2 (seed 8)", Untold: true, Margin: 11 * time.Millisecond}
+	// retold, 3 ms late (within a quiet runner's 5 ms) or 2 s late.
+	untold1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7, shrunk to the story below)", Counterexample: []string{"step"}, Untold: true, Margin: 3 * time.Millisecond}
+	untold2 := Result{Status: reports.StatusFail, Observed: "run 2 (seed 8)", Untold: true, Margin: 3 * time.Millisecond}
+	untoldLate := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7)", Untold: true, Margin: 2 * time.Second}
 	// Timed failures 3 ms late: within a quiet runner's 5 ms of wake-ups
 	// late in all, with no stall past the limit.
 	slow1 := Result{Status: reports.StatusFail, Observed: "run 1 (seed 7)", Margin: 3 * time.Millisecond}
@@ -63,6 +64,7 @@ func TestHarness_rejudged(t *testing.T) {
 		{"late by more than the rerun's stall", "retry-after", []Result{fail1, late2}, []time.Duration{stalled, stalled}, reports.StatusFail, "", true},
 		{"passes under a stall", "retry-after", []Result{pass2}, []time.Duration{stalled}, reports.StatusPass, "", false},
 		{"untimed check", "idempotency", []Result{fail1}, nil, reports.StatusFail, "", true},
+		{"untimed check under a stall", "idempotency", []Result{fail1}, []time.Duration{stalled}, reports.StatusFail, "", true},
 		{"confirmed on a quiet rerun", "retry-after", []Result{fail1, fail2}, []time.Duration{stalled, quiet}, reports.StatusFail,
 			"run 1 (seed 7, shrunk to the story below) (this run failed while the runner stalled 80 ms, beyond the 50 ms a timing verdict can bear, so the check ran again, undisturbed, and failed again: run 2 (seed 8))", true},
 		{"passes on a quiet rerun", "retry-after", []Result{fail1, pass2}, []time.Duration{stalled, quiet}, reports.StatusPass,
@@ -95,11 +97,13 @@ func TestHarness_rejudged(t *testing.T) {
 			"noisy runner: the first run failed on a case that did not fail again on replay, late 3.0 ms past its bound, while the runner's wake-ups came 5.0 ms late in all: run 1 (seed 7, shrunk to the story below); then the runner stalled 80 ms and then 80 ms during two reruns, beyond the 50 ms a timing verdict can bear; the last passed: run 3", true},
 		{"inconclusive while starved, then a pass", "retry-after", []Result{inc2, pass3}, []time.Duration{600 * time.Millisecond, quiet}, reports.StatusPass, "", false},
 		{"inconclusive on a quiet runner", "retry-after", []Result{inc2}, []time.Duration{quiet}, reports.StatusInconclusive, "run 2 saw no dependency call", false},
-		{"untold, then a quiet pass", "deadlines", []Result{untold1, pass2}, []time.Duration{0, 0}, reports.StatusPass,
-			"run 2 (on a second run: the first failed on a case whose retelling did not fail again: run 1 (seed 7))", false},
-		{"untold twice", "deadlines", []Result{untold1, untold2}, []time.Duration{0, 0}, reports.StatusFail,
-			"run 1 (seed 7, shrunk to the story below) (this run failed on a case whose retelling did not fail again, so the check ran again, undisturbed, and failed again: run 2 (seed 8))", true},
-		{"untold, untimed check, then a pass", "idempotency", []Result{untold1, pass2}, nil, reports.StatusPass, "", false},
+		{"untold, then a quiet pass", "deadlines", []Result{untold1, pass2}, []time.Duration{quiet, quiet}, reports.StatusPass,
+			"run 2 (on a second run: the first failed on a case that did not fail again when retold, late 3.0 ms past its bound, while the runner's wake-ups came 5.0 ms late in all: run 1 (seed 7))", false},
+		{"untold twice", "deadlines", []Result{untold1, untold2}, []time.Duration{quiet, quiet}, reports.StatusFail,
+			"run 1 (seed 7, shrunk to the story below) (this run failed on a case that did not fail again when retold, late 3.0 ms past its bound, while the runner's wake-ups came 5.0 ms late in all, so the check ran again, undisturbed, and failed again: run 2 (seed 8))", true},
+		{"untold, late beyond the runner's lateness", "deadlines", []Result{untoldLate}, []time.Duration{quiet}, reports.StatusFail, "run 1 (seed 7)", false},
+		{"untold, untimed check, then a pass", "idempotency", []Result{untold1, pass2}, nil, reports.StatusPass,
+			"run 2 (on a second run: the first failed on a case that did not fail again when retold: run 1 (seed 7))", false},
 		{"late by less than the runner's lateness, then a pass", "retry-after", []Result{slow1, pass2}, []time.Duration{quiet, quiet}, reports.StatusPass,
 			"run 2 (on a second run: the first failed late by 3.0 ms past its bound, while the runner's wake-ups came 5.0 ms late in all during its exchanges: run 1 (seed 7))", false},
 		{"late by less than the runner's lateness twice", "retry-after", []Result{slow1, slow2}, []time.Duration{quiet, quiet}, reports.StatusFail,
@@ -120,6 +124,9 @@ func TestHarness_rejudged(t *testing.T) {
 			h.stallWatch = func() func() stalls {
 				i := watches
 				watches++
+				if i >= len(c.stalls) { // an untimed check's: a quiet runner
+					return func() stalls { return stalls{} }
+				}
 				return func() stalls { return stalls{worst: c.stalls[i], total: c.stalls[i]} }
 			}
 			chk := Check{ID: "HS-T", Suite: c.suite, Timed: c.suite == "retry-after" || c.suite == "deadlines", Run: func(_ context.Context, cs *Case) Result {
@@ -141,9 +148,38 @@ func TestHarness_rejudged(t *testing.T) {
 			if got := len(res.Counterexample) > 0; got != c.wantStory {
 				t.Errorf("counterexample kept: %v; want %v", got, c.wantStory)
 			}
-			if c.suite == "idempotency" && watches != 0 {
-				t.Errorf("an untimed check was watched %d times", watches)
-			}
 		})
+	}
+}
+
+// TestLateEveryRun: three failures in a row, each later than its bound by
+// more than twice its run's longest stall, are the target's; a run that
+// passed, failed untimed, or failed by less does not count.
+func TestLateEveryRun(t *testing.T) {
+	late := func(ms int) Result {
+		return Result{Status: reports.StatusFail, Margin: time.Duration(ms) * time.Millisecond}
+	}
+	ms := func(d ...int) []time.Duration {
+		out := make([]time.Duration, len(d))
+		for i, v := range d {
+			out[i] = time.Duration(v) * time.Millisecond
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		runs  []Result
+		worst []time.Duration
+		want  bool
+	}{
+		{"three late failures", []Result{late(654), late(609), late(600)}, ms(133, 83, 81), true},
+		{"one within twice its stall", []Result{late(654), late(150), late(600)}, ms(133, 83, 81), false},
+		{"a margin not measured", []Result{late(654), {Status: reports.StatusFail}, late(600)}, ms(133, 83, 81), false},
+		{"a pass among them", []Result{late(654), {Status: reports.StatusPass}, late(600)}, ms(133, 83, 81), false},
+		{"two runs only", []Result{late(654), late(609)}, ms(133, 83), false},
+	} {
+		if got := lateEveryRun(c.runs, c.worst); got != c.want {
+			t.Errorf("%s: lateEveryRun = %v; want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -134,7 +134,9 @@ func (h *Harness) once(parent context.Context, c Check, id string) Result {
 		res.Observed += "; " + b.String()
 	}
 	if ctx.Err() != nil && parent.Err() == nil {
-		return Inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", timeout, res.Observed, res.Reason)
+		out := Inconclusive("the check did not finish within %s: the target stalled (last observation: %s%s)", timeout, res.Observed, res.Reason)
+		out.stuck = true
+		return out
 	}
 	if res.Status == reports.StatusInconclusive && !res.Noisy {
 		if why := cs.starvedHeal(); why != "" {

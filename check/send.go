@@ -31,6 +31,7 @@ type Reply struct {
 	Body   []byte
 	Err    error
 	Took   time.Duration
+	Sent   time.Time // when the request was sent; Took later it was answered or given up
 	// GRPC is the answer's gRPC status, nil for a plain HTTP operation or
 	// an answer that carried none (then Err says why).
 	GRPC *GRPCReply
@@ -96,11 +97,11 @@ func (h *Harness) Send(ctx context.Context, c Call) Reply {
 	start := time.Now()
 	resp, err := h.HTTPClient().Do(req)
 	if err != nil {
-		return Reply{Err: err, Took: time.Since(start)}
+		return Reply{Err: err, Took: time.Since(start), Sent: start}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxReplyBody))
-	r := Reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: err, Took: time.Since(start)}
+	r := Reply{Status: resp.StatusCode, Header: resp.Header, Body: b, Err: err, Took: time.Since(start), Sent: start}
 	if operation.GRPC && err == nil {
 		r = grpcReply(r, resp)
 	}

@@ -45,7 +45,8 @@ func (s stalls) starved(took time.Duration) bool {
 }
 
 // starvedAtOnce is the runner's lateness at once past which it is
-// starved: a tenth of the 5 s a check's load or a heal's answer is given.
+// starved: ten times the 50 ms a timing verdict bears, and a tenth of the
+// 5 s a check's load or one heal's answer is given.
 const starvedAtOnce = 500 * time.Millisecond
 
 // within sums the lateness of the wake-ups from..to (each counted with
@@ -128,12 +129,10 @@ func (h *Harness) stallLimit(c Check, res Result) time.Duration {
 }
 
 // watched runs c once (see once); for a timed check it also returns the
-// runner's stalls while it ran, and a verdict it left inconclusive while
-// the runner starved is a noisy runner's.
+// runner's stalls while it ran. Every check is watched for starvation: a
+// verdict left inconclusive while the runner starved (stalls.starved) is a
+// noisy runner's, whatever the check times.
 func (h *Harness) watched(parent context.Context, c Check, id string) (res Result, seen stalls) {
-	if !c.Timed {
-		return h.once(parent, c, id), stalls{}
-	}
 	watch := h.stallWatch
 	if watch == nil {
 		watch = watchStalls
@@ -141,9 +140,12 @@ func (h *Harness) watched(parent context.Context, c Check, id string) (res Resul
 	stop := watch()
 	start := time.Now()
 	defer func() { // also when the check panics
-		seen = stop()
-		if took := time.Since(start); res.Status == reports.StatusInconclusive && !res.Noisy && seen.starved(took) {
-			res = NoisyRunner("%s (the runner's wake-ups came up to %s late at once, %s in all, over the check's %s)", res.Reason, Ms(seen.worst), Ms(seen.total), Ms(took))
+		s := stop()
+		if took := time.Since(start); res.Status == reports.StatusInconclusive && !res.Noisy && !res.stuck && s.starved(took) {
+			res = NoisyRunner("%s (the runner's wake-ups came up to %s late at once, %s in all, over the check's %s)", res.Reason, Ms(s.worst), Ms(s.total), Ms(took))
+		}
+		if c.Timed {
+			seen = s
 		}
 	}()
 	return h.once(parent, c, id), stalls{}

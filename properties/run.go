@@ -81,7 +81,7 @@ type Result struct {
 	Unreplayed bool
 	// Untold says the shrunk case failed when rapid shrank and checked it
 	// but not when it replayed it once more to tell its story: the failure
-	// held for a moment and then went, as a burst of delay does.
+	// held for a moment and then went, as a burst of delay makes one do.
 	Untold bool
 }
 
@@ -237,6 +237,11 @@ func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
 			return // a passing candidate: the shrinker keeps what it has
 		}
 		defer func() {
+			if t.Failed() && b.rec.telling() {
+				b.rec.mu.Lock()
+				b.rec.toldFailed = true
+				b.rec.mu.Unlock()
+			}
 			b.confirmNext = !confirming && t.Failed()
 			if t.Failed() && !b.failing {
 				b.failing, b.failedAt, b.failedCase = true, time.Now(), b.cases
@@ -296,6 +301,9 @@ type recorder struct {
 	mu     sync.Mutex
 	failed bool
 	logs   []string
+	// toldFailed says the case failed again when rapid replayed it to
+	// tell its story.
+	toldFailed bool
 }
 
 var _ rapid.TB = (*recorder)(nil)
@@ -325,19 +333,6 @@ func (r *recorder) telling() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.ContainsFunc(r.logs, func(l string) bool { return strings.Contains(l, "Failed test output:") })
-}
-
-// retold says whether the story of the minimal case shows the failure the
-// message reports: some entry holds the failure's first line. A panic, and
-// a failure rapid could not reproduce (already said in the message), count
-// as retold.
-func retold(message string, story []string) bool {
-	_, failure, ok := strings.Cut(message, " tests: ")
-	if !ok || !strings.HasPrefix(message, "failed after ") || len(story) == 0 {
-		return true
-	}
-	first, _, _ := strings.Cut(failure, "\n")
-	return slices.ContainsFunc(story, func(e string) bool { return strings.Contains(e, first) })
 }
 
 // notRetold ends a story whose telling did not fail again.
@@ -375,10 +370,12 @@ func (r *recorder) result(seed uint64) Result {
 				res.Story = append(res.Story, c)
 			}
 		}
-		if !retold(res.Message, res.Story) {
-			// rapid replays the minimal case once more to tell it, and does
-			// not check that run: a case that fails on timing may not fail
-			// in it, and its story would then end without the failure.
+		// rapid replays the minimal case once more to tell it, and does not
+		// check that run: a case that fails on timing may not fail in it,
+		// and its story would then end without the failure. Only a failure
+		// rapid reproduced can be untold: a panic's story is its traceback,
+		// and one rapid could not replay says so already.
+		if !r.toldFailed && strings.HasPrefix(res.Message, "failed after ") && len(res.Story) > 0 {
 			res.Story = append(res.Story, notRetold)
 			res.Untold = true
 		}

@@ -179,28 +179,6 @@ func TestExplore_flakyKeepsFailure(t *testing.T) {
 	}
 }
 
-// TestRetold: the retelling counts as failing again when any story entry
-// holds the failure's first line, whatever follows it, and a panic's or an
-// unreproduced failure's story is never called not retold.
-func TestRetold(t *testing.T) {
-	for _, c := range []struct {
-		message string
-		story   []string
-		want    bool
-	}{
-		{"failed after 3 tests: r fell", []string{"sent 4", "r fell"}, true},
-		{"failed after 3 tests: two lines", []string{"sent 4", "two lines\nand more"}, true},
-		{"failed after 3 tests: an Errorf", []string{"an Errorf", "a later Logf"}, true},
-		{"failed after 3 tests: r fell", []string{"sent 4", "sent 5"}, false},
-		{"panic after 3 tests: boom", []string{"sent 4"}, true},
-		{"failed (r fell), but the shrunk case did not fail again on replay: the failure depends on timing", []string{"sent 4"}, true},
-	} {
-		if got := retold(c.message, c.story); got != c.want {
-			t.Errorf("retold(%q, %q) = %v; want %v", c.message, c.story, got, c.want)
-		}
-	}
-}
-
 // A failure found under a time budget is reached again by count: the
 // replay runs exactly FailedCase cases from the same seed, with no budget
 // to cut it short on a slower run, and one case fewer passes.

@@ -112,7 +112,7 @@ func TestLimiter_property(t *testing.T) {
 		{"no fields", &limiterFake{quota: 10, silent: true}, 0, reports.StatusNotApplicable},
 		// 32 requests of 50 ms each outlast the 1 s window that refills
 		// the quota of 30: no case can meet a 429, and a pass would claim
-		// what no case tried, so the runner is the one too slow.
+		// what no case tried; the time is the target's, not the runner's.
 		{"a quota no sequential burst can spend", &limiterFake{quota: 30}, 0, reports.StatusInconclusive},
 		// A global policy beside each tenant's: the other tenant's use
 		// lowers the global r and, at 15, spends it, refusing a tenant
@@ -126,11 +126,23 @@ func TestLimiter_property(t *testing.T) {
 			h := limiterFakeHarness(t, tc.f)
 			h.Explore = tc.explore
 			res := judged(t, h, "RL-07p", tc.want)
-			if tc.want == reports.StatusInconclusive && (!res.Noisy || !strings.Contains(res.Reason, "no case reached a 429")) {
-				t.Errorf("reason %q; want a noisy runner's, no case reaching a 429", res.Reason)
+			if tc.want == reports.StatusInconclusive && (res.Noisy || !strings.Contains(res.Reason, "the target answering too slowly")) {
+				t.Errorf("reason %q, noisy %v; want the target's slowness, not a noisy runner", res.Reason, res.Noisy)
 			}
 		})
 	}
+	// The same bursts, the target quick and the runner 50 ms late before
+	// each request it sends: the time is the runner's, a noisy runner's
+	// verdict, judged again.
+	t.Run("a runner too slow to spend the quota", func(t *testing.T) {
+		t.Parallel()
+		h := limiterFakeHarness(t, &limiterFake{quota: 30, quick: true})
+		h.Client = &http.Client{Transport: lateTransport{50 * time.Millisecond}}
+		res := judged(t, h, "RL-07p", reports.StatusInconclusive)
+		if !res.Noisy || !strings.Contains(res.Reason, "most of it outside the target") {
+			t.Errorf("reason %q, noisy %v; want a noisy runner's, the time outside the target", res.Reason, res.Noisy)
+		}
+	})
 	t.Run("remaining shared by tenants passes the fixed checks", func(t *testing.T) {
 		t.Parallel()
 		for _, id := range []string{"RL-07b", "RL-20"} {
@@ -203,4 +215,13 @@ func TestLimiter_tenantCredentials(t *testing.T) {
 			judged(t, h, id, reports.StatusPass)
 		})
 	}
+}
+
+// lateTransport sends each request late by its pause: a runner slow
+// outside the target.
+type lateTransport struct{ pause time.Duration }
+
+func (l lateTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	time.Sleep(l.pause)
+	return http.DefaultTransport.RoundTrip(r)
 }

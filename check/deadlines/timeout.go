@@ -65,11 +65,10 @@ func (c *dlCase) judgeTimeout(r check.Reply, front faults.Entry, found bool, lim
 	t := dlTook(front, found, r)
 	// late is a failure by how far past the bound it came: a stall of the
 	// runner shorter than that cannot explain it.
-	answered := time.Now()
 	late := func(took time.Duration, obs string) check.Result {
 		res := check.Fail(want, obs, c.Evidence()...)
 		res.Margin = took - limit - c.tol
-		res.Waited = check.Span{From: answered.Add(-r.Took), To: answered}
+		res.Waited = check.Span{From: r.Sent, To: r.Sent.Add(r.Took)}
 		return res
 	}
 	switch {

@@ -29,10 +29,10 @@ type exhaustion struct {
 	Errs      int
 }
 
-// notRefused is the verdict on an exhaustion that drew no 429, saw said
-// first. A load that ran out of time before its requests were spent was
-// not what was asked: the runner's slowness, or the target's, not its
-// limiter, so it is a noisy runner's verdict and the check runs again.
+// notRefused is the inconclusive verdict on an exhaustion that drew no
+// 429, saw said first, with why it stopped short: the time ran out (the
+// runner's slowness or the target's, which the harness weighs by its
+// stall watch) or requests met transport errors.
 func (e exhaustion) notRefused(saw string) check.Result {
 	var why []string
 	if e.OutOfTime {
@@ -44,9 +44,6 @@ func (e exhaustion) notRefused(saw string) check.Result {
 	if len(why) > 0 {
 		saw += ": " + strings.Join(why, "; ")
 	}
-	if e.OutOfTime {
-		return check.NoisyRunner("%s", saw)
-	}
 	return check.Inconclusive("%s", saw)
 }
 
@@ -55,8 +52,8 @@ func (e exhaustion) notRefused(saw string) check.Result {
 // requests, or 2 q + 16 when the advertised policy's quota is larger, as
 // when r understates what is left (1000 at most, 400 when nothing is
 // advertised), or after exhaustFor.
-func exhaust(ctx context.Context, c *check.Case, tenant string) exhaustion {
-	o, err := rlProbe(ctx, c, tenant)
+func exhaust(parent context.Context, c *check.Case, tenant string) exhaustion {
+	o, err := rlProbe(parent, c, tenant)
 	if err == nil && o.Status == http.StatusTooManyRequests {
 		return exhaustion{First: o, Sent: 1, Refused: true, Budget: 1}
 	}
@@ -68,7 +65,7 @@ func exhaust(ctx context.Context, c *check.Case, tenant string) exhaustion {
 		}
 		budget = min(n+16, 1000)
 	}
-	ctx, cancel := context.WithTimeout(ctx, exhaustFor)
+	ctx, cancel := context.WithTimeout(parent, exhaustFor)
 	defer cancel()
 	var (
 		errs atomic.Int64
@@ -103,7 +100,7 @@ func exhaust(ctx context.Context, c *check.Case, tenant string) exhaustion {
 		e.First, e.Refused = *got, true
 		return e
 	}
-	e.OutOfTime = n.Load() < budget
+	e.OutOfTime = ctx.Err() != nil && parent.Err() == nil
 	return e
 }
 
