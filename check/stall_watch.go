@@ -45,8 +45,8 @@ func (s stalls) starved(took time.Duration) bool {
 }
 
 // starvedAtOnce is the runner's lateness at once past which it is
-// starved: ten times the 50 ms a timing verdict bears, and a tenth of the
-// 5 s a check's load or one heal's answer is given.
+// starved: ten times the 50 ms a timing verdict bears by default, and a
+// sixth of the 3 s a heal waits for each answer.
 const starvedAtOnce = 500 * time.Millisecond
 
 // within sums the lateness of the wake-ups from..to (each counted with
