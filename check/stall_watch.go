@@ -231,6 +231,11 @@ func WatchStalls() (stop func() Stalls) {
 	return func() Stalls { return Stalls{st()} }
 }
 
+// Within is how late the wake-ups between from and to came in all: how
+// much many short delays may have added up to meanwhile. A watch that
+// kept maxStalls late wake-ups answers its sum over all.
+func (s Stalls) Within(from, to time.Time) time.Duration { return s.s.within(from, to) }
+
 // Worst is the latest any wake-up came between from and to: how much the
 // runner was delayed at once meanwhile. A zero Stalls saw none; a watch that kept maxStalls late
 // wake-ups answers its worst of all.

@@ -32,6 +32,10 @@ type judging struct {
 	// share its cores, so what delayed it may have spread their retries.
 	// Nil: never.
 	stalled func(from, to time.Time) time.Duration
+	// slowed is how late the runner's wake-ups came in all between two
+	// instants (check.Stalls.Within): many short delays add up to one.
+	// Nil: never.
+	slowed func(from, to time.Time) time.Duration
 }
 
 // worstStall is j.stalled, or 0 when it is nil.
@@ -40,6 +44,14 @@ func (j *judging) worstStall(from, to time.Time) time.Duration {
 		return 0
 	}
 	return j.stalled(from, to)
+}
+
+// lateness is j.slowed, or 0 when it is nil.
+func (j *judging) lateness(from, to time.Time) time.Duration {
+	if j.slowed == nil {
+		return 0
+	}
+	return j.slowed(from, to)
 }
 
 // ran returns the runs that happened.
@@ -81,7 +93,7 @@ func judged(judge func(*judging) check.Result) func(context.Context, *check.Case
 			return check.Inconclusive("no scenario runs to judge: the client suite judges the calls clients.Run makes")
 		}
 		cfg := check.SuiteConfig[Config](c.Harness, SuiteName)
-		return judge(&judging{policy: cfg.Policy, tol: cfg.Tolerance.withDefaults(), runs: runs, stalled: keptStalls(c.Harness).Worst})
+		return judge(&judging{policy: cfg.Policy, tol: cfg.Tolerance.withDefaults(), runs: runs, stalled: keptStalls(c.Harness).Worst, slowed: keptStalls(c.Harness).Within})
 	}
 }
 

@@ -90,3 +90,47 @@ func TestJudgeRetryAfter_hedge(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeHedgeDelay_lateness: a copy that came too soon after the one
+// before it fails on a quiet runner; where the runner's wake-ups came late
+// in all by what may have held the earlier copy back, it is a noisy
+// runner's verdict (the reference SDK's copy 2 came 204 ms after copy 1
+// of a 300 ms delay on a busy CI runner).
+func TestJudgeHedgeDelay_lateness(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	i := slices.IndexFunc(Scenarios(), func(s Scenario) bool { return s.ID == "hedge" })
+	if i < 0 {
+		t.Fatal("no hedge scenario")
+	}
+	sc := Scenarios()[i]
+	attempts := func(second int) []faults.Entry {
+		return []faults.Entry{
+			{Seq: 1, Method: "POST", Received: ms(0), Finished: ms(1), Status: 503, ResponseHeaders: map[string]string{"Retry-After": "1"}},
+			{Seq: 2, Method: "POST", Received: ms(1129), Finished: ms(2130), Status: 200},
+			{Seq: 3, Method: "POST", Received: ms(1129 + second), ClientGone: ms(2140)},
+		}
+	}
+	late := func(d time.Duration) func(time.Time, time.Time) time.Duration {
+		return func(time.Time, time.Time) time.Duration { return d }
+	}
+	for _, tt := range []struct {
+		name   string
+		second int // ms from copy 1 to copy 2
+		late   func(time.Time, time.Time) time.Duration
+		status reports.Status
+		noisy  bool
+	}{
+		{"on time", 300, nil, reports.StatusPass, false},
+		{"early on a quiet runner", 204, late(10 * time.Millisecond), reports.StatusFail, false},
+		{"early by what the runner's lateness explains", 204, late(96 * time.Millisecond), reports.StatusInconclusive, true},
+		{"a third of the delay, beyond the lateness", 100, late(96 * time.Millisecond), reports.StatusFail, false},
+	} {
+		j := &judging{policy: Policy{MaxAttempts: 4, HedgeDelay: 300 * time.Millisecond, HedgeCopies: 2}, tol: Tolerance{}.withDefaults(),
+			runs: []*ScenarioRun{{id: "hedge", Scenario: sc, Attempts: attempts(tt.second)}}, slowed: tt.late}
+		res := judgeHedgeDelay(j)
+		if res.Status != tt.status || res.Noisy != tt.noisy {
+			t.Errorf("%s: %s, noisy %v (%s%s); want %s, noisy %v", tt.name, res.Status, res.Noisy, res.Observed, res.Reason, tt.status, tt.noisy)
+		}
+	}
+}

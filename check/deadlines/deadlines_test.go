@@ -187,3 +187,37 @@ func dlCharge(ctx context.Context, u string) error {
 	}
 	return nil
 }
+
+// TestDlExpiredBudget_margin: a 504 to a spent budget that comes late is
+// a timed failure, by how far past the tolerance, over the wait the
+// runner measured, so a runner's summed lateness can void it.
+func TestDlExpiredBudget_margin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a slow answer")
+	}
+	const hold, tol = 250 * time.Millisecond, 100 * time.Millisecond
+	h := dlIgnorantStack(t)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(hold)
+		w.WriteHeader(http.StatusGatewayTimeout)
+	}))
+	t.Cleanup(slow.Close)
+	u, err := url.Parse(slow.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := dlStartProxy(t, "front", u, h.Journal)
+	h.TargetURL, h.Front = front.URL(), front
+	h.Suites = []check.Suite{Suite(Config{Tolerance: tol, Warmup: -1})}
+	res := dlExpiredBudget(t.Context(), h.NewCase(t.Context(), "DL-06b"))
+	if res.Status != reports.StatusFail {
+		t.Fatalf("%s (%s%s), want fail", res.Status, res.Observed, res.Reason)
+	}
+	// One-sided: a slower runner only widens both.
+	if res.Margin < hold-tol || res.Margin == check.NotTimed {
+		t.Errorf("Margin = %s, want at least %s (the hold past the tolerance)", res.Margin, hold-tol)
+	}
+	if w := res.Waited; w.From.IsZero() || w.To.Sub(w.From) < hold {
+		t.Errorf("Waited = %+v, want the request's wait, at least %s", w, hold)
+	}
+}

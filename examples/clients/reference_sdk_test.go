@@ -91,7 +91,7 @@ func TestReferenceSDK_defects(t *testing.T) {
 				} else if slices.Contains(want.Vacuous, ch.ID) {
 					allowed = []reports.Status{reports.StatusInconclusive}
 				}
-				if !slices.Contains(allowed, ch.Status) {
+				if !slices.Contains(allowed, ch.Status) && !noisyInstead(allowed, ch) {
 					t.Errorf("%s %s, want %v: expected %s; observed %s%s", ch.ID, ch.Status, allowed, ch.Expected, ch.Observed, ch.Reason)
 				}
 			}

@@ -52,6 +52,12 @@ func certifyAgainst(t *testing.T, dir string, c clients.Client, p clients.Policy
 	if err != nil {
 		t.Fatal(err)
 	}
+	var noisy []string
+	defer func() {
+		if len(noisy) > maxNoisy {
+			t.Errorf("%d checks inconclusive on a noisy runner (%v), more than the %d a busy CI runner explains", len(noisy), noisy, maxNoisy)
+		}
+	}()
 	for _, ch := range res.Checks {
 		allowed := v.Allowed(ch.ID)
 		if slices.Contains(allowed, ch.Status) {
@@ -60,6 +66,11 @@ func certifyAgainst(t *testing.T, dir string, c clients.Client, p clients.Policy
 		}
 		if declinedInGrayZone(allowed, ch) {
 			t.Logf("%-6s %-14s declined in its gray zone, where it may not fail: %s", ch.ID, ch.Status, ch.Reason)
+			continue
+		}
+		if noisyInstead(allowed, ch) {
+			noisy = append(noisy, ch.ID)
+			t.Logf("%-6s %-14s %s", ch.ID, ch.Status, ch.Reason)
 			continue
 		}
 		t.Errorf("%s %s, want %v (%s): expected %s; observed %s%s", ch.ID, ch.Status, allowed, cmp.Or(v.WhyOf(ch.ID), "must pass"), ch.Expected, ch.Observed, ch.Reason)
@@ -84,6 +95,19 @@ func TestExpectations_consistent(t *testing.T) {
 	for _, p := range paths {
 		expectations(t, filepath.Dir(p))
 	}
+}
+
+// maxNoisy is the most checks of one client certification a noisy runner
+// may leave inconclusive where they must pass: the client's processes
+// share the runner's cores, and a stall can hold back what it sends.
+const maxNoisy = 1
+
+// noisyInstead says ch, which may pass, ended inconclusive because the
+// runner's own lateness may have made what it saw (check.NoisyRunner):
+// not a false positive, and bounded by maxNoisy.
+func noisyInstead(allowed []reports.Status, ch reports.Check) bool {
+	return slices.Contains(allowed, reports.StatusPass) && !slices.Contains(allowed, reports.StatusFail) &&
+		ch.Status == reports.StatusInconclusive && strings.HasPrefix(ch.Reason, "noisy runner:")
 }
 
 // declinedInGrayZone says ch, which must fail, ended inconclusive in the
