@@ -161,3 +161,54 @@ func callEnd(e faults.Entry) time.Time {
 	}
 	return e.Finished
 }
+
+// RacedHedges counts the attempts in attempts (as Harness.Attempts groups
+// them) that may be a hedged copy of the attempt before them, sent by a
+// target that read that attempt's failure late: each began when the
+// declared hedging sends that attempt's next copy (from the harness's
+// slack before to hedgeLag slacks after), though the copies before it had
+// failed by then. late is the most any of them needs the target to have
+// been late reading the failure (from its answer to the copy's start),
+// and span runs over those waits. A target whose process the runner
+// starves past the hedging delay fires its hedge timer first; a retry
+// after a read failure waits its backoff, which may land there too, so
+// such a count rests on time, not on the calls alone.
+func (h *Harness) RacedHedges(attempts [][]faults.Entry) (n int, late time.Duration, span Span) {
+	d, slack := h.Policy.Hedging.Delay, h.Slack()
+	if d <= 0 {
+		return 0, 0, Span{}
+	}
+	for i := 1; i < len(attempts); i++ {
+		prev, e := attempts[i-1], attempts[i][0]
+		if len(prev) >= h.Policy.Hedging.Copies() || slices.ContainsFunc(prev, won) {
+			continue
+		}
+		var end time.Time
+		for _, p := range prev {
+			end = latest(end, callEnd(p))
+		}
+		due := prev[0].Received.Add(time.Duration(len(prev)) * d)
+		if e.Received.Before(due.Add(-slack)) || e.Received.After(due.Add(hedgeLag*slack)) || !end.Before(e.Received) {
+			continue
+		}
+		n++
+		// A failure that came after the copy was due raced its timer: any
+		// lateness explains it.
+		fired := due
+		if e.Received.Before(due) {
+			fired = e.Received
+		}
+		late = max(late, fired.Sub(end), time.Millisecond)
+		if span.From.IsZero() || end.Before(span.From) {
+			span.From = end
+		}
+		span.To = latest(span.To, e.Received)
+	}
+	return n, late, span
+}
+
+// won says e was answered 2xx.
+func won(e faults.Entry) bool {
+	st := AnswerStatus(e)
+	return e.ClientGone.IsZero() && st >= 200 && st < 300
+}

@@ -145,3 +145,44 @@ func TestHarness_Attempts(t *testing.T) {
 		})
 	}
 }
+
+// TestHarness_RacedHedges: an attempt that began when the declared hedging
+// sent the failed attempt before it its next copy may be that copy, sent
+// by a target that read the failure late, and needs it that late; a call
+// off the schedule, after a success, after the declared copies, or with
+// no hedging declared is not.
+func TestHarness_RacedHedges(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	call := func(from, to, status int) faults.Entry {
+		return faults.Entry{ID: fmt.Sprint("dependency-", from), Received: ms(from), Finished: ms(to), Status: status}
+	}
+	reset := func(from int) faults.Entry { return call(from, from+1, 0) }
+	hedging := &Harness{Tolerance: 50 * time.Millisecond, Policy: Policy{Hedging: HedgingPolicy{Delay: 300 * time.Millisecond}}}
+	plain := &Harness{Tolerance: 50 * time.Millisecond}
+	for _, tc := range []struct {
+		name     string
+		h        *Harness
+		attempts [][]faults.Entry
+		n        int
+		late     time.Duration
+	}{
+		{"a copy due 300 ms after a reset", hedging, [][]faults.Entry{{reset(0)}, {reset(310)}, {reset(330)}, {reset(400)}}, 1, 299 * time.Millisecond},
+		{"a copy as the failure arrived", hedging, [][]faults.Entry{{call(0, 300, 503)}, {reset(305)}}, 1, time.Millisecond},
+		{"a retry at once after the reset", hedging, [][]faults.Entry{{reset(0)}, {reset(20)}}, 0, 0},
+		{"a retry well after the hedge was due", hedging, [][]faults.Entry{{reset(0)}, {reset(600)}}, 0, 0},
+		{"a call on schedule after a success", hedging, [][]faults.Entry{{call(0, 5, 201)}, {reset(300)}}, 0, 0},
+		{"an attempt that had its copies", hedging, [][]faults.Entry{{reset(0), reset(300)}, {reset(600)}}, 0, 0},
+		{"no hedging declared", plain, [][]faults.Entry{{reset(0)}, {reset(300)}}, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, late, span := tc.h.RacedHedges(tc.attempts)
+			if n != tc.n || late != tc.late {
+				t.Fatalf("RacedHedges = %d, %s; want %d, %s", n, late, tc.n, tc.late)
+			}
+			if n > 0 && (span.From.IsZero() || !span.To.After(span.From)) {
+				t.Errorf("span %+v: want the wait from the failure to the copy", span)
+			}
+		})
+	}
+}
