@@ -53,7 +53,9 @@ func losersCancelled(ctx context.Context, cs *check.Case) check.Result {
 			continue
 		}
 		if late := loserEnd(e).Sub(at); late > c.cancelTol {
-			return check.Fail(want, fmt.Sprintf("copy %d ran on %s after copy %d answered: %s", i+1, check.Ms(late), won+1, obs), c.Evidence()...)
+			res := check.Fail(want, fmt.Sprintf("copy %d ran on %s after copy %d answered: %s", i+1, check.Ms(late), won+1, obs), c.Evidence()...)
+			res.Margin = late - c.cancelTol // how far past the cancel slack the loser ran
+			return res
 		}
 	}
 	return check.Pass(want, obs, c.Evidence()...)

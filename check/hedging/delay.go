@@ -53,11 +53,18 @@ func delayKept(ctx context.Context, cs *check.Case) check.Result {
 	a := groups[0]
 	gap := a[1].Received.Sub(a[0].Received)
 	obs := fmt.Sprintf("held call: %s; client got %s", c.describe(a), check.Describe(r))
+	// A failure's margin is how far the gap fell outside its bound (the
+	// slack included): a stall of the runner that journaled one copy late
+	// moves the gap by no more than its length.
 	switch {
 	case gap < d-c.tol:
-		return check.Fail(want, fmt.Sprintf("the second copy came %s after the first, before the delay: %s", check.Ms(gap), obs), c.Evidence()...)
+		res := check.Fail(want, fmt.Sprintf("the second copy came %s after the first, before the delay: %s", check.Ms(gap), obs), c.Evidence()...)
+		res.Margin = d - c.tol - gap
+		return res
 	case gap > late:
-		return check.Fail(want, fmt.Sprintf("the second copy came %s after the first, later than the delay: %s", check.Ms(gap), obs), c.Evidence()...)
+		res := check.Fail(want, fmt.Sprintf("the second copy came %s after the first, later than the delay: %s", check.Ms(gap), obs), c.Evidence()...)
+		res.Margin = gap - late
+		return res
 	}
 	return check.Pass(want, "three quick calls, no copy; "+obs, c.Evidence()...)
 }

@@ -224,13 +224,20 @@ func raHugeIsCapped(ctx context.Context, c *check.Case) check.Result {
 		return check.Inconclusive("%v", err)
 	}
 	r := o.reply
+	// The client's own wait, timed by the runner: weighed as judgeTimeout
+	// (deadlines) weighs it.
+	waited := check.Span{From: r.Sent, To: r.Sent.Add(r.Took)}
 	switch {
 	case o.faulted == nil:
 		return check.Inconclusive("the target made no dependency call (client got %s)", check.Describe(r.Reply))
 	case r.Err != nil:
-		return early(check.Fail(want, fmt.Sprintf("no answer: %v after %s", r.Err, check.Ms(r.Took)), o.evidence...), r.Took-budget-cfg.answerSlack())
+		res := early(check.Fail(want, fmt.Sprintf("no answer: %v after %s", r.Err, check.Ms(r.Took)), o.evidence...), r.Took-budget-cfg.answerSlack())
+		res.Waited = waited
+		return res
 	case r.Took > budget+cfg.answerSlack():
-		return early(check.Fail(want, fmt.Sprintf("answered %d only after %s", r.Status, check.Ms(r.Took)), o.evidence...), r.Took-budget-cfg.answerSlack())
+		res := early(check.Fail(want, fmt.Sprintf("answered %d only after %s", r.Status, check.Ms(r.Took)), o.evidence...), r.Took-budget-cfg.answerSlack())
+		res.Waited = waited
+		return res
 	}
 	how := "gave up without calling again"
 	if o.next != nil {

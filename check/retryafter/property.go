@@ -41,7 +41,7 @@ func retryAfterProperty(ctx context.Context, pc *check.Case) check.Result {
 	})
 	out := check.Exploration{Want: want, Meaningful: "reached the dependency"}.Result(r, pcfg, ms[r.Worker].last)
 	if r.Failed {
-		out.Margin = ms[r.Worker].margin
+		out.Margin, out.Waited = ms[r.Worker].margin, ms[r.Worker].waited
 	}
 	return out
 }
@@ -58,6 +58,9 @@ type raMachine struct {
 	// failing case went: a stall of the runner shorter than it cannot have
 	// made a retry early or an answer late by that much.
 	margin time.Duration
+	// waited is the client's wait in the latest failing case that its
+	// answer came too late for (Result.Waited); zero for other failures.
+	waited check.Span
 }
 
 // run is one case: one request whose first effectful dependency call is
@@ -99,14 +102,17 @@ func (m *raMachine) run(t *rapid.T) bool {
 	if o.faulted == nil {
 		return false
 	}
-	m.margin = 0
+	m.margin, m.waited = 0, check.Span{}
 	if o.next != nil && o.gap()+m.tol < ra {
 		m.margin = ra - o.gap() - m.tol
 		t.Fatalf("the next dependency call came %s after %s", check.Ms(o.gap()), what)
 	}
 	if r := o.reply; r.Err != nil || r.Took > budget+m.slack {
-		if r.Err == nil {
+		// An error past the budget (the client's timeout) is late by as
+		// much as an answer would be; one before it decides by no time.
+		if r.Took > budget+m.slack {
 			m.margin = r.Took - budget - m.slack
+			m.waited = check.Span{From: r.Sent, To: r.Sent.Add(r.Took)}
 		}
 		t.Fatalf("the client's answer (%s) came after %s, past its budget of %s", check.Describe(r.Reply), check.Ms(r.Took), check.Ms(budget))
 	}

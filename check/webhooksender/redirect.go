@@ -38,7 +38,12 @@ func redirected(ctx context.Context, s *scase) check.Result {
 	case len(as) == 0:
 		return check.Inconclusive("no delivery of the event reached the endpoint within %s of the trigger", w)
 	case len(as) == 1:
-		return check.Fail(want, fmt.Sprintf("1 attempt, answered %s; no retry within %s: the 307 was taken for a delivery", describe(as[0]), w), evidence(as)...)
+		// As judgeRetried: how far past the declared retry the endpoint
+		// waited, over a wait no journaled attempt covers.
+		r := check.Fail(want, fmt.Sprintf("1 attempt, answered %s; no retry within %s: the 307 was taken for a delivery", describe(as[0]), w), evidence(as)...)
+		r.Margin = w - s.p.Wait(1)
+		r.Waited = check.Span{From: as[0].at, To: as[0].at.Add(w)}
+		return r
 	}
 	return check.Pass(want, fmt.Sprintf("attempt 1 answered %s; attempt 2 came %s later, to %s", describe(as[0]), ms(as[1].at.Sub(as[0].at)), as[1].entry.Path), evidence(as)...)
 }
