@@ -89,7 +89,7 @@ func judgeMatrixCase(t *testing.T, d defect.Name, rep *reports.Report, want targ
 			if c.Tier != tier {
 				t.Errorf("%s laid at tier %q; the defect is in the %s: %s", c.ID, c.Tier, tier, c.Observed)
 			}
-		case c.Status == reports.StatusInconclusive && strings.HasPrefix(c.Reason, "noisy runner:") && !slices.Contains(want.Must, c.ID):
+		case c.Status == reports.StatusInconclusive && c.Noisy && !slices.Contains(want.Must, c.ID):
 			// Neither a false positive nor a miss: the check declined to
 			// judge what the runner's stalls, run after run, disturbed,
 			// as it must. Bounded, so a check that never judges is seen.
@@ -127,7 +127,7 @@ func judgeMatrixCase(t *testing.T, d defect.Name, rep *reports.Report, want targ
 func failedEveryRun(rep *reports.Report, id string) bool {
 	for _, c := range rep.Checks {
 		if c.ID == id {
-			return c.Status == reports.StatusInconclusive && strings.HasPrefix(c.Reason, "noisy runner:") &&
+			return c.Status == reports.StatusInconclusive && c.Noisy &&
 				strings.Contains(c.Reason, "the first run failed") && strings.Contains(c.Reason, "; the last failed: ")
 		}
 	}

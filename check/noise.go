@@ -97,7 +97,7 @@ func p99(ds []time.Duration) time.Duration {
 // tooNoisy is why a timed check cannot be judged on this runner, or "".
 func (h *Harness) tooNoisy(c Check) string {
 	if s := h.Noise.Slack(); s > maxNoiseSlack && c.Timed {
-		return fmt.Sprintf("noisy runner: %s, so time bounds would need %s of slack (%d× the worse), more than the %s a timing verdict can bear",
+		return fmt.Sprintf("%s, so time bounds would need %s of slack (%d× the worse), more than the %s a timing verdict can bear",
 			h.Noise, s.Round(time.Millisecond), noiseFactor, maxNoiseSlack)
 	}
 	return ""

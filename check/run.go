@@ -106,7 +106,7 @@ func Judge(parent context.Context, h *Harness, c Check) (res Result) {
 		}
 	}
 	if why := h.tooNoisy(c); why != "" {
-		return Inconclusive("%s", why)
+		return NoisyRunner("%s", why)
 	}
 	res, seen := h.watched(parent, c, c.ID)
 	if d := h.doubted(c, res, seen); d != nil && parent.Err() == nil {
@@ -159,7 +159,7 @@ const maxEvidence = 40
 func (h *Harness) toReport(c Check, r Result, took time.Duration) reports.Check {
 	rc := reports.Check{
 		ID: c.ID, Suite: c.Suite, Title: c.Title, Source: c.Source, Level: c.Level,
-		Status: r.Status, Expected: r.Expected, Observed: r.Observed, Reason: r.Reason, Tier: r.Tier,
+		Status: r.Status, Expected: r.Expected, Observed: r.Observed, Reason: r.Reason, Noisy: r.Noisy, Tier: r.Tier,
 		Counterexample: r.Counterexample, Duration: reports.Duration(took),
 		Reproduce: r.Reproduce,
 	}

@@ -119,6 +119,10 @@ type Check struct {
 	Expected string `json:"expected,omitempty"`
 	Observed string `json:"observed,omitempty"`
 	Reason   string `json:"reason,omitempty"` // why not applicable or inconclusive
+	// Noisy marks an inconclusive verdict the runner's own slowness made
+	// (its stalls, a request rate it could not keep), not the target's:
+	// on a quieter machine the check may decide.
+	Noisy bool `json:"noisy,omitempty"`
 	// Tier names the tier of a multi-tier target a failure lies with, as
 	// the per-hop exchanges show (Observed says why); empty when the target
 	// has one tier or the hops do not tell.

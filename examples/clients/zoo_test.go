@@ -107,7 +107,7 @@ const maxNoisy = 1
 // not a false positive, and bounded by maxNoisy.
 func noisyInstead(allowed []reports.Status, ch reports.Check) bool {
 	return slices.Contains(allowed, reports.StatusPass) && !slices.Contains(allowed, reports.StatusFail) &&
-		ch.Status == reports.StatusInconclusive && strings.HasPrefix(ch.Reason, "noisy runner:")
+		ch.Status == reports.StatusInconclusive && ch.Noisy
 }
 
 // declinedInGrayZone says ch, which must fail, ended inconclusive in the
