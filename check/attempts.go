@@ -148,7 +148,7 @@ func (g grouping) group(calls []faults.Entry) [][]faults.Entry {
 		if t.After(end) {
 			end = t
 		}
-		won = won || e.ClientGone.IsZero() && st >= 200 && st < 300
+		won = won || answered2xx(e)
 	}
 	return out
 }
@@ -180,7 +180,7 @@ func (h *Harness) RacedHedges(attempts [][]faults.Entry) (n int, late time.Durat
 	}
 	for i := 1; i < len(attempts); i++ {
 		prev, e := attempts[i-1], attempts[i][0]
-		if len(prev) >= h.Policy.Hedging.Copies() || slices.ContainsFunc(prev, won) {
+		if len(prev) >= h.Policy.Hedging.Copies() || slices.ContainsFunc(prev, answered2xx) {
 			continue
 		}
 		var end time.Time
@@ -207,8 +207,8 @@ func (h *Harness) RacedHedges(attempts [][]faults.Entry) (n int, late time.Durat
 	return n, late, span
 }
 
-// won says e was answered 2xx.
-func won(e faults.Entry) bool {
+// answered2xx says e was answered 2xx.
+func answered2xx(e faults.Entry) bool {
 	st := AnswerStatus(e)
 	return e.ClientGone.IsZero() && st >= 200 && st < 300
 }
