@@ -137,6 +137,9 @@ func (j *Journal) afterLocked(seq uint64, filters []Filter) []Entry {
 		first = seq + 1
 	}
 	var out []Entry
+	if len(filters) == 0 && first < j.next {
+		out = make([]Entry, 0, j.next-first) // every held entry after seq
+	}
 	for s := first; s < j.next; s++ {
 		e := &j.ring[(s-1)%n]
 		if all(filters, e) {

@@ -58,16 +58,21 @@ func fromOffset(start time.Time, us *int64) time.Time {
 // MarshalJSON writes the entry with times as microsecond offsets from the
 // journal start ("received_us", …) and the start itself as RFC 3339.
 func (e Entry) MarshalJSON() ([]byte, error) {
-	return json.Marshal(entryJSON{
+	return json.Marshal(e.wire())
+}
+
+// wire is e's wire form.
+func (e *Entry) wire() *entryJSON {
+	return &entryJSON{
 		Seq: e.Seq, ID: e.ID, Side: e.Side, Seed: e.Seed, Conn: e.Conn, Proto: e.Proto, JournalStart: e.Start.Round(0),
-		ReceivedUS: offsetUS(&e, e.Received), ForwardedUS: offsetUS(&e, e.Forwarded),
-		AnsweredUS: offsetUS(&e, e.Answered), FinishedUS: offsetUS(&e, e.Finished),
-		ClientGoneUS: offsetUS(&e, e.ClientGone),
+		ReceivedUS: offsetUS(e, e.Received), ForwardedUS: offsetUS(e, e.Forwarded),
+		AnsweredUS: offsetUS(e, e.Answered), FinishedUS: offsetUS(e, e.Finished),
+		ClientGoneUS: offsetUS(e, e.ClientGone),
 		Method:       e.Method, Path: e.Path, Query: e.Query, Headers: e.Headers, Status: e.Status,
 		ResponseHeaders: e.ResponseHeaders, BytesIn: e.BytesIn, BytesOut: e.BytesOut,
 		BodySHA256: e.BodySHA256, Rule: e.Rule, Fault: e.Fault, UpstreamCalls: e.UpstreamCalls,
 		UpstreamStatuses: e.UpstreamStatuses, Outcome: e.Outcome, Error: e.Error,
-	})
+	}
 }
 
 // UnmarshalJSON reads what MarshalJSON writes. Times are rebuilt from the
@@ -96,12 +101,14 @@ func (j *Journal) WriteJSONLines(w io.Writer, filters ...Filter) error {
 	return WriteJSONLines(w, j.Snapshot(filters...))
 }
 
-// WriteJSONLines writes entries one JSON object per line.
+// WriteJSONLines writes entries one JSON object per line. It encodes each
+// entry's wire form directly: encoding the Entry would call MarshalJSON and
+// then validate and compact its output again, for the same bytes.
 func WriteJSONLines(w io.Writer, entries []Entry) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	for i := range entries {
-		if err := enc.Encode(&entries[i]); err != nil {
+		if err := enc.Encode(entries[i].wire()); err != nil {
 			return fmt.Errorf("faults: write journal: %w", err)
 		}
 	}

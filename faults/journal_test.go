@@ -3,6 +3,7 @@ package faults
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 	"testing/synctest"
@@ -111,4 +112,78 @@ func TestEntry_JSONRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(g, e) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", g, e)
 	}
+}
+
+// journalForBench records n entries shaped like a certification's: headers,
+// response headers with characters JSON escapes, and every time set.
+func journalForBench(n int) *Journal {
+	j := NewJournal(WithCapacity(n))
+	start := j.Start()
+	for i := range n {
+		at := start.Add(time.Duration(i) * time.Millisecond)
+		j.Record(Entry{
+			ID: "front-" + string(rune('a'+i%26)), Side: "front", Seed: 7, Conn: uint64(i), Proto: "HTTP/1.1",
+			Received: at, Forwarded: at.Add(time.Millisecond), Answered: at.Add(2 * time.Millisecond), Finished: at.Add(3 * time.Millisecond),
+			Method: "POST", Path: "/payments", Query: "a=1&b=<2>",
+			Headers:         map[string]string{"Idempotency-Key": "k-1", "X-Tenant": "t&1", "Content-Type": "application/json"},
+			Status:          201,
+			ResponseHeaders: map[string]string{"Ratelimit": `"default";r=9;t=1`, "Ratelimit-Policy": `"default";q=10;w=1`, "Content-Type": "application/json"},
+			BytesIn:         40, BytesOut: 80, BodySHA256: "0123456789abcdef", UpstreamCalls: 1, UpstreamStatuses: []int{201}, Outcome: OutcomePassed,
+		})
+	}
+	return j
+}
+
+// writeJSONLinesViaMarshaler is how WriteJSONLines encoded entries before it
+// encoded their wire form directly: through Entry.MarshalJSON, whose output
+// encoding/json then validates and compacts again.
+func writeJSONLinesViaMarshaler(w *bytes.Buffer, entries []Entry) error {
+	enc := json.NewEncoder(w)
+	for i := range entries {
+		if err := enc.Encode(&entries[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSONLines writes the bytes encoding each Entry (MarshalJSON) wrote.
+func TestWriteJSONLines_SameBytesAsMarshalJSON(t *testing.T) {
+	t.Parallel()
+	j := journalForBench(50)
+	j.Record(Entry{Side: "dependency", Error: "<reset> & \u2028 \"gone\""}) // a sparse entry, escapes
+	entries := j.Snapshot()
+	var got, want bytes.Buffer
+	if err := WriteJSONLines(&got, entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSONLinesViaMarshaler(&want, entries); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("WriteJSONLines differs from encoding each Entry:\n got %.300s\nwant %.300s", got.Bytes(), want.Bytes())
+	}
+}
+
+// BenchmarkJournal_WriteJSONLines compares encoding the wire form directly
+// (direct) with encoding through Entry.MarshalJSON (marshaler), the old way.
+func BenchmarkJournal_WriteJSONLines(b *testing.B) {
+	entries := journalForBench(1000).Snapshot()
+	var buf bytes.Buffer
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			buf.Reset()
+			if err := WriteJSONLines(&buf, entries); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("marshaler", func(b *testing.B) {
+		for b.Loop() {
+			buf.Reset()
+			if err := writeJSONLinesViaMarshaler(&buf, entries); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

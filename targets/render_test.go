@@ -1,8 +1,13 @@
 package targets
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"text/template"
 )
 
 func TestOperation_Render(t *testing.T) {
@@ -50,4 +55,68 @@ func TestOperation_Succeeded(t *testing.T) {
 			t.Errorf("Operation{Success: %v}.Succeeded(%d) = %t; want %t", c.success, c.status, got, c.want)
 		}
 	}
+}
+
+// A cached template renders what a fresh parse does, in parallel too, and
+// a text that fails to parse fails every time, uncached.
+func TestRender_cachedTemplates(t *testing.T) {
+	t.Parallel()
+	text := `{"amount": {{.Amount}}, "key": "{{.Key}}"}`
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for n := range 50 {
+				v := RequestValues{Key: fmt.Sprint("k", i), Amount: n}
+				got, err := render(text, v)
+				want, werr := renderParsing(text, v)
+				if err != nil || werr != nil || got != want {
+					t.Errorf("render = %q, %v; a fresh parse gives %q, %v", got, err, want, werr)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for range 2 {
+		if _, err := render(`{{.Amount`, RequestValues{}); err == nil || !strings.HasPrefix(err.Error(), "bad template: ") {
+			t.Fatalf("render of a bad template: %v", err)
+		}
+	}
+	if _, err := render(`{{.Nope}}`, RequestValues{}); err == nil || !strings.HasPrefix(err.Error(), "rendering template: ") {
+		t.Fatalf("render of an unknown field: %v", err)
+	}
+}
+
+// renderParsing is render as it was before templates were cached.
+func renderParsing(text string, data any) (string, error) {
+	tmpl, err := template.New("").Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// BenchmarkRender compares render (cached) with parsing the template on
+// every call (parse), as render did before.
+func BenchmarkRender(b *testing.B) {
+	text := `{"amount": {{.Amount}}, "currency": "EUR"}`
+	v := RequestValues{Key: "k1", Amount: 250, Tenant: "t", Seq: 3}
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := render(text, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := renderParsing(text, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

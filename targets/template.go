@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 	"text/template/parse"
 )
@@ -135,7 +136,7 @@ func Render(text string, data any) (string, error) {
 }
 
 func render(text string, data any) (string, error) {
-	tmpl, err := template.New("").Option("missingkey=error").Parse(text)
+	tmpl, err := parsed(text)
 	if err != nil {
 		return "", fmt.Errorf("bad template: %s", trimTemplateErr(err))
 	}
@@ -144,6 +145,39 @@ func render(text string, data any) (string, error) {
 		return "", fmt.Errorf("rendering template: %s", trimTemplateErr(err))
 	}
 	return b.String(), nil
+}
+
+// templates caches the templates render has parsed, by text: a spec's few
+// templates are rendered for every request a check sends, and parsing each
+// time dominated rendering. A parsed template is only executed, which is
+// safe in parallel. The cap keeps callers rendering many distinct texts
+// from growing it without bound; past it, texts are parsed every time.
+var templates = struct {
+	sync.Mutex
+	m map[string]*template.Template
+}{m: map[string]*template.Template{}}
+
+const maxCachedTemplates = 1024
+
+// parsed returns text parsed with missingkey=error, from templates when it
+// was parsed before. A text that fails to parse is not cached.
+func parsed(text string) (*template.Template, error) {
+	templates.Lock()
+	tmpl, ok := templates.m[text]
+	templates.Unlock()
+	if ok {
+		return tmpl, nil
+	}
+	tmpl, err := template.New("").Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	templates.Lock()
+	if len(templates.m) < maxCachedTemplates {
+		templates.m[text] = tmpl
+	}
+	templates.Unlock()
+	return tmpl, nil
 }
 
 // checkTemplate parses text and returns why it is unusable with data's type,

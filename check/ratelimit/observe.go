@@ -161,8 +161,11 @@ func seenResponses(ctx context.Context, c *check.Case) []check.Observation {
 	mark := c.Harness.Journal.LastSeq()
 	own := sampleRoute(ctx, c, 6)
 	c.Harness.Settle(ctx)
-	out := own
-	for _, o := range journalObs(c.Harness) {
+	journal := journalObs(c.Harness)
+	// A slice of its own, sized once: runScan filters it in place.
+	out := make([]check.Observation, 0, len(own)+len(journal))
+	out = append(out, own...)
+	for _, o := range journal {
 		// Own replies are journaled too; they are the sample's tenant's
 		// entries after the mark. A declared tenant's earlier entries came
 		// from other checks and are kept.

@@ -31,7 +31,7 @@ func runScan(ctx context.Context, c *check.Case, s scan) check.Result {
 	if s.prepare != nil {
 		s.prepare(ctx, c)
 	}
-	var applied, bad []check.Observation
+	var bad []check.Observation
 	var why []string
 	seen := seenResponses(ctx, c)
 	if s.exempt != nil {
@@ -39,6 +39,10 @@ func runScan(ctx context.Context, c *check.Case, s scan) check.Result {
 			return check.NotApplicable("%s", reason)
 		}
 	}
+	// seen is this call's own slice and is not read again: the responses
+	// the rule concerns are kept in place, in order, rather than copied (a
+	// run's scans read tens of thousands of responses each).
+	applied := seen[:0]
 	for _, o := range seen {
 		if !s.applies(o) {
 			continue
@@ -64,10 +68,18 @@ func runScan(ctx context.Context, c *check.Case, s scan) check.Result {
 	return check.Pass(s.want, fmt.Sprintf("all %d responses seen obey it%s", len(applied), extra), lastEntries(applied, 10)...)
 }
 
-// lastEntries returns the journal entries of the last n observations.
+// lastEntries returns the last n journal entries behind obs (those of own
+// replies, which have none, skipped), oldest first: the tail of
+// entriesOf(obs), without copying the entries before it.
 func lastEntries(obs []check.Observation, n int) []faults.Entry {
-	ev := entriesOf(obs)
-	return ev[max(0, len(ev)-n):]
+	i, k := len(obs), 0
+	for i > 0 && k < n {
+		i--
+		if obs[i].Entry != nil {
+			k++
+		}
+	}
+	return entriesOf(obs[i:])
 }
 
 // ruleViolations renders the violations of rule found on the response.

@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS outbox (
 	published_at timestamptz
 )`, `CREATE INDEX IF NOT EXISTS outbox_unpublished ON outbox (published_at, seq)`}
 
-// insertOutboxPostgres adds p's event within tx, as insertOutboxSQLite.
+// insertOutboxPostgres adds p's event within tx, as sqliteStore.insertOutbox.
 func insertOutboxPostgres(ctx context.Context, tx pgx.Tx, p *Payment) error {
 	ev := paymentEvent(p)
 	if ev == nil {

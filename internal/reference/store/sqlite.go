@@ -75,7 +75,7 @@ type sqliteStore struct {
 // transaction, run them through tx.StmtContext: with one connection, using a
 // DB-level statement would wait forever for the connection the tx holds.
 type sqliteStmts struct {
-	claim, complete, release, lookup, put, insertPayment, payment *sql.Stmt
+	claim, complete, release, lookup, put, insertPayment, insertOutbox, payment *sql.Stmt
 }
 
 // sqliteQuery is one of sqliteStmts' fields and the SQL it is prepared from.
@@ -96,6 +96,7 @@ func sqliteQueries(st *sqliteStmts) []sqliteQuery {
 		{&st.lookup, sqliteLookup},
 		{&st.put, sqlitePut},
 		{&st.insertPayment, sqliteInsertPayment},
+		{&st.insertOutbox, sqliteInsertOutbox},
 		{&st.payment, sqlitePayment},
 	}
 }
@@ -322,7 +323,7 @@ func (s *sqliteStore) insertPayment(ctx context.Context, tx *sql.Tx, p *Payment)
 		p.ID, p.Tenant, p.Key, p.Amount, p.Currency, p.ChargeID, p.Status, toMicros(p.CreatedAt)); err != nil {
 		return err
 	}
-	return insertOutboxSQLite(ctx, tx, p)
+	return s.insertOutbox(ctx, tx, p)
 }
 
 const sqliteInsertPayment = `

@@ -19,17 +19,18 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 CREATE INDEX IF NOT EXISTS outbox_unpublished ON outbox (published_at, seq);`
 
-// insertOutbox adds p's event within tx; the same payment written again
-// adds nothing.
-func insertOutboxSQLite(ctx context.Context, tx *sql.Tx, p *Payment) error {
+// insertOutbox adds p's event within tx, through the prepared
+// sqliteInsertOutbox; the same payment written again adds nothing.
+func (s *sqliteStore) insertOutbox(ctx context.Context, tx *sql.Tx, p *Payment) error {
 	ev := paymentEvent(p)
 	if ev == nil {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO outbox (id, payload, created_at) VALUES (?1, ?2, ?3) ON CONFLICT (id) DO NOTHING`,
-		ev.ID, ev.Payload, toMicros(ev.CreatedAt))
+	_, err := tx.StmtContext(ctx, s.stmt.insertOutbox).ExecContext(ctx, ev.ID, ev.Payload, toMicros(ev.CreatedAt))
 	return err
 }
+
+const sqliteInsertOutbox = `INSERT INTO outbox (id, payload, created_at) VALUES (?1, ?2, ?3) ON CONFLICT (id) DO NOTHING`
 
 func (s *sqliteStore) Unpublished(ctx context.Context, limit int) ([]OutboxEvent, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT ?1`, limit)
