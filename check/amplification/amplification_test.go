@@ -223,3 +223,71 @@ func TestOutage_unfelt(t *testing.T) {
 		}
 	}
 }
+
+// TestBackoffJudges_calm: RB-15 and BO-08 judge on the waits no stall of
+// the runner spread, when enough were. Fixed waits a stall spread in
+// every other round still fail, on the others, whatever the runner did
+// there; jittered waits a stall stamped together still pass, trusted
+// from any run (Quiet 0). Too few calm waits leave the judges as they
+// were: on every wait, the pass's trust resting on the runner's stalls.
+func TestBackoffJudges_calm(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	h := &check.Harness{Policy: check.Policy{Retry: check.RetryPolicy{Backoff: "full", Base: 50 * time.Millisecond, Cap: time.Second}}}
+	t0 := time.Unix(1_700_000_000, 0)
+	// sample puts wait k at second k; the runner stalled 100 ms in the
+	// waits stalled says, which disturb then rewrites.
+	sample := func(w0, w1 func() float64, stalled func(k int) bool, disturb func(w time.Duration) time.Duration) *backoffSample {
+		s := &backoffSample{rounds: 21}
+		s.waits[0], s.waits[1] = waits(r, 56, w0), waits(r, 28, w1)
+		late := map[time.Time]bool{}
+		for i := range s.waits {
+			for k := range s.waits[i] {
+				from := t0.Add(time.Duration(1000*i+k) * time.Second)
+				if stalled(k) {
+					s.waits[i][k] = disturb(s.waits[i][k])
+					late[from] = true
+				}
+				s.waitSpans[i] = append(s.waitSpans[i], check.Span{From: from, To: from.Add(s.waits[i][k])})
+			}
+		}
+		s.fleets, s.fleetSpans = s.waits[0], s.waitSpans[0]
+		s.stalled = func(from, _ time.Time) time.Duration {
+			if late[from] {
+				return 100 * time.Millisecond
+			}
+			return time.Millisecond
+		}
+		return s
+	}
+	fixed := func(v float64) func() float64 { return func() float64 { return v } }
+	full := func(hi float64) func() float64 { return func() float64 { return r.Float64() * hi } }
+	spread := func(w time.Duration) time.Duration { return w + time.Duration(r.IntN(100))*time.Millisecond }
+	stamped := func(time.Duration) time.Duration { return 40 * time.Millisecond }
+	odd := func(k int) bool { return k%2 == 1 }
+	most := func(k int) bool { return k%8 != 0 }
+	for _, tc := range []struct {
+		name   string
+		s      *backoffSample
+		status reports.Status
+		proof  bool // a failure untimed, a pass trusted from any run
+	}{
+		{"fixed waits, every other spread", sample(fixed(50), fixed(100), odd, spread), reports.StatusFail, true},
+		{"jittered waits, every other stamped together", sample(full(50), full(100), odd, stamped), reports.StatusPass, true},
+		{"jittered waits, too few calm", sample(full(50), full(100), most, spread), reports.StatusPass, false},
+	} {
+		for name, judge := range map[string]func(*check.Harness, *backoffSample) check.Result{"RB-15": judgeRandomized, "BO-08": judgeFleet} {
+			res := judge(h, tc.s)
+			if res.Status != tc.status {
+				t.Errorf("%s, %s: %s (%s%s), want %s", tc.name, name, res.Status, res.Observed, res.Reason, tc.status)
+				continue
+			}
+			switch {
+			case tc.status == reports.StatusFail && tc.proof && res.Margin != check.NotTimed:
+				t.Errorf("%s, %s: a failure on calm waits with Margin %s, want untimed", tc.name, name, res.Margin)
+			case tc.status == reports.StatusPass && tc.proof && res.Quiet != 0:
+				t.Errorf("%s, %s: a pass on calm waits with Quiet %s, want 0", tc.name, name, res.Quiet)
+			}
+		}
+	}
+}

@@ -100,13 +100,29 @@ func judgeRandomized(h *check.Harness, s *backoffSample) check.Result {
 		// retries judged), half the tolerance holds about a quarter and
 		// fails under 1 % (TestBackoffJudges_FalseAlarms).
 		width := min(band*quantile(xs, 0), tol/2)
-		conc := nearFloor(xs, width)
-		line := fmt.Sprintf("retry %d: %d waits from %.1f to %.1f ms, median %.1f, %.0f%% within %.1f ms above the shortest",
-			i+1, len(xs), quantile(xs, 0), quantile(xs, 1), quantile(xs, 0.5), 100*conc, width)
-		if conc > lockstepShare {
-			return check.Fail(want, line+": the waits are fixed, so clients that fail together retry together", s.calls...)
+		// Judged on the waits no stall of the runner longer than the band
+		// spread, when enough were, the verdict is the target's whatever
+		// the runner did in the other waits.
+		calm, note := false, ""
+		if cw := s.calm(i, fromMs(width)); len(cw) >= minWaits {
+			calm = true
+			if len(cw) < len(ws) {
+				note = fmt.Sprintf(" (the %d of %d during which the runner was never late by more than %.1f ms)", len(cw), len(ws), width)
+				xs = millis(cw)
+				width = min(band*quantile(xs, 0), tol/2)
+			}
 		}
-		if w := max(time.Duration(width*float64(time.Millisecond)), time.Millisecond); conc > suspectShare && (quiet == 0 || w < quiet) {
+		conc := nearFloor(xs, width)
+		line := fmt.Sprintf("retry %d: %d waits%s from %.1f to %.1f ms, median %.1f, %.0f%% within %.1f ms above the shortest",
+			i+1, len(xs), note, quantile(xs, 0), quantile(xs, 1), quantile(xs, 0.5), 100*conc, width)
+		if conc > lockstepShare {
+			res := check.Fail(want, line+": the waits are fixed, so clients that fail together retry together", s.calls...)
+			if calm {
+				res = res.Untimed()
+			}
+			return res
+		}
+		if w := max(fromMs(width), time.Millisecond); !calm && conc > suspectShare && (quiet == 0 || w < quiet) {
 			quiet = w
 		}
 		seen = append(seen, line)
@@ -142,28 +158,44 @@ func judgeFleet(h *check.Harness, s *backoffSample) check.Result {
 	}
 	// Each retry is placed at its own failure time plus its wait, as if every
 	// failure had been simultaneous: the harness cannot make them exactly so.
-	xs := millis(s.fleets)
 	bucket, from := lockstepBucket(h, s.fleets)
-	if late, hi := lateFleet(h, s.fleets); 10*late > 3*len(s.fleets) {
-		return check.NoisyRunner("%d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(s.fleets), h.Slack(), hi)
+	fleets, note := s.fleets, ""
+	// Judged on the waits no stall of the runner longer than a bucket
+	// spread, when enough were, the verdict is the target's whatever the
+	// runner did in the other waits.
+	cw := s.calm(-1, bucket)
+	calm := len(cw) >= minFleet
+	if calm && len(cw) < len(fleets) {
+		fleets, note = cw, fmt.Sprintf(" (the %d of %d during which the runner was never late by more than a bucket)", len(cw), len(s.fleets))
 	}
+	if late, hi := lateFleet(h, fleets); 10*late > 3*len(fleets) {
+		return check.NoisyRunner("%d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(fleets), h.Slack(), hi)
+	}
+	xs := millis(fleets)
 	w := float64(bucket) / float64(time.Millisecond)
 	most := maxInWindow(xs, w)
 	share := float64(most) / float64(len(xs))
 	want := fmt.Sprintf("at most %.0f%% of the retries of requests failing together land in one %s bucket (%s)", 100*cfg.maxBucketShare(), bucket, from)
-	obs := fmt.Sprintf("%d of %d retries (%.0f%%) in the busiest %s bucket; first waits from %.1f to %.1f ms",
-		most, len(xs), 100*share, bucket, quantile(xs, 0), quantile(xs, 1))
+	obs := fmt.Sprintf("%d of %d retries%s (%.0f%%) in the busiest %s bucket; first waits from %.1f to %.1f ms",
+		most, len(xs), note, 100*share, bucket, quantile(xs, 0), quantile(xs, 1))
 	if share > cfg.maxBucketShare() {
-		return check.Fail(want, obs+": lockstep, every failed client hits the dependency again at the same instant", s.calls...)
+		res := check.Fail(want, obs+": lockstep, every failed client hits the dependency again at the same instant", s.calls...)
+		if calm {
+			res = res.Untimed()
+		}
+		return res
 	}
 	res := check.Pass(want, obs, s.calls...)
-	if share > suspectShare {
+	if share > suspectShare && !calm {
 		// Lockstep retries that a stall of the runner spread over a few
 		// buckets look like this; a quiet run tells them apart.
 		res.Quiet = bucket
 	}
 	return res
 }
+
+// fromMs is n milliseconds.
+func fromMs(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
 
 // suspectShare is the share of retries in one bucket above which BO-08's
 // pass is trusted only from a run the runner did not stall longer than a

@@ -35,6 +35,31 @@ type backoffSample struct {
 	unkeyed bool
 	calls   []faults.Entry
 	reason  string // why the sample cannot be judged; "" when it can
+	// waitSpans and fleetSpans are when each of waits and fleets ran,
+	// from the failed answer to the retry; stalled is how late a stall
+	// watch over the rounds saw the runner at worst between two instants
+	// (check.Stalls.Worst; nil: never), so a judge can keep the waits no
+	// stall of the runner spread (calm).
+	waitSpans  [2][]check.Span
+	fleetSpans []check.Span
+	stalled    func(from, to time.Time) time.Duration
+}
+
+// calm returns the waits of retry i (i < 2), or the fleets' first waits
+// (i < 0), during which the runner was never late by more than limit: no
+// stall spread them, or stamped them together, by more than that.
+func (s *backoffSample) calm(i int, limit time.Duration) []time.Duration {
+	ws, spans := s.fleets, s.fleetSpans
+	if i >= 0 {
+		ws, spans = s.waits[i], s.waitSpans[i]
+	}
+	var out []time.Duration
+	for k, w := range ws {
+		if k < len(spans) && (s.stalled == nil || s.stalled(spans[k].From, spans[k].To) <= limit) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // minWaits is the fewest waits of one retry index worth judging.
@@ -95,7 +120,8 @@ func sampleBackoff(ctx context.Context, c *check.Case) *backoffSample {
 		return s
 	}
 	start := time.Now()
-	defer func() { s.took = time.Since(start) }()
+	watch := check.WatchStalls()
+	defer func() { s.took, s.stalled = time.Since(start), watch().Worst }()
 	for i := 0; i < rounds; i++ {
 		fleet := !s.unkeyed && i%3 == 0
 		if s.rounds > 0 && time.Since(start)+roundWaits(c.Harness, fleet) > within {
@@ -128,6 +154,7 @@ func sampleBackoff(ctx context.Context, c *check.Case) *backoffSample {
 			// Calls without a key cannot be told apart when requests overlap:
 			// start over with one request per round.
 			s.unkeyed, s.waits, s.chains, s.fleets, s.rounds, s.failed, s.unretried, i = true, [2][]time.Duration{}, nil, nil, 0, 0, 0, -1
+			s.waitSpans, s.fleetSpans = [2][]check.Span{}, nil
 			continue
 		}
 		failed := s.add(groups, fleet)
@@ -212,12 +239,15 @@ func (s *backoffSample) add(groups [][]faults.Entry, fleet bool) (failed int) {
 		}
 		for j := 0; j+1 < len(g) && g[j].Fault != ""; j++ {
 			w := g[j+1].Received.Sub(g[j].Finished)
+			span := check.Span{From: g[j].Finished, To: g[j+1].Received}
 			chain = append(chain, w)
 			if j < len(s.waits) {
 				s.waits[j] = append(s.waits[j], w)
+				s.waitSpans[j] = append(s.waitSpans[j], span)
 			}
 			if j == 0 && fleet {
 				s.fleets = append(s.fleets, w)
+				s.fleetSpans = append(s.fleetSpans, span)
 			}
 		}
 		if len(chain) > 0 {
