@@ -46,6 +46,13 @@ func TestMatrix(t *testing.T) {
 	for i, d := range cases {
 		t.Run(caseName(d), func(t *testing.T) {
 			res := results[i]
+			t.Cleanup(func() {
+				if t.Failed() {
+					res.journal.Keep(t)
+				} else {
+					res.journal.Drop()
+				}
+			})
 			if res.err != nil {
 				t.Fatalf("Run: %v", res.err)
 			}
@@ -158,6 +165,21 @@ func defectNames(d defect.Name) []string {
 	return []string{string(d)}
 }
 
+// doubtful says rep may fail judgeMatrixCase against want: a failure
+// want does not allow, a check inconclusive, or one it requires that did
+// not fail. Only such a case's journal is held for diagnosis.
+func doubtful(want target.Expectation, rep *reports.Report) bool {
+	for _, c := range rep.Checks {
+		switch {
+		case c.Status == reports.StatusFail && !want.Allows(c.ID),
+			c.Status == reports.StatusInconclusive && !slices.Contains(want.Vacuous, c.ID),
+			c.Status != reports.StatusFail && slices.Contains(want.Must, c.ID):
+			return true
+		}
+	}
+	return rep.Aborted != "" || len(rep.Checks) == 0
+}
+
 // referenceSpec is the spec a user writes to certify the reference with
 // defect d switched on.
 func referenceSpec(d defect.Name) string {
@@ -169,8 +191,9 @@ func referenceSpec(d defect.Name) string {
 }
 
 type certified struct {
-	report *reports.Report
-	err    error
+	report  *reports.Report
+	journal keepfailed.Journal // held until the case is judged
+	err     error
 }
 
 // certifyAll certifies the reference once per defect, matrixWorkers at a time.
@@ -203,5 +226,11 @@ func certifyOne(d defect.Name, seed uint64) certified {
 	if err != nil {
 		return certified{err: err}
 	}
-	return certified{report: res.Report}
+	out := certified{report: res.Report}
+	if doubtful(target.Matrix()[d], res.Report) {
+		// Written now, as the case is judged only once every case has run
+		// and a whole journal (about 30 MB) is too much to hold 55 times.
+		out.journal = keepfailed.Hold("TestMatrix/"+caseName(d), seed, res.Journal)
+	}
+	return out
 }
