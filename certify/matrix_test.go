@@ -229,7 +229,7 @@ func certifyOne(d defect.Name, seed uint64) certified {
 	out := certified{report: res.Report}
 	if doubtful(target.Matrix()[d], res.Report) {
 		// Written now, as the case is judged only once every case has run
-		// and a whole journal (about 30 MB) is too much to hold 55 times.
+		// and a whole journal (about 30 MB) is too much to hold 31 times.
 		out.journal = keepfailed.Hold("TestMatrix/"+caseName(d), seed, res.Journal)
 	}
 	return out
