@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -19,6 +20,9 @@ const stallEvery = 10 * time.Millisecond
 type stalls struct {
 	worst, total time.Duration
 	late         []stall
+	// every is how often the watch woke (stallEvery when zero): it saw a
+	// stall as at least its length less this.
+	every time.Duration
 }
 
 // stall is one wake-up of a stall watch that came late: when it woke, and
@@ -72,11 +76,21 @@ func (s stalls) within(from, to time.Time) time.Duration {
 // a timed check can push a gap past its bound by itself. Every wait is
 // timed, so a stall is seen whenever it falls, as at least its length
 // less stallEvery.
-func watchStalls() (stop func() stalls) {
+func watchStalls() (stop func() stalls) { return watchStallsEvery(stallEvery) }
+
+// watchStallsEvery is watchStalls waking every every. A watch finer than
+// stallEvery keeps only the wake-ups late by half its period or more,
+// which its judges cannot resolve anyway, so as many of them fit in
+// maxStalls.
+func watchStallsEvery(every time.Duration) (stop func() stalls) {
+	floor := time.Duration(0)
+	if every < stallEvery {
+		floor = every / 2
+	}
 	quit, done := make(chan struct{}), make(chan stalls, 1)
 	go func() {
-		var seen stalls
-		t := time.NewTimer(stallEvery)
+		seen := stalls{every: every}
+		t := time.NewTimer(every)
 		defer t.Stop()
 		for {
 			start := time.Now()
@@ -87,13 +101,13 @@ func watchStalls() (stop func() stalls) {
 			case <-t.C:
 			}
 			now := time.Now()
-			late := max(now.Sub(start)-stallEvery, 0)
+			late := max(now.Sub(start)-every, 0)
 			seen.worst = max(seen.worst, late)
 			seen.total += late
-			if late > 0 && len(seen.late) < maxStalls {
+			if late > floor && len(seen.late) < maxStalls {
 				seen.late = append(seen.late, stall{at: now, late: late})
 			}
-			t.Reset(stallEvery)
+			t.Reset(every)
 		}
 	}()
 	return func() stalls {
@@ -226,10 +240,20 @@ type Stalls struct{ s stalls }
 // WatchStalls starts a stall watch for a judge that times something the
 // runner shares the machine with (a client's processes, say); stop ends it
 // and returns what it saw.
-func WatchStalls() (stop func() Stalls) {
-	st := watchStalls()
+func WatchStalls() (stop func() Stalls) { return WatchStallsEvery(stallEvery) }
+
+// WatchStallsEvery is WatchStalls waking every every (at least a
+// millisecond): a watch sees a stall as at least its length less its
+// period (Stalls.Resolution), so a judge that must rule out stalls of a
+// few milliseconds watches more finely, at a thousand wake-ups a second.
+func WatchStallsEvery(every time.Duration) (stop func() Stalls) {
+	st := watchStallsEvery(max(every, time.Millisecond))
 	return func() Stalls { return Stalls{st()} }
 }
+
+// Resolution is how much longer than Worst a stall may have been: the
+// watch's period, which a stall can begin just after a wake-up within.
+func (s Stalls) Resolution() time.Duration { return cmp.Or(s.s.every, stallEvery) }
 
 // Within is how late the wake-ups between from and to came in all: how
 // much many short delays may have added up to meanwhile. A watch that

@@ -111,8 +111,15 @@ func TestJudgeHedgeDelay_lateness(t *testing.T) {
 			{Seq: 3, Method: "POST", Received: ms(1129 + second), ClientGone: ms(2140)},
 		}
 	}
+	// late answers d over the span from when copy 2's delay would have
+	// begun until copy 1 arrived, and nothing elsewhere.
 	late := func(d time.Duration) func(time.Time, time.Time) time.Duration {
-		return func(time.Time, time.Time) time.Duration { return d }
+		return func(from, to time.Time) time.Duration {
+			if !from.Before(to) || to.After(ms(1129)) || from.Before(ms(1129+204-300)) {
+				return 0
+			}
+			return d
+		}
 	}
 	for _, tt := range []struct {
 		name   string

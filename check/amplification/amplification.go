@@ -83,7 +83,7 @@ func checks() []check.Check {
 			Title: "exponential backoff with declared jitter j: retry n waits within [(1−j)·v, (1+j)·v], v = min(cap, base·2ⁿ)", Run: jitterFormula("exponential")},
 		{ID: "BO-08", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency, check.NeedRetries}, Source: brooker + "; " + sreCh22 + " (retry ripples)",
 			Title: "requests failing together do not retry in lockstep", Run: fleetLockstep},
-		{ID: "RB-01", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",
+		{ID: "RB-01", Suite: Name, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: sreCh21 + " \"Deciding to Retry\"; gRFC A6; AWS SDK retry behavior",
 			Title: "attempts per logical request stay within the cap (503 without Retry-After, reset, hang)", Run: attemptCap},
 		{ID: "RB-01p", Suite: Name, Takes: rbExplore, Explores: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: sreCh21 + " \"Deciding to Retry\" (a property over random outage schedules); gRFC A6; RFC 9110 §10.2.3",
 			Title: "under random outage scripts (503, 429 with and without Retry-After, reset, hang, slow success, recovery): attempts within the cap, none after recovery, after a success the target read, or before a Retry-After", Run: retryProperty},

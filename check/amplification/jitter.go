@@ -166,7 +166,7 @@ func judgeFleet(h *check.Harness, s *backoffSample) check.Result {
 	cw := s.calm(-1, bucket)
 	calm := len(cw) >= minFleet
 	if calm && len(cw) < len(fleets) {
-		fleets, note = cw, fmt.Sprintf(" (the %d of %d during which the runner was never late by more than a bucket)", len(cw), len(s.fleets))
+		fleets, note = cw, fmt.Sprintf(", the %d of %d during which the runner was never late by more than a bucket", len(cw), len(s.fleets))
 	}
 	if late, hi := lateFleet(h, fleets); 10*late > 3*len(fleets) {
 		return check.NoisyRunner("%d of %d first waits came more than %s (the harness tolerance) after the declared bound %s, so scheduling delays, not the target's jitter, spread them", late, len(fleets), h.Slack(), hi)
@@ -176,8 +176,8 @@ func judgeFleet(h *check.Harness, s *backoffSample) check.Result {
 	most := maxInWindow(xs, w)
 	share := float64(most) / float64(len(xs))
 	want := fmt.Sprintf("at most %.0f%% of the retries of requests failing together land in one %s bucket (%s)", 100*cfg.maxBucketShare(), bucket, from)
-	obs := fmt.Sprintf("%d of %d retries%s (%.0f%%) in the busiest %s bucket; first waits from %.1f to %.1f ms",
-		most, len(xs), note, 100*share, bucket, quantile(xs, 0), quantile(xs, 1))
+	obs := fmt.Sprintf("%d of %d retries (%.0f%%) in the busiest %s bucket; first waits from %.1f to %.1f ms%s",
+		most, len(xs), 100*share, bucket, quantile(xs, 0), quantile(xs, 1), note)
 	if share > cfg.maxBucketShare() {
 		res := check.Fail(want, obs+": lockstep, every failed client hits the dependency again at the same instant", s.calls...)
 		if calm {

@@ -43,12 +43,24 @@ type backoffSample struct {
 	waitSpans  [2][]check.Span
 	fleetSpans []check.Span
 	stalled    func(from, to time.Time) time.Duration
+	// resolution is how much longer than stalled says a stall may have
+	// been (check.Stalls.Resolution).
+	resolution time.Duration
 }
+
+// sampleWatchEvery is how often the sample's stall watch wakes: it sees a
+// stall as at least its length less this, and the judges rule out stalls
+// of a band or a bucket, 10 ms for a 50 ms first wait.
+const sampleWatchEvery = time.Millisecond
 
 // calm returns the waits of retry i (i < 2), or the fleets' first waits
 // (i < 0), during which the runner was never late by more than limit: no
-// stall spread them, or stamped them together, by more than that.
+// stall spread them, or stamped them together, by more than that. The
+// watch saw each stall as up to its resolution shorter than it was.
 func (s *backoffSample) calm(i int, limit time.Duration) []time.Duration {
+	if limit -= s.resolution; limit <= 0 {
+		return nil
+	}
 	ws, spans := s.fleets, s.fleetSpans
 	if i >= 0 {
 		ws, spans = s.waits[i], s.waitSpans[i]
@@ -120,8 +132,11 @@ func sampleBackoff(ctx context.Context, c *check.Case) *backoffSample {
 		return s
 	}
 	start := time.Now()
-	watch := check.WatchStalls()
-	defer func() { s.took, s.stalled = time.Since(start), watch().Worst }()
+	watch := check.WatchStallsEvery(sampleWatchEvery)
+	defer func() {
+		st := watch()
+		s.took, s.stalled, s.resolution = time.Since(start), st.Worst, st.Resolution()
+	}()
 	for i := 0; i < rounds; i++ {
 		fleet := !s.unkeyed && i%3 == 0
 		if s.rounds > 0 && time.Since(start)+roundWaits(c.Harness, fleet) > within {

@@ -67,7 +67,9 @@ func (c *dlCase) judgeTimeout(r check.Reply, front faults.Entry, found bool, lim
 	// runner shorter than that cannot explain it.
 	late := func(took time.Duration, obs string) check.Result {
 		res := check.Fail(want, obs, c.Evidence()...)
-		res.Margin = took - limit - c.tol
+		if res.Margin = took - limit - c.tol; res.Margin <= 0 {
+			return res.Untimed() // an error within the bound: no lateness made it
+		}
 		res.Waited = check.Span{From: r.Sent, To: r.Sent.Add(r.Took)}
 		return res
 	}
@@ -103,7 +105,9 @@ func dlExpiredBudget(ctx context.Context, cs *check.Case) check.Result {
 	// than that in all may have made it (a rerun decides).
 	late := func(took time.Duration, obs string) check.Result {
 		res := check.Fail(want, obs, c.Evidence()...)
-		res.Margin = took - c.tol
+		if res.Margin = took - c.tol; res.Margin <= 0 {
+			return res.Untimed() // an error within the tolerance: no lateness made it
+		}
 		res.Waited = check.Span{From: r.Sent, To: r.Sent.Add(r.Took)}
 		return res
 	}
