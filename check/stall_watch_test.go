@@ -152,3 +152,22 @@ func TestStalledFailure_waited(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchStallsEvery_resolution: a watch's resolution is its period, at
+// least a millisecond; the default watch's is stallEvery, as is a zero
+// Stalls'.
+func TestWatchStallsEvery_resolution(t *testing.T) {
+	for _, tt := range []struct {
+		every, want time.Duration
+	}{{time.Millisecond, time.Millisecond}, {0, time.Millisecond}, {5 * time.Millisecond, 5 * time.Millisecond}, {stallEvery, stallEvery}} {
+		if got := WatchStallsEvery(tt.every)().Resolution(); got != tt.want {
+			t.Errorf("WatchStallsEvery(%s): resolution %s, want %s", tt.every, got, tt.want)
+		}
+	}
+	if got := WatchStalls()().Resolution(); got != stallEvery {
+		t.Errorf("WatchStalls: resolution %s, want %s", got, stallEvery)
+	}
+	if got := (Stalls{}).Resolution(); got != stallEvery {
+		t.Errorf("a zero Stalls: resolution %s, want %s", got, stallEvery)
+	}
+}
