@@ -114,8 +114,11 @@ func noisyInstead(allowed []reports.Status, ch reports.Check) bool {
 // band where CL-13 declines to judge: lockstep clients the runner's load
 // and their own start-up herd spread (7.8 % seen for ky's sixteen Node.js
 // processes beside another package's tests) overlap jittered ones there,
-// so neither a failure nor a pass is given. A pass is still a miss.
+// so neither a failure nor a pass is given; or spread wide enough to pass
+// only by what the runner's own delays while they waited may have added
+// (ky in CI17: 10.3 %, 9.3 % without them, under the 9.9 % a pass needs).
+// A pass is still a miss.
 func declinedInGrayZone(allowed []reports.Status, ch reports.Check) bool {
 	return slices.Equal(allowed, []reports.Status{reports.StatusFail}) && ch.Status == reports.StatusInconclusive &&
-		strings.Contains(ch.Reason, "under which it fails")
+		(strings.Contains(ch.Reason, "under which it fails") || strings.Contains(ch.Reason, "a pass needs"))
 }
