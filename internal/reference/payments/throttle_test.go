@@ -37,15 +37,15 @@ func TestThrottle_Refusals(t *testing.T) {
 		defects []defect.Name
 		lo, hi  int // bounds on the calls made for n payments
 	}{
-		// 10 calls before the history rejects anything, then at most
+		// 5 calls before the history rejects anything, then at most
 		// about 10 % of at most 3 attempts each (a permitted retry too).
-		{"429", http.StatusTooManyRequests, nil, 10, 100},
+		{"429", http.StatusTooManyRequests, nil, 5, 100},
 		// Neither defect touches the throttler: a local rejection still
 		// ends the payment, whatever the per-kind cap counts.
-		{"no-retry-budget", http.StatusTooManyRequests, []defect.Name{defect.NoRetryBudget}, 10, 100},
-		{"cap-per-kind", http.StatusTooManyRequests, []defect.Name{defect.RetryCapPerFailureKind}, 10, 100},
+		{"no-retry-budget", http.StatusTooManyRequests, []defect.Name{defect.NoRetryBudget}, 5, 100},
+		{"cap-per-kind", http.StatusTooManyRequests, []defect.Name{defect.RetryCapPerFailureKind}, 5, 100},
 		// Engages, and then rejects everything.
-		{"stuck-engages", http.StatusTooManyRequests, []defect.Name{defect.ThrottleStuck}, 10, 20},
+		{"stuck-engages", http.StatusTooManyRequests, []defect.Name{defect.ThrottleStuck}, 5, 10},
 		{"never", http.StatusTooManyRequests, []defect.Name{defect.ThrottleNever}, 3 * n, 3 * n},
 		// The breaker opens on 503 (5 failures of 10 attempts), half-opens
 		// each second, and re-opens on its trial: not the throttler's.
