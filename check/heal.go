@@ -65,11 +65,7 @@ const healBatch = 8
 // would otherwise decide this one. It gives up with an error after within
 // without such progress.
 func (c *Case) Heal(ctx context.Context, streak int, within time.Duration) error {
-	watch := c.Harness.stallWatch
-	if watch == nil {
-		watch = watchStalls
-	}
-	stop := sync.OnceValue(watch()) // also when a send panics
+	stop := sync.OnceValue(c.Harness.startStallWatch()) // also when a send panics
 	defer stop()
 	start := time.Now()
 	deadline, last429 := start.Add(within), start.Add(4*within) // last429: the latest refusals may push the deadline

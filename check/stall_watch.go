@@ -78,6 +78,15 @@ func (s stalls) within(from, to time.Time) time.Duration {
 // less stallEvery.
 func watchStalls() (stop func() stalls) { return watchStallsEvery(stallEvery) }
 
+// startStallWatch starts the harness's stall watch: watchStalls, or what a
+// test put in its place (Harness.stallWatch).
+func (h *Harness) startStallWatch() (stop func() stalls) {
+	if h.stallWatch != nil {
+		return h.stallWatch()
+	}
+	return watchStalls()
+}
+
 // watchStallsEvery is watchStalls waking every every. A watch finer than
 // stallEvery keeps only the wake-ups late by half its period or more,
 // which its judges cannot resolve anyway, so as many of them fit in
@@ -147,11 +156,7 @@ func (h *Harness) stallLimit(c Check, res Result) time.Duration {
 // verdict left inconclusive while the runner starved (stalls.starved) is a
 // noisy runner's, whatever the check times.
 func (h *Harness) watched(parent context.Context, c Check, id string) (res Result, seen stalls) {
-	watch := h.stallWatch
-	if watch == nil {
-		watch = watchStalls
-	}
-	stop := watch()
+	stop := h.startStallWatch()
 	start := time.Now()
 	defer func() { // also when the check panics
 		s := stop()

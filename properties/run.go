@@ -237,10 +237,8 @@ func (b *budget) wrap(prop func(*rapid.T) bool) func(*rapid.T) {
 			return // a passing candidate: the shrinker keeps what it has
 		}
 		defer func() {
-			if t.Failed() && b.rec.telling() {
-				b.rec.mu.Lock()
-				b.rec.toldFailed = true
-				b.rec.mu.Unlock()
+			if t.Failed() {
+				b.rec.failedTelling()
 			}
 			b.confirmNext = !confirming && t.Failed()
 			if t.Failed() && !b.failing {
@@ -332,6 +330,21 @@ func (r *recorder) Failed() bool                   { r.mu.Lock(); defer r.mu.Unl
 func (r *recorder) telling() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.tellingLocked()
+}
+
+// failedTelling records a failure of the replay that tells the minimal
+// case (recorder.toldFailed), when that replay has begun.
+func (r *recorder) failedTelling() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tellingLocked() {
+		r.toldFailed = true
+	}
+}
+
+// tellingLocked is telling, for a caller that holds r.mu.
+func (r *recorder) tellingLocked() bool {
 	return slices.ContainsFunc(r.logs, func(l string) bool { return strings.Contains(l, "Failed test output:") })
 }
 
