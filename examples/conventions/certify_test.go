@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/expect"
+	"github.com/resilcheck/resilcheck/internal/zootest"
 	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
@@ -86,24 +86,27 @@ func TestConventions_certify(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, v := range f.Variants {
+	// The variants are certified side by side (each mostly waits on its
+	// process) and judged one subtest each.
+	pool := zootest.NewPool(zootest.AtOnce)
+	runs := make([]func() zootest.Certified, len(f.Variants))
+	for i, v := range f.Variants {
+		spec, err := targets.Load("target.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Process.Command[0] = bin
+		if v.Break != "" {
+			spec.Process.Command = append(spec.Process.Command, "-break", v.Break)
+		}
+		if v.Spec != "" {
+			specChanges[v.Spec](spec)
+		}
+		runs[i] = pool.Go(certify.Config{Target: spec, Checks: v.Run, Seed: f.Seed})
+	}
+	for i, v := range f.Variants {
 		t.Run(v.Name, func(t *testing.T) {
-			spec, err := targets.Load("target.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec.Process.Command[0] = bin
-			if v.Break != "" {
-				spec.Process.Command = append(spec.Process.Command, "-break", v.Break)
-			}
-			if v.Spec != "" {
-				specChanges[v.Spec](spec)
-			}
-			var log strings.Builder
-			res, err := certify.Run(context.Background(), certify.Config{Target: spec, Checks: v.Run, Seed: f.Seed, TargetLog: &log})
-			if err != nil {
-				t.Fatalf("Run: %v\n%s", err, log.String())
-			}
+			res := runs[i]().Must(t)
 			for _, ch := range res.Report.Checks {
 				if allowed := v.Allowed(ch.ID); !slices.Contains(allowed, ch.Status) {
 					why := v.WhyOf(ch.ID)

@@ -4,12 +4,10 @@
 package zootest
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/resilcheck/resilcheck/certify"
@@ -63,16 +61,23 @@ func CertifyDirsWith(t *testing.T, dirs []string, opts Options) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, v := range f.Variants {
-				t.Run(v.Name, func(t *testing.T) { certifyVariant(t, dir, f.Seed, v, opts.Variant) })
+			pool := NewPool(AtOnce)
+			runs := make([]func() Certified, len(f.Variants))
+			for i, v := range f.Variants {
+				spec := variantSpec(t, dir, v, opts.Variant)
+				runs[i] = pool.Go(certify.Config{Target: spec, Checks: v.Run, Seed: f.Seed})
+			}
+			for i, v := range f.Variants {
+				t.Run(v.Name, func(t *testing.T) { judgeVariant(t, v, runs[i]()) })
 			}
 		})
 	}
 }
 
-// certifyVariant certifies the target in dir as variant v says and holds
-// every check to the statuses v allows.
-func certifyVariant(t *testing.T, dir string, seed uint64, v expect.Variant, adjust func(*testing.T, *targets.Target, expect.Variant)) {
+// variantSpec loads the target in dir as variant v says: its break passed
+// as -break, then adjust's changes.
+func variantSpec(t *testing.T, dir string, v expect.Variant, adjust func(*testing.T, *targets.Target, expect.Variant)) *targets.Target {
+	t.Helper()
 	spec, err := targets.Load(filepath.Join(dir, "target.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -83,13 +88,16 @@ func certifyVariant(t *testing.T, dir string, seed uint64, v expect.Variant, adj
 	if adjust != nil {
 		adjust(t, spec, v)
 	}
-	var log strings.Builder
-	res, err := certify.Run(context.Background(), certify.Config{Target: spec, Checks: v.Run, Seed: seed, TargetLog: &log})
-	if err != nil {
-		t.Fatalf("Run: %v\n%s", err, log.String())
-	}
+	return spec
+}
+
+// judgeVariant holds every check of the certification c to the statuses
+// variant v allows.
+func judgeVariant(t *testing.T, v expect.Variant, c Certified) {
+	t.Helper()
+	res := c.Must(t)
 	if res.Report.Aborted != "" {
-		t.Fatalf("no check ran: %s\n%s", res.Report.Aborted, log.String())
+		t.Fatalf("no check ran: %s\n%s", res.Report.Aborted, c.Log)
 	}
 	for _, ch := range res.Report.Checks {
 		if allowed := v.Allowed(ch.ID); !slices.Contains(allowed, ch.Status) {
