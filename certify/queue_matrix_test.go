@@ -17,13 +17,16 @@ const queueSpec = "concurrency: 2\nqueue_consumer: {subject: payments.requested}
 // defect of another contract the queue suite catches too
 // (target.QueueAlso).
 func TestQueue_matrix(t *testing.T) {
+	t.Parallel() // after TestMatrix, beside the other suites' cases: each mostly waits
 	for i, d := range suiteDefects(queue.Name) {
 		t.Run(caseName(d), func(t *testing.T) {
+			t.Parallel()
 			certifySuiteCase(t, d, queue.Name, queueSpec, 20261128+uint64(i))
 		})
 	}
 	for d, want := range target.QueueAlso {
 		t.Run(caseName(d), func(t *testing.T) {
+			t.Parallel()
 			certifySuiteCaseWant(t, d, queue.Name, queueSpec, 20261140, want)
 		})
 	}
