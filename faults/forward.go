@@ -37,7 +37,7 @@ func (e *UpstreamError) Status() int {
 func (ex *Exchange) Forward() (*http.Response, error) {
 	ex.noteForwarded()
 	if ex.p.upstream == nil {
-		resp, err := ex.p.standIn.response(ex)
+		resp, err := ex.p.standInResponse(ex)
 		ex.noteAnswered(resp, err)
 		return resp, err
 	}
