@@ -23,41 +23,75 @@ const ledgerServiceConfig = `{"methodConfig": [{
 		"backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
 
 // grpcLedger calls ledger.v1.Ledger/CreateEntry with grpc-go over h2c,
-// the key as idempotency-key metadata, within 2 s; with keyPerAttempt the
-// key comes from per-RPC credentials instead, which grpc-go asks anew for
-// every attempt (http2Client.createHeaderFields), numbered.
+// the key as idempotency-key metadata, within 5 s or the caller's
+// deadline, retried as grpcLedgerConfig says.
 type grpcLedger struct {
-	conn          *grpc.ClientConn
-	keyPerAttempt bool
+	conn *grpc.ClientConn
+	cfg  grpcLedgerConfig
 }
 
-func newGRPCLedger(base string, maxAttempts int, keyPerAttempt bool) (grpcLedger, error) {
+// grpcLedgerConfig is how the ledger is called; the zero value is the
+// correct one but for MaxAttempts.
+type grpcLedgerConfig struct {
+	// MaxAttempts is the service config's retryPolicy.maxAttempts.
+	MaxAttempts int
+	// KeyPerAttempt sends the key from per-RPC credentials instead, which
+	// grpc-go asks anew for every attempt (http2Client.createHeaderFields),
+	// numbered: a new key per retry.
+	KeyPerAttempt bool
+	// OwnRetries turns grpc-go's retries off and retries UNAVAILABLE in a
+	// loop of its own, MaxAttempts calls 50 ms apart, blind to
+	// grpc-retry-pushback-ms.
+	OwnRetries bool
+}
+
+func newGRPCLedger(base string, cfg grpcLedgerConfig) (grpcLedger, error) {
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" {
 		return grpcLedger{}, fmt.Errorf("-ledger %q: want http://host:port", base)
 	}
+	retry := grpc.WithDefaultServiceConfig(fmt.Sprintf(ledgerServiceConfig, cfg.MaxAttempts))
+	if cfg.OwnRetries {
+		retry = grpc.WithDisableRetry()
+	}
 	conn, err := grpc.NewClient("passthrough:///"+u.Host,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultServiceConfig(fmt.Sprintf(ledgerServiceConfig, maxAttempts)),
+		grpc.WithTransportCredentials(insecure.NewCredentials()), retry,
 		grpc.WithDefaultCallOptions(grpc.ForceCodec(wireCodec{})))
 	if err != nil {
 		return grpcLedger{}, fmt.Errorf("ledger client: %w", err)
 	}
-	return grpcLedger{conn: conn, keyPerAttempt: keyPerAttempt}, nil
+	return grpcLedger{conn: conn, cfg: cfg}, nil
 }
 
 func (l grpcLedger) charge(ctx context.Context, key string, pay *createPaymentResponse) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var opts []grpc.CallOption
 	switch {
-	case key != "" && l.keyPerAttempt:
+	case key != "" && l.cfg.KeyPerAttempt:
 		opts = append(opts, grpc.PerRPCCredentials(&attemptKeys{key: key}))
 	case key != "":
 		ctx = metadata.AppendToOutgoingContext(ctx, "idempotency-key", key)
 	}
 	req := &createEntryRequest{Payment: pay.ID, Amount: pay.Amount, Currency: pay.Currency}
-	if err := l.conn.Invoke(ctx, "/ledger.v1.Ledger/CreateEntry", req, new(createEntryResponse), opts...); err != nil {
+	calls := 1
+	if l.cfg.OwnRetries {
+		calls = l.cfg.MaxAttempts
+	}
+	var err error
+	for i := range calls {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		err = l.conn.Invoke(ctx, "/ledger.v1.Ledger/CreateEntry", req, new(createEntryResponse), opts...)
+		if status.Code(err) != codes.Unavailable || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
 		// Whatever failed (the ledger's own status, a reset stream, the
 		// deadline), the payment may be retried: UNAVAILABLE.
 		return status.Errorf(codes.Unavailable, "ledger: %s", status.Convert(err).Message())

@@ -22,12 +22,13 @@ func main() {
 	ledgerProto := flag.String("ledger-protocol", "http", "how the ledger is called: http (JSON POSTs) or grpc (grpc-go over h2c)")
 	brk := flag.String("break", "", "a defect: no-dedupe (charges and answers anew on every call), no-forward-key (the ledger gets no key), "+
 		"fresh-key (the ledger's key is each charge's new payment id), over-retry (the gRPC ledger's policy allows 5 attempts) "+
-		"or key-per-attempt (the gRPC ledger's key is minted for every attempt)")
+		"key-per-attempt (the gRPC ledger's key is minted for every attempt) or own-retries (the gRPC ledger is retried blind to pushback)")
 	flag.Parse()
+	grpcOnly := *brk == breakOverRetry || *brk == breakAttemptKey || *brk == breakOwnRetries
 	switch {
-	case (*brk == breakOverRetry || *brk == breakAttemptKey) && *ledgerProto != "grpc":
+	case grpcOnly && *ledgerProto != "grpc":
 		log.Fatalf("-break %s needs -ledger-protocol grpc", *brk)
-	case *brk == "", *brk == breakNoDedupe, *brk == breakNoForwardKey, *brk == breakFreshKey, *brk == breakOverRetry, *brk == breakAttemptKey:
+	case grpcOnly, *brk == "", *brk == breakNoDedupe, *brk == breakNoForwardKey, *brk == breakFreshKey:
 	default:
 		log.Fatalf("unknown -break %q", *brk)
 	}
@@ -35,11 +36,11 @@ func main() {
 	switch *ledgerProto {
 	case "http":
 	case "grpc":
-		attempts := 3
+		cfg := grpcLedgerConfig{MaxAttempts: 3, KeyPerAttempt: *brk == breakAttemptKey, OwnRetries: *brk == breakOwnRetries}
 		if *brk == breakOverRetry {
-			attempts = 5
+			cfg.MaxAttempts = 5
 		}
-		gl, err := newGRPCLedger(*ledgerURL, attempts, *brk == breakAttemptKey)
+		gl, err := newGRPCLedger(*ledgerURL, cfg)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -19,6 +19,7 @@ const (
 	breakFreshKey     = "fresh-key"       // the ledger's key is the charge's new payment id, not the caller's key
 	breakOverRetry    = "over-retry"      // the gRPC ledger's retry policy allows 5 attempts, not 3
 	breakAttemptKey   = "key-per-attempt" // the gRPC ledger's key is minted anew for every attempt
+	breakOwnRetries   = "own-retries"     // the gRPC ledger is retried by a loop blind to pushback, not by grpc-go
 )
 
 // payments implements payments.v1.Payments.
