@@ -31,7 +31,7 @@ func TestDependencyProxy_protocol(t *testing.T) {
 		{"", http.StatusBadGateway, ""},
 	} {
 		d := targets.Dependency{Name: "pay", Upstream: srv.URL, Protocol: tt.proto}
-		p, err := dependencyProxy(d, 1, faults.NewJournal(), slog.New(slog.DiscardHandler))
+		p, err := dependencyProxy(d, "", 1, faults.NewJournal(), slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}

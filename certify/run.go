@@ -98,6 +98,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// and the probe count effects when the spec declares them.
 		KeyedOperations: specKeyedOperations(t),
 		NoLedger:        t.Effects.Ledger.Dependency == "",
+		DependencyGRPC:  specDependencyGRPC(t),
 		Conventions:     specConventions(t),
 		Policy:          specPolicy(t),
 		Seed:            seed,

@@ -35,14 +35,30 @@ func specKeyedOperations(t *targets.Target) []check.Operation {
 }
 
 // withEffect sets the effectful call at the ledger's dependency: its
-// method and path.
+// method and path, or a gRPC dependency's method (a POST to its path).
 func withEffect(t *targets.Target, so check.Operation) check.Operation {
 	for _, d := range t.Dependencies {
-		if d.Name == t.Effects.Ledger.Dependency {
+		switch {
+		case d.Name != t.Effects.Ledger.Dependency:
+		case d.GRPC.Declared():
+			so.EffectMethod, so.EffectPath = http.MethodPost, d.GRPC.Method
+		default:
 			so.EffectMethod, so.EffectPath = cmp.Or(d.Method, http.MethodPost), d.Path
 		}
 	}
 	return so
+}
+
+// specDependencyGRPC says the dependency the harness fails is gRPC: the
+// ledger's, or the first declared when there is no ledger, as the
+// environment picks the dependency proxy (environment.addDependency).
+func specDependencyGRPC(t *targets.Target) bool {
+	for _, d := range t.Dependencies {
+		if d.Name == t.Effects.Ledger.Dependency {
+			return d.GRPC.Declared()
+		}
+	}
+	return len(t.Dependencies) > 0 && t.Dependencies[0].GRPC.Declared()
 }
 
 // adaptOperation renders op, an operation of t, for the harness; a gRPC

@@ -232,7 +232,7 @@ func (e *environment) addDependency(d targets.Dependency, upstream string) (*fau
 		d.Upstream = upstream
 	}
 	opts := append([]faults.Option{faults.WithHeaders(journalHeaders(e.spec)...)}, e.tls.dependencyOptions(d)...)
-	p, err := dependencyProxy(d, e.seed, e.journal, e.log, append(append(opts, e.proxyOpts...), endpoint...)...)
+	p, err := dependencyProxy(d, e.spec.Dir, e.seed, e.journal, e.log, append(append(opts, e.proxyOpts...), endpoint...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func (e *environment) addDependency(d targets.Dependency, upstream string) (*fau
 	return p, nil
 }
 
-func dependencyProxy(d targets.Dependency, seed uint64, j *faults.Journal, log *slog.Logger, extra ...faults.Option) (*faults.Proxy, error) {
+func dependencyProxy(d targets.Dependency, dir string, seed uint64, j *faults.Journal, log *slog.Logger, extra ...faults.Option) (*faults.Proxy, error) {
 	opts := []faults.Option{faults.WithSide("dependency"), faults.WithSeed(seed), faults.WithJournal(j),
 		faults.WithLogger(log.With("proxy", "dependency", "dependency", d.Name))}
 	opts = append(opts, extra...)
@@ -264,15 +264,11 @@ func dependencyProxy(d targets.Dependency, seed uint64, j *faults.Journal, log *
 		opts = append(opts, faults.WithUpstream(u))
 		opts = append(opts, protocolOptions(d.Protocol)...)
 	} else {
-		body := d.StandIn.Body
-		if body == "" {
-			body = "{}"
+		o, err := standInOption(d, dir)
+		if err != nil {
+			return nil, fmt.Errorf("%w: dependency %s: %w", ErrConfig, d.Name, err)
 		}
-		headers := d.StandIn.Headers
-		if headers == nil {
-			headers = map[string]string{"Content-Type": "application/json"}
-		}
-		opts = append(opts, faults.WithStandIn(faults.Respond{Status: d.StandIn.Status, Headers: headers, Body: body}))
+		opts = append(opts, o)
 	}
 	p, err := faults.NewProxy(opts...)
 	if err != nil {

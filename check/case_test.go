@@ -240,3 +240,39 @@ func TestCase_Restart_ledger(t *testing.T) {
 		t.Errorf("after the restart: %s, keys %v, earlier %d; want pay_case alone, 1 earlier", ef, ef.ByKey, ef.Earlier)
 	}
 }
+
+// TestTookEffect_grpc: a gRPC answer is HTTP 200 whatever its outcome, so
+// a copy took effect only when its grpc-status was OK, upstream or from
+// the stand-in; a status the proxy never read counts as the 200 it began
+// as; a gRPC refusal the proxy answered itself is no effect.
+func TestTookEffect_grpc(t *testing.T) {
+	dep := func(status int, upstream, grpc []int, respHeaders map[string]string) faults.Entry {
+		return faults.Entry{Side: "dependency", Method: http.MethodPost, Path: "/ledger.v1.Ledger/CreateEntry", Status: status,
+			UpstreamStatuses: upstream, UpstreamGRPCStatuses: grpc, UpstreamCalls: len(upstream), ResponseHeaders: respHeaders}
+	}
+	tests := []struct {
+		name string
+		e    faults.Entry
+		want bool
+	}{
+		{"upstream OK", dep(200, []int{200}, []int{0}, map[string]string{"Grpc-Status": "0"}), true},
+		{"upstream UNAVAILABLE", dep(200, []int{200}, []int{14}, map[string]string{"Grpc-Status": "14"}), false},
+		{"upstream ABORTED, answer lost", dep(0, []int{200}, []int{10}, nil), false},
+		{"upstream OK, answer lost", dep(0, []int{200}, []int{0}, nil), true},
+		{"duplicated: UNAVAILABLE then OK", dep(200, []int{200, 200}, []int{14, 0}, nil), true},
+		{"duplicated: both UNAVAILABLE", dep(200, []int{200, 200}, []int{14, 14}, nil), false},
+		{"status never read", dep(0, []int{200}, []int{-1}, nil), true},
+		{"HTTP copy beside a gRPC one", dep(503, []int{503, 200}, []int{-1, 14}, nil), false},
+		{"HTTP 503 to a gRPC call", dep(503, []int{503}, nil, nil), false},
+		{"a grpc-status rule refused it", dep(200, nil, nil, map[string]string{"Grpc-Status": "14", "Content-Type": "application/grpc"}), false},
+		{"a respond rule answered OK", dep(200, nil, nil, map[string]string{"Grpc-Status": "0"}), true},
+		{"upstream failed", dep(502, []int{0}, nil, nil), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := TookEffect(tt.e); got != tt.want {
+				t.Errorf("TookEffect(%+v) = %v, want %v", tt.e, got, tt.want)
+			}
+		})
+	}
+}

@@ -211,13 +211,20 @@ func (c *Case) Disagree(s string) {
 }
 
 // TookEffect reports whether the dependency accepted at least one copy of
-// the call: an upstream 2xx, even if the proxy then lost the answer, or a
-// stand-in 2xx when there is no upstream.
+// the call: an upstream or stand-in 2xx, even if the proxy then lost the
+// answer, or a 2xx the proxy's own rule answered without forwarding. A
+// gRPC answer is HTTP 200 whatever its outcome, so it counts only when its
+// grpc-status is 0 (OK). One whose status never came (its body was cut
+// short, so its trailers were never read) counts as the 2xx it began as:
+// the journal cannot tell, and most gRPC servers refuse a call in a
+// Trailers-Only answer, whose status is known at once.
 func TookEffect(e faults.Entry) bool {
-	if slices.ContainsFunc(e.UpstreamStatuses, is2xx) {
-		return true
+	for i, s := range e.UpstreamStatuses {
+		if code, ok := e.UpstreamGRPC(i); is2xx(s) && (!ok || code == 0) {
+			return true
+		}
 	}
-	return len(e.UpstreamStatuses) == 0 && e.UpstreamCalls == 0 && is2xx(e.Status)
+	return len(e.UpstreamStatuses) == 0 && e.UpstreamCalls == 0 && is2xx(AnswerStatus(e))
 }
 
 func is2xx(s int) bool { return s >= 200 && s < 300 }

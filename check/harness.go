@@ -24,6 +24,10 @@ type Harness struct {
 	// Front is the proxy in front of the target; Dependency the proxy its
 	// effectful calls go through (nil when the target declares none).
 	Front, Dependency *faults.Proxy
+	// DependencyGRPC says the dependency behind Dependency is a gRPC
+	// service: a check refuses its calls with a grpc-status (GRPCRefusal),
+	// as the service would, not with an HTTP status.
+	DependencyGRPC bool
 	// Hops are the proxies between the tiers of a multi-tier target, in
 	// the order a request crosses them; empty for a target of one tier.
 	Hops []Hop

@@ -41,6 +41,27 @@ var (
 			}
 			return ""
 		}}
+	// NeedHTTPDependency and NeedGRPCDependency split the checks of a
+	// dependency's back-off signal by its protocol: an HTTP dependency's is
+	// Retry-After (seconds or an HTTP-date) beside RateLimit fields, a gRPC
+	// one's grpc-retry-pushback-ms alone (gRFC A6), where a negative or
+	// unparseable value means "do not retry".
+	NeedHTTPDependency = Need{Name: "http-dependency",
+		Doc: "the dependency speaks HTTP: its refusals carry Retry-After, as an HTTP-date too, and RateLimit fields",
+		Unmet: func(h *Harness) string {
+			if h.DependencyGRPC {
+				return "the dependency is a gRPC service: its back-off signal is grpc-retry-pushback-ms, milliseconds alone, with no date form, no RateLimit fields, and a negative or unparseable value meaning no retry (gRFC A6)"
+			}
+			return ""
+		}}
+	NeedGRPCDependency = Need{Name: "grpc-dependency",
+		Doc: "the dependency is a gRPC service (dependencies[].grpc), whose refusals carry grpc-retry-pushback-ms",
+		Unmet: func(h *Harness) string {
+			if !h.DependencyGRPC {
+				return "the dependency speaks HTTP, not gRPC: no grpc-retry-pushback-ms to send"
+			}
+			return ""
+		}}
 	NeedTenancy = Need{Name: "tenancy",
 		Doc: "the target scopes idempotency keys and quotas by a tenant (the spec's tenancy section is not disabled)",
 		Unmet: func(h *Harness) string {

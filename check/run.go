@@ -276,6 +276,9 @@ func exchange(e faults.Entry) reports.Exchange {
 	if len(e.UpstreamStatuses) > 0 {
 		notes = append(notes, fmt.Sprintf("upstream %v", e.UpstreamStatuses))
 	}
+	if len(e.UpstreamGRPCStatuses) > 0 {
+		notes = append(notes, fmt.Sprintf("upstream grpc-status %v", e.UpstreamGRPCStatuses))
+	}
 	if ra := e.ResponseHeader("Retry-After"); ra != "" {
 		notes = append(notes, "Retry-After: "+ra)
 	}

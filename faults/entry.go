@@ -53,6 +53,10 @@ type Entry struct {
 	UpstreamCalls int
 	// UpstreamStatuses lists the upstream status of each copy, 0 for a failed one.
 	UpstreamStatuses []int
+	// UpstreamGRPCStatuses lists the grpc-status each copy was answered
+	// with, in UpstreamStatuses' order, -1 where none is known; nil when no
+	// copy was a gRPC answer. Read it with UpstreamGRPC.
+	UpstreamGRPCStatuses []int
 	// Outcome is one of the Outcome* constants.
 	Outcome string
 	// Error describes an upstream failure or why the request was refused.
@@ -71,6 +75,17 @@ const (
 
 // Header returns the journaled request header name, or "".
 func (e *Entry) Header(name string) string { return e.Headers[http.CanonicalHeaderKey(name)] }
+
+// UpstreamGRPC returns the grpc-status copy i was answered with upstream
+// (or by the stand-in), from the headers of a Trailers-Only answer or the
+// trailers; ok is false where none is known: the copy was no gRPC answer,
+// failed, or its body was not read to the end.
+func (e *Entry) UpstreamGRPC(i int) (code int, ok bool) {
+	if i < 0 || i >= len(e.UpstreamGRPCStatuses) || e.UpstreamGRPCStatuses[i] < 0 {
+		return 0, false
+	}
+	return e.UpstreamGRPCStatuses[i], true
+}
 
 // ResponseHeader returns the journaled response header name, or "".
 func (e *Entry) ResponseHeader(name string) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -52,6 +53,8 @@ func (ex *Exchange) finish() Entry {
 		ex.entry.ClientGone = now
 	}
 	e := ex.entry
+	// A late copy's note must not reach the journaled entry's list.
+	e.UpstreamGRPCStatuses = slices.Clone(e.UpstreamGRPCStatuses)
 	ex.mu.Unlock()
 	e.Finished = now
 	if ex.started {

@@ -37,7 +37,7 @@ func (e *UpstreamError) Status() int {
 func (ex *Exchange) Forward() (*http.Response, error) {
 	ex.noteForwarded()
 	if ex.p.upstream == nil {
-		resp, err := ex.p.standIn.response(ex)
+		resp, err := ex.p.standInResponse(ex)
 		ex.noteAnswered(resp, err)
 		return resp, err
 	}
@@ -143,6 +143,7 @@ func (ex *Exchange) noteAnswered(resp *http.Response, err error) {
 	defer ex.mu.Unlock()
 	if err != nil {
 		ex.entry.UpstreamStatuses = append(ex.entry.UpstreamStatuses, 0)
+		ex.noteNoGRPC()
 		if ex.entry.Error == "" && !errors.Is(err, context.Canceled) {
 			ex.entry.Error = err.Error()
 		}
@@ -152,4 +153,5 @@ func (ex *Exchange) noteAnswered(resp *http.Response, err error) {
 		ex.entry.Answered = ex.p.clock.Now()
 	}
 	ex.entry.UpstreamStatuses = append(ex.entry.UpstreamStatuses, resp.StatusCode)
+	ex.noteGRPC(len(ex.entry.UpstreamStatuses)-1, resp)
 }

@@ -36,6 +36,7 @@ type entryJSON struct {
 	Fault            string            `json:"fault,omitempty"`
 	UpstreamCalls    int               `json:"upstream_calls"`
 	UpstreamStatuses []int             `json:"upstream_statuses,omitempty"`
+	UpstreamGRPC     []int             `json:"upstream_grpc_statuses,omitempty"`
 	Outcome          string            `json:"outcome"`
 	Error            string            `json:"error,omitempty"`
 }
@@ -71,7 +72,7 @@ func (e *Entry) wire() *entryJSON {
 		Method:       e.Method, Path: e.Path, Query: e.Query, Headers: e.Headers, Status: e.Status,
 		ResponseHeaders: e.ResponseHeaders, BytesIn: e.BytesIn, BytesOut: e.BytesOut,
 		BodySHA256: e.BodySHA256, Rule: e.Rule, Fault: e.Fault, UpstreamCalls: e.UpstreamCalls,
-		UpstreamStatuses: e.UpstreamStatuses, Outcome: e.Outcome, Error: e.Error,
+		UpstreamStatuses: e.UpstreamStatuses, UpstreamGRPC: e.UpstreamGRPCStatuses, Outcome: e.Outcome, Error: e.Error,
 	}
 }
 
@@ -90,7 +91,7 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 		Method:     w.Method, Path: w.Path, Query: w.Query, Headers: w.Headers, Status: w.Status,
 		ResponseHeaders: w.ResponseHeaders, BytesIn: w.BytesIn, BytesOut: w.BytesOut,
 		BodySHA256: w.BodySHA256, Rule: w.Rule, Fault: w.Fault, UpstreamCalls: w.UpstreamCalls,
-		UpstreamStatuses: w.UpstreamStatuses, Outcome: w.Outcome, Error: w.Error,
+		UpstreamStatuses: w.UpstreamStatuses, UpstreamGRPCStatuses: w.UpstreamGRPC, Outcome: w.Outcome, Error: w.Error,
 	}
 	return nil
 }

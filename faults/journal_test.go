@@ -92,7 +92,8 @@ func TestEntry_JSONRoundTrip(t *testing.T) {
 		ClientGone: start.Add(5 * time.Millisecond), Method: "POST", Path: "/p", Query: "a=1",
 		Headers: map[string]string{"Idempotency-Key": "k"}, Status: 200,
 		ResponseHeaders: map[string]string{"Retry-After": "1"}, BytesIn: 1, BytesOut: 2, BodySHA256: "ab",
-		Rule: "r", Fault: "abort", UpstreamCalls: 2, UpstreamStatuses: []int{200, 0}, Outcome: OutcomeFaulted, Error: "x",
+		Rule: "r", Fault: "abort", UpstreamCalls: 2, UpstreamStatuses: []int{200, 0}, UpstreamGRPCStatuses: []int{14, -1},
+		Outcome: OutcomeFaulted, Error: "x",
 	})
 	var buf bytes.Buffer
 	if err := j.WriteJSONLines(&buf); err != nil {

@@ -32,6 +32,7 @@ type Proxy struct {
 	reqHeaders  headerPicker
 	respHeaders headerPicker
 	standIn     Respond
+	standInGRPC func([]byte) ([]byte, error) // see WithGRPCStandIn; nil = plain HTTP
 	limits      Limits
 	transport   http.RoundTripper
 	serverTLS   *tls.Config // see WithTLS; nil = plain

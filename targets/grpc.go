@@ -38,13 +38,27 @@ type GRPCCodec struct {
 // Compile compiles g's proto file, found relative to dir, and finds its
 // method and request message; the error names what is missing.
 func (g GRPC) Compile(dir string) (*GRPCCodec, error) {
-	file := g.Proto
+	md, err := compileMethod(dir, g.Proto, g.Method)
+	if err != nil {
+		return nil, err
+	}
+	if got := string(md.Input().FullName()); got != g.Request {
+		return nil, fmt.Errorf("request: %s takes %s, not %q", g.Method, got, g.Request)
+	}
+	return &GRPCCodec{method: g.Method, msg: md.Input()}, nil
+}
+
+// compileMethod compiles proto, found relative to dir, and finds the unary
+// method at path method (/package.Service/Method) in it. The error starts
+// with the field of a grpc section at fault, "proto: " or "method: ".
+func compileMethod(dir, proto, method string) (protoreflect.MethodDescriptor, error) {
+	file := proto
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file)
 	}
 	if _, err := os.Stat(file); err != nil {
 		// The path as written, not the absolute one: errors stay portable.
-		return nil, fmt.Errorf("proto: cannot read %s beside the spec: %w", g.Proto, errors.Unwrap(err))
+		return nil, fmt.Errorf("proto: cannot read %s beside the spec: %w", proto, errors.Unwrap(err))
 	}
 	// The file's own directory is the import root, so its siblings import
 	// by bare name; WithStandardImports adds google/protobuf/*.proto.
@@ -55,26 +69,23 @@ func (g GRPC) Compile(dir string) (*GRPCCodec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proto: %w", err)
 	}
-	svc, name, ok := splitGRPCMethod(g.Method)
+	svc, name, ok := splitGRPCMethod(method)
 	if !ok {
-		return nil, fmt.Errorf("method: expected /package.Service/Method, got %q", g.Method)
+		return nil, fmt.Errorf("method: expected /package.Service/Method, got %q", method)
 	}
 	sd, _ := files.AsResolver().FindDescriptorByName(protoreflect.FullName(svc))
 	service, isService := sd.(protoreflect.ServiceDescriptor)
 	if !isService {
-		return nil, fmt.Errorf("method: %s declares no service %s", g.Proto, svc)
+		return nil, fmt.Errorf("method: %s declares no service %s", proto, svc)
 	}
 	md := service.Methods().ByName(protoreflect.Name(name))
 	if md == nil {
 		return nil, fmt.Errorf("method: service %s has no method %s", svc, name)
 	}
 	if md.IsStreamingClient() || md.IsStreamingServer() {
-		return nil, fmt.Errorf("method: %s streams; only unary methods are certified", g.Method)
+		return nil, fmt.Errorf("method: %s streams; only unary methods are certified", method)
 	}
-	if got := string(md.Input().FullName()); got != g.Request {
-		return nil, fmt.Errorf("request: %s takes %s, not %q", g.Method, got, g.Request)
-	}
-	return &GRPCCodec{method: g.Method, msg: md.Input()}, nil
+	return md, nil
 }
 
 // splitGRPCMethod splits /pkg.Service/Method into pkg.Service and Method.
@@ -99,22 +110,33 @@ func (c *GRPCCodec) Message(body []byte) ([]byte, error) {
 	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
 }
 
-// Request turns r, rendered from the operation, into its gRPC call: POST
-// to the method's path with the body encoded and framed (PROTOCOL-HTTP2.md:
-// a compressed flag 0 and a 4-byte big-endian length), content-type
-// application/grpc and te: trailers. r's other headers travel as metadata.
-func (c *GRPCCodec) Request(r Request) (Request, error) {
-	msg, err := c.Message(r.Body)
+// Frame encodes body as Message does and frames it as gRPC's
+// length-prefixed message (PROTOCOL-HTTP2.md): a compressed flag 0 and a
+// 4-byte big-endian length before the message.
+func (c *GRPCCodec) Frame(body []byte) ([]byte, error) {
+	msg, err := c.Message(body)
 	if err != nil {
-		return Request{}, err
+		return nil, err
 	}
 	frame := make([]byte, 5, 5+len(msg))
 	binary.BigEndian.PutUint32(frame[1:], uint32(len(msg)))
+	return append(frame, msg...), nil
+}
+
+// Request turns r, rendered from the operation, into its gRPC call: POST
+// to the method's path with the body encoded and framed (Frame),
+// content-type application/grpc and te: trailers. r's other headers travel
+// as metadata.
+func (c *GRPCCodec) Request(r Request) (Request, error) {
+	body, err := c.Frame(r.Body)
+	if err != nil {
+		return Request{}, err
+	}
 	h := r.Header.Clone()
 	if h == nil {
 		h = http.Header{}
 	}
 	h.Set("Content-Type", "application/grpc")
 	h.Set("Te", "trailers")
-	return Request{Method: http.MethodPost, Path: c.method, Header: h, Body: append(frame, msg...)}, nil
+	return Request{Method: http.MethodPost, Path: c.method, Header: h, Body: body}, nil
 }

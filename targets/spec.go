@@ -237,18 +237,25 @@ type Dependency struct {
 	// Path is the effectful call's path, a glob as in fault rules (e.g.
 	// /entries/*); empty = any call with Method counts as the call.
 	Path string `yaml:"path"`
+	// GRPC makes the dependency a gRPC service: its effectful call is the
+	// unary method GRPC.Method (a POST to that path, so Method and Path
+	// stay empty), an upstream is spoken to over HTTP/2, and the stand-in
+	// answers as a gRPC server. The zero value is an HTTP dependency.
+	GRPC GRPCDependency `yaml:"grpc"`
 	// StandIn is the stand-in's answer when there is no Upstream; the zero
-	// value answers 200 with an empty JSON object.
+	// value answers 200 with an empty JSON object, or for a gRPC
+	// dependency the empty response message with grpc-status 0.
 	StandIn StandIn `yaml:"stand_in"`
 }
 
 // StandIn is a scripted dependency answer. Body is a text/template when it
 // contains "{{", with .Method, .Path, .Body, .N (the request's ordinal) and
-// .Header "Name".
+// .Header "Name". A gRPC dependency's stand-in answers HTTP 200 with Body
+// as its response message in JSON, and Headers as leading metadata.
 type StandIn struct {
-	Status  int               `yaml:"status"`  // 0 = 200
+	Status  int               `yaml:"status"`  // 0 = 200; a gRPC stand-in's is 200
 	Headers map[string]string `yaml:"headers"` // response headers
-	Body    string            `yaml:"body"`    // empty = {}
+	Body    string            `yaml:"body"`    // empty = {}, for gRPC the empty message
 }
 
 // Effects says how side effects are observed; at least one of Ledger and

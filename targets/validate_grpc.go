@@ -1,9 +1,6 @@
 package targets
 
-import (
-	"errors"
-	"strings"
-)
+import "strings"
 
 // checkGRPC validates the gRPC call operation o at p declares: its three
 // fields, a proto file that compiles and declares the method taking the
@@ -11,17 +8,11 @@ import (
 // values, and a service spoken to over HTTP/2, as gRPC needs.
 func (v *validator) checkGRPC(p string, o Operation, bodyOK bool) {
 	g := o.GRPC
-	missing := false
-	for _, f := range []struct{ name, val, eg string }{
+	codec, ok := v.grpcSection(p+".grpc", "a gRPC call", []grpcField{
 		{"method", g.Method, "/payments.v1.Payments/CreatePayment"},
 		{"proto", g.Proto, "payments.proto"},
 		{"request", g.Request, "payments.v1.CreatePaymentRequest"},
-	} {
-		if f.val == "" {
-			v.errf(p+".grpc."+f.name, "required for a gRPC call, e.g. %s", f.eg)
-			missing = true
-		}
-	}
+	}, g.Compile)
 	if !v.t.Service.Protocol.HTTP2() && v.kind != KindClient {
 		v.errf(p+".grpc", "gRPC needs HTTP/2: set service.protocol to h2c (or h2 for an https service)")
 	}
@@ -33,16 +24,7 @@ func (v *validator) checkGRPC(p string, o Operation, bodyOK bool) {
 	if o.ContentType != "" && !strings.HasPrefix(o.ContentType, "application/grpc") && o.ContentType != defaultContentType {
 		v.errf(p+".content_type", "a gRPC call is sent as application/grpc; leave content_type out")
 	}
-	if missing {
-		return
-	}
-	codec, err := g.Compile(v.t.Dir)
-	if err != nil {
-		field, msg, _ := strings.Cut(err.Error(), ": ")
-		v.errf(p+".grpc."+field, "%s", msg)
-		return
-	}
-	if !bodyOK {
+	if !ok || !bodyOK {
 		return
 	}
 	for _, b := range []struct{ field, text string }{{"body", o.Body}, {"alt_body", o.AltBody}} {
@@ -54,10 +36,34 @@ func (v *validator) checkGRPC(p string, o Operation, bodyOK bool) {
 			continue // the template check reported it
 		}
 		if _, err := codec.Message([]byte(r)); err != nil {
-			// protojson's own error, its randomized spaces made plain, so
-			// the message is the same from run to run.
-			msg := strings.ReplaceAll(errors.Unwrap(err).Error(), "\u00a0", " ")
-			v.errf(p+"."+b.field, "on the sample values, not a %s in JSON: %s", g.Request, msg)
+			v.errf(p+"."+b.field, "on the sample values, not a %s in JSON: %s", g.Request, protojsonProblem(err))
 		}
 	}
+}
+
+// grpcField is a field of a grpc section, its value and an example.
+type grpcField struct{ name, val, eg string }
+
+// grpcSection checks the grpc section at p (of what, "a gRPC call"):
+// every field is required, and compile, given the spec's directory, must
+// find what they name; its error names the field at fault ("proto: ...").
+// It returns the compiled codec, and false when there is none.
+func (v *validator) grpcSection(p, what string, fields []grpcField, compile func(dir string) (*GRPCCodec, error)) (*GRPCCodec, bool) {
+	missing := false
+	for _, f := range fields {
+		if f.val == "" {
+			v.errf(p+"."+f.name, "required for %s, e.g. %s", what, f.eg)
+			missing = true
+		}
+	}
+	if missing {
+		return nil, false
+	}
+	codec, err := compile(v.t.Dir)
+	if err != nil {
+		field, msg, _ := strings.Cut(err.Error(), ": ")
+		v.errf(p+"."+field, "%s", msg)
+		return nil, false
+	}
+	return codec, true
 }

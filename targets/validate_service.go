@@ -110,6 +110,9 @@ func (v *validator) checkDependencies() []string {
 				v.errf(p+".method", "%s", msg)
 			}
 		}
+		if d.GRPC.Declared() {
+			v.checkGRPCDependency(p, d)
+		}
 		if d.Path != "" && !strings.HasPrefix(d.Path, "/") {
 			v.errf(p+".path", "expected a path starting with /, got %q", d.Path)
 		}

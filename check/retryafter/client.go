@@ -17,10 +17,12 @@ import (
 // Retry-After: 1; the target's next call must come at least 1 s later.
 func raHonoursSeconds(ctx context.Context, c *check.Case) check.Result {
 	h := c.Harness
-	o, err := raDepCase(ctx, c, 1, config(h).budget(), func() faults.Fault {
-		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": "1"})
-	})
-	return raJudgeWait(c, o, err, "a 503 with Retry-After: 1", time.Second, time.Time{})
+	f, what, err := raRefusal(h, http.StatusServiceUnavailable, map[string]string{"Retry-After": "1"}, "a 503 with Retry-After: 1")
+	if err != nil {
+		return check.Inconclusive("%v", err)
+	}
+	o, err := raDepCase(ctx, c, 1, config(h).budget(), func() faults.Fault { return f })
+	return raJudgeWait(c, o, err, what, time.Second, time.Time{})
 }
 
 // raPrecedence: the dependency's first answer is 429 with Retry-After: 1
@@ -215,11 +217,13 @@ func raHugeIsCapped(ctx context.Context, c *check.Case) check.Result {
 	cfg := config(h)
 	budget := time.Second + time.Duration(c.IntN(1000))*time.Millisecond
 	huge := cfg.hugeValue()
-	want := fmt.Sprintf("with a budget of %s, an answer within %s (budget + %s) although the dependency said Retry-After: %s",
-		check.Ms(budget), check.Ms(budget+cfg.answerSlack()), check.Ms(cfg.answerSlack()), huge)
-	o, err := raDepCase(ctx, c, 1, budget, func() faults.Fault {
-		return raAbort(http.StatusServiceUnavailable, map[string]string{"Retry-After": huge})
-	})
+	f, what, err := raRefusal(h, http.StatusServiceUnavailable, map[string]string{"Retry-After": huge}, "Retry-After: "+huge)
+	if err != nil {
+		return check.Inconclusive("the huge value (retryafter.Config.HugeValue): %v", err)
+	}
+	want := fmt.Sprintf("with a budget of %s, an answer within %s (budget + %s) although the dependency said %s",
+		check.Ms(budget), check.Ms(budget+cfg.answerSlack()), check.Ms(cfg.answerSlack()), what)
+	o, err := raDepCase(ctx, c, 1, budget, func() faults.Fault { return f })
 	if err != nil {
 		return check.Inconclusive("%v", err)
 	}

@@ -85,15 +85,19 @@ func (m *raMachine) run(t *rapid.T) bool {
 	if rateLimit {
 		hd["RateLimit"], hd["RateLimit-Policy"] = `"dep";r=0;t=0`, `"dep";q=10;w=1`
 	}
-	o, err := raDepCase(m.ctx, c, 1, budget, func() faults.Fault { return raAbort(status, hd) })
-	if err != nil {
-		t.Skipf("the case could not run: %v", err)
-	}
-	m.last = o.evidence
 	what := fmt.Sprintf("a %d with Retry-After: %d", status, secs)
 	if rateLimit {
 		what += " and a RateLimit reset of 0"
 	}
+	f, what, err := raRefusal(h, status, hd, what) // a gRPC dependency's pushback has no RateLimit fields beside it
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	o, err := raDepCase(m.ctx, c, 1, budget, func() faults.Fault { return f })
+	if err != nil {
+		t.Skipf("the case could not run: %v", err)
+	}
+	m.last = o.evidence
 	next := "no further dependency call"
 	if o.next != nil {
 		next = fmt.Sprintf("the next call %s after it", check.Ms(o.gap()))

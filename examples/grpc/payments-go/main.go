@@ -1,7 +1,9 @@
 // Command payments-go is a gRPC payments service certified by resilcheck
 // (examples/grpc): grpc-go v1.85.0 serving payments.v1.Payments over h2c,
 // with a unary CreatePayment that dedupes by the idempotency-key metadata
-// and charges through an HTTP ledger. -break selects a defect.
+// and charges through a ledger: HTTP, or with -ledger-protocol grpc a gRPC
+// ledger.v1.Ledger called by grpc-go with a retry policy in its service
+// config (examples/grpc/payments-go-grpcledger). -break selects a defect.
 package main
 
 import (
@@ -16,15 +18,37 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
-	ledger := flag.String("ledger", "http://127.0.0.1:9090", "the ledger's base URL; charges are POSTed to /entries")
-	brk := flag.String("break", "", "a defect: no-dedupe (charges and answers anew on every call) or no-forward-key (the ledger gets no Idempotency-Key)")
+	ledgerURL := flag.String("ledger", "http://127.0.0.1:9090", "the ledger's base URL; charges are POSTed to /entries, or called as ledger.v1.Ledger/CreateEntry")
+	ledgerProto := flag.String("ledger-protocol", "http", "how the ledger is called: http (JSON POSTs) or grpc (grpc-go over h2c)")
+	brk := flag.String("break", "", "a defect: no-dedupe (charges and answers anew on every call), no-forward-key (the ledger gets no key), "+
+		"fresh-key (the ledger's key is each charge's new payment id), over-retry (the gRPC ledger's policy allows 5 attempts) "+
+		"key-per-attempt (the gRPC ledger's key is minted for every attempt) or own-retries (the gRPC ledger is retried blind to pushback)")
 	flag.Parse()
-	switch *brk {
-	case "", breakNoDedupe, breakNoForwardKey:
+	grpcOnly := *brk == breakOverRetry || *brk == breakAttemptKey || *brk == breakOwnRetries
+	switch {
+	case grpcOnly && *ledgerProto != "grpc":
+		log.Fatalf("-break %s needs -ledger-protocol grpc", *brk)
+	case grpcOnly, *brk == "", *brk == breakNoDedupe, *brk == breakNoForwardKey, *brk == breakFreshKey:
 	default:
 		log.Fatalf("unknown -break %q", *brk)
 	}
-	svc := &payments{ledger: strings.TrimRight(*ledger, "/"), brk: *brk, keys: map[string]*entry{}}
+	var l ledger = httpLedger{base: strings.TrimRight(*ledgerURL, "/")}
+	switch *ledgerProto {
+	case "http":
+	case "grpc":
+		cfg := grpcLedgerConfig{MaxAttempts: 3, KeyPerAttempt: *brk == breakAttemptKey, OwnRetries: *brk == breakOwnRetries}
+		if *brk == breakOverRetry {
+			cfg.MaxAttempts = 5
+		}
+		gl, err := newGRPCLedger(*ledgerURL, cfg)
+		if err != nil {
+			log.Fatal(err)
+		}
+		l = gl
+	default:
+		log.Fatalf("unknown -ledger-protocol %q: want http or grpc", *ledgerProto)
+	}
+	svc := &payments{ledger: l, brk: *brk, keys: map[string]*entry{}}
 	gs := grpc.NewServer(grpc.ForceServerCodec(wireCodec{}))
 	gs.RegisterService(&paymentsDesc, svc)
 
@@ -47,6 +71,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("payments-go listening on %s (h2c gRPC, break=%q)", ln.Addr(), *brk)
+	log.Printf("payments-go listening on %s (h2c gRPC, %s ledger, break=%q)", ln.Addr(), *ledgerProto, *brk)
 	log.Fatal(srv.Serve(ln))
 }

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -18,13 +14,17 @@ import (
 
 // The defects -break selects.
 const (
-	breakNoDedupe     = "no-dedupe"      // no key store: every call charges and answers with a new payment id
-	breakNoForwardKey = "no-forward-key" // the charge reaches the ledger without Idempotency-Key
+	breakNoDedupe     = "no-dedupe"       // no key store: every call charges and answers with a new payment id
+	breakNoForwardKey = "no-forward-key"  // the charge reaches the ledger without Idempotency-Key
+	breakFreshKey     = "fresh-key"       // the ledger's key is the charge's new payment id, not the caller's key
+	breakOverRetry    = "over-retry"      // the gRPC ledger's retry policy allows 5 attempts, not 3
+	breakAttemptKey   = "key-per-attempt" // the gRPC ledger's key is minted anew for every attempt
+	breakOwnRetries   = "own-retries"     // the gRPC ledger is retried by a loop blind to pushback, not by grpc-go
 )
 
 // payments implements payments.v1.Payments.
 type payments struct {
-	ledger string
+	ledger ledger
 	brk    string
 	seq    atomic.Int64
 
@@ -40,8 +40,6 @@ type entry struct {
 	resp        *createPaymentResponse
 }
 
-var client = &http.Client{Timeout: 5 * time.Second}
-
 // CreatePayment charges req.Amount once per (x-tenant-id, idempotency-key):
 // a retry of a completed payment gets the stored answer, a copy arriving
 // while it is in flight ABORTED, the key with another request
@@ -55,6 +53,9 @@ func (p *payments) CreatePayment(ctx context.Context, req *createPaymentRequest)
 	scope := key
 	if tenant := first(md.Get("x-tenant-id")); tenant != "" {
 		scope = tenant + "/" + key
+	}
+	if msg := p.ledger.keyProblem(scope); msg != "" {
+		return nil, status.Error(codes.InvalidArgument, msg)
 	}
 	if p.brk == breakNoDedupe {
 		return p.charge(ctx, scope, req)
@@ -90,26 +91,20 @@ func (p *payments) CreatePayment(ctx context.Context, req *createPaymentRequest)
 	return resp, nil
 }
 
-// charge posts the payment to the ledger, forwarding scope as its
-// Idempotency-Key (but under no-forward-key).
+// charge records the payment at the ledger under scope, its
+// Idempotency-Key (none under no-forward-key, the new payment's id under
+// fresh-key).
 func (p *payments) charge(ctx context.Context, scope string, req *createPaymentRequest) (*createPaymentResponse, error) {
 	resp := &createPaymentResponse{ID: fmt.Sprintf("pay_%d", p.seq.Add(1)), Amount: req.Amount, Currency: req.Currency}
-	body, _ := json.Marshal(map[string]any{"payment": resp.ID, "amount": req.Amount, "currency": req.Currency})
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.ledger+"/entries", bytes.NewReader(body))
-	if err != nil {
-		return nil, status.Errorf(codes.Internal, "ledger request: %v", err)
+	key := scope
+	switch p.brk {
+	case breakNoForwardKey:
+		key = ""
+	case breakFreshKey:
+		key = resp.ID
 	}
-	hreq.Header.Set("Content-Type", "application/json")
-	if p.brk != breakNoForwardKey {
-		hreq.Header.Set("Idempotency-Key", scope)
-	}
-	hresp, err := client.Do(hreq)
-	if err != nil {
-		return nil, status.Errorf(codes.Unavailable, "ledger: %v", err)
-	}
-	hresp.Body.Close()
-	if hresp.StatusCode/100 != 2 {
-		return nil, status.Errorf(codes.Unavailable, "ledger answered %s", hresp.Status)
+	if err := p.ledger.charge(ctx, key, resp); err != nil {
+		return nil, err
 	}
 	return resp, nil
 }

@@ -7,8 +7,10 @@ import (
 )
 
 // createPaymentRequest and createPaymentResponse are payments.proto's
-// messages, encoded by hand with protowire: the example stays free of
-// protoc and generated code, and grpc-go is told to use wireCodec.
+// messages, createEntryRequest and createEntryResponse the gRPC ledger's
+// (payments-go-grpcledger/ledger.proto), encoded by hand with protowire:
+// the example stays free of protoc and generated code, and grpc-go is told
+// to use wireCodec on both sides.
 type createPaymentRequest struct {
 	Amount   int64
 	Currency string
@@ -20,7 +22,17 @@ type createPaymentResponse struct {
 	Currency string
 }
 
-// wireCodec is grpc-go's encoding.Codec for the two messages above.
+type createEntryRequest struct {
+	Payment  string
+	Amount   int64
+	Currency string
+}
+
+type createEntryResponse struct {
+	Entry string
+}
+
+// wireCodec is grpc-go's encoding.Codec for the messages above.
 type wireCodec struct{}
 
 func (wireCodec) Name() string { return "proto" }
@@ -28,53 +40,75 @@ func (wireCodec) Name() string { return "proto" }
 func (wireCodec) Marshal(v any) ([]byte, error) {
 	switch m := v.(type) {
 	case *createPaymentResponse:
-		var b []byte
-		if m.ID != "" {
-			b = protowire.AppendString(protowire.AppendTag(b, 1, protowire.BytesType), m.ID)
-		}
-		if m.Amount != 0 {
-			b = protowire.AppendVarint(protowire.AppendTag(b, 2, protowire.VarintType), uint64(m.Amount))
-		}
-		if m.Currency != "" {
-			b = protowire.AppendString(protowire.AppendTag(b, 3, protowire.BytesType), m.Currency)
-		}
-		return b, nil
+		return appendPayment(nil, m.ID, m.Amount, m.Currency), nil
+	case *createEntryRequest:
+		return appendPayment(nil, m.Payment, m.Amount, m.Currency), nil
 	default:
 		return nil, fmt.Errorf("wireCodec: cannot marshal %T", v)
 	}
 }
 
+// appendPayment appends fields 1 (a string), 2 (an int64) and 3 (a
+// string), leaving out zero values as proto3 does: both the payment
+// answer and the ledger entry request have that shape.
+func appendPayment(b []byte, id string, amount int64, currency string) []byte {
+	if id != "" {
+		b = protowire.AppendString(protowire.AppendTag(b, 1, protowire.BytesType), id)
+	}
+	if amount != 0 {
+		b = protowire.AppendVarint(protowire.AppendTag(b, 2, protowire.VarintType), uint64(amount))
+	}
+	if currency != "" {
+		b = protowire.AppendString(protowire.AppendTag(b, 3, protowire.BytesType), currency)
+	}
+	return b
+}
+
 func (wireCodec) Unmarshal(b []byte, v any) error {
-	m, ok := v.(*createPaymentRequest)
-	if !ok {
+	switch m := v.(type) {
+	case *createPaymentRequest:
+		return eachField(b, func(num protowire.Number, typ protowire.Type, b []byte) int {
+			switch {
+			case num == 1 && typ == protowire.VarintType:
+				x, n := protowire.ConsumeVarint(b)
+				m.Amount = int64(x)
+				return n
+			case num == 2 && typ == protowire.BytesType:
+				s, n := protowire.ConsumeString(b)
+				m.Currency = s
+				return n
+			}
+			return protowire.ConsumeFieldValue(num, typ, b)
+		})
+	case *createEntryResponse:
+		return eachField(b, func(num protowire.Number, typ protowire.Type, b []byte) int {
+			if num == 1 && typ == protowire.BytesType {
+				s, n := protowire.ConsumeString(b)
+				m.Entry = s
+				return n
+			}
+			return protowire.ConsumeFieldValue(num, typ, b)
+		})
+	default:
 		return fmt.Errorf("wireCodec: cannot unmarshal into %T", v)
 	}
+}
+
+// eachField hands each field of message b to field, which returns the
+// bytes of its value it consumed (negative: a protowire error); unknown
+// fields are for field to skip with ConsumeFieldValue, as proto3 requires.
+func eachField(b []byte, field func(protowire.Number, protowire.Type, []byte) int) error {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
 			return protowire.ParseError(n)
 		}
 		b = b[n:]
-		switch {
-		case num == 1 && typ == protowire.VarintType:
-			x, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			m.Amount, b = int64(x), b[n:]
-		case num == 2 && typ == protowire.BytesType:
-			s, n := protowire.ConsumeString(b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			m.Currency, b = s, b[n:]
-		default: // unknown fields are skipped, as proto3 requires
-			n := protowire.ConsumeFieldValue(num, typ, b)
-			if n < 0 {
-				return protowire.ParseError(n)
-			}
-			b = b[n:]
+		n = field(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
 		}
+		b = b[n:]
 	}
 	return nil
 }
