@@ -1,0 +1,15 @@
+package compose
+
+import (
+	"testing"
+
+	"github.com/resilcheck/resilcheck/internal/moduletest"
+)
+
+// TestEngineModule runs the tests of compose/engine, the module of the
+// real helper (a module of its own so compose's dependencies stay out of
+// the resilcheck binary): they build the image and certify
+// examples/compose on a Docker engine, or skip saying why without one.
+func TestEngineModule(t *testing.T) {
+	moduletest.Run(t, "../..", "../../compose/engine")
+}
