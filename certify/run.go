@@ -98,7 +98,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// and the probe count effects when the spec declares them.
 		KeyedOperations: specKeyedOperations(t),
 		NoLedger:        t.Effects.Ledger.Dependency == "",
-		DependencyGRPC:  specDependencyGRPC(t),
 		Conventions:     specConventions(t),
 		Policy:          specPolicy(t),
 		Seed:            seed,
@@ -221,7 +220,7 @@ func runChecks(ctx context.Context, h *check.Harness, envs []*environment, run *
 			lh.CopyN = i + 1 // as its logs (copy-N-…) and entries (cN-…) are named
 		}
 		lh.Journal = env.journal
-		lh.TargetURL, lh.Front, lh.Dependency = env.front.URL(), env.front, env.dep
+		lh.TargetURL, lh.Front, lh.Dependency, lh.DependencyGRPC = env.front.URL(), env.front, env.dep, env.depGRPC
 		lh.Client = frontClient(cfg.Target.Service.Protocol, lh.TargetURL)
 		lh.Hops = env.harnessHops()
 		probe, closeProbe := specProbe(cfg.Target, cfg.Target.Effects.Probe, env.target.URLs["service"], env.tls.service)

@@ -49,18 +49,6 @@ func withEffect(t *targets.Target, so check.Operation) check.Operation {
 	return so
 }
 
-// specDependencyGRPC says the dependency the harness fails is gRPC: the
-// ledger's, or the first declared when there is no ledger, as the
-// environment picks the dependency proxy (environment.addDependency).
-func specDependencyGRPC(t *targets.Target) bool {
-	for _, d := range t.Dependencies {
-		if d.Name == t.Effects.Ledger.Dependency {
-			return d.GRPC.Declared()
-		}
-	}
-	return len(t.Dependencies) > 0 && t.Dependencies[0].GRPC.Declared()
-}
-
 // adaptOperation renders op, an operation of t, for the harness; a gRPC
 // operation's body is encoded and framed as its call.
 func adaptOperation(t *targets.Target, op targets.Operation) check.Operation {

@@ -23,6 +23,7 @@ import (
 // environment is the target with a proxy on each side.
 type environment struct {
 	front, dep *faults.Proxy
+	depGRPC    bool // the dependency behind dep is gRPC, so checks refuse its calls with a grpc-status
 	target     reports.Target
 	health     string // the target's health path
 	closers    []func()
@@ -247,7 +248,7 @@ func (e *environment) addDependency(d targets.Dependency, upstream string) (*fau
 		e.upstream = append(e.upstream, realUpstream{name: d.Name, url: d.Upstream})
 	}
 	if d.Name == e.spec.Effects.Ledger.Dependency || e.dep == nil {
-		e.dep = p
+		e.dep, e.depGRPC = p, d.GRPC.Declared()
 	}
 	return p, nil
 }
