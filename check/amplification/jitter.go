@@ -34,35 +34,60 @@ const (
 	minFleet       = 16 // fewest retries of requests failing together BO-08 judges
 )
 
+// samplesPerRun is the most samples one run of a backoff check takes.
+const samplesPerRun = 3
+
 // sampledBackoff samples the target's retry waits against a failing
-// dependency and lets judge decide. A failure must show twice: a busy
-// runner can starve the target for a moment and release every timer that
-// came due meanwhile at once, which looks like lockstep; missing jitter
-// shows in every sample, so a failure the second sample does not repeat
-// was the runner's and the second sample decides.
+// dependency and lets judge decide. A failure must show in two samples of
+// three: on a busy machine a starved target can release every timer that
+// came due meanwhile at once, which looks like lockstep, and a starved
+// target's lockstep retries spread out, which looks like jitter; the
+// runner's stall watch sees neither, as the target is another process.
+// Missing jitter shows in most samples, so a first failure is confirmed by
+// a second, and when the second passes a third decides.
 func sampledBackoff(ctx context.Context, c *check.Case, judge func(*check.Harness, *backoffSample) check.Result) check.Result {
 	h := c.Harness
-	s := takeBackoffSample(ctx, h, c)
+	return twoOfThree(func(n int) *backoffSample { return takeBackoffSampleN(ctx, h, c, n) },
+		func(s *backoffSample) check.Result { return judge(h, s) })
+}
+
+// twoOfThree is sampledBackoff's verdict on the samples sample(0), (1)
+// and (2), each taken only when the verdicts before it call for it.
+func twoOfThree(sample func(n int) *backoffSample, judge func(*backoffSample) check.Result) check.Result {
+	s := sample(0)
 	if s.reason != "" {
 		return check.Inconclusive("%s", s.reason)
 	}
-	first := judge(h, s)
+	first := judge(s)
 	if first.Status != reports.StatusFail {
 		return first
 	}
-	s2 := takeBackoffSampleN(ctx, h, c, 1)
+	s2 := sample(1)
 	if s2.reason != "" {
 		return check.Inconclusive("a first sample failed (%s), and a second to confirm it could not be taken: %s", first.Observed, s2.reason)
 	}
-	second := judge(h, s2)
-	switch second.Status {
-	case reports.StatusFail:
+	second := judge(s2)
+	if second.Status == reports.StatusFail {
 		second.Observed = "in two samples; the first: " + first.Observed + "; the second: " + second.Observed
 		second.Evidence = slices.Concat(first.Evidence, second.Evidence) // both alias the shared samples
-	case reports.StatusPass:
-		second.Observed += "; a first sample failed but this second one did not repeat it, so a busy runner's scheduling made it (" + first.Observed + ")"
+		return second
 	}
-	return second
+	if second.Status != reports.StatusPass {
+		return second
+	}
+	s3 := sample(2)
+	if s3.reason != "" {
+		return check.Inconclusive("a first sample failed (%s) and a second passed (%s); a third to decide could not be taken: %s", first.Observed, second.Observed, s3.reason)
+	}
+	third := judge(s3)
+	switch third.Status {
+	case reports.StatusFail:
+		third.Observed = "in two samples of three; the first: " + first.Observed + "; the third: " + third.Observed + "; the second passed: " + second.Observed
+		third.Evidence = slices.Concat(first.Evidence, third.Evidence)
+	case reports.StatusPass:
+		third.Observed += "; the first of three samples failed and the other two passed, so a busy machine's scheduling made it (" + first.Observed + ")"
+	}
+	return third
 }
 
 func randomizedBackoff(ctx context.Context, c *check.Case) check.Result {

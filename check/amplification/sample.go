@@ -83,8 +83,9 @@ const minWaits = 10
 var backoffMemo sync.Map // backoffKey → *backoffSample
 
 // backoffKey names a run's n-th sample: for each run of a check (a
-// doubted verdict's reruns measure afresh: Case.Rerun), the first, and the
-// one that confirms a failure (see sampledBackoff).
+// doubted verdict's reruns measure afresh: Case.Rerun), the first, the one
+// that confirms a failure, and the one that decides when those two
+// disagree (see sampledBackoff).
 type backoffKey struct {
 	h weak.Pointer[check.Harness]
 	n int
@@ -96,10 +97,10 @@ func takeBackoffSample(ctx context.Context, h *check.Harness, c *check.Case) *ba
 	return takeBackoffSampleN(ctx, h, c, 0)
 }
 
-// backoffSampleN returns the n-th sample of c's run of its check (0 or
-// 1), driving its rounds on first use.
+// backoffSampleN returns the n-th sample of c's run of its check (0 to
+// samplesPerRun-1), driving its rounds on first use.
 func takeBackoffSampleN(ctx context.Context, h *check.Harness, c *check.Case, n int) *backoffSample {
-	k := backoffKey{weak.Make(h), 2*c.Rerun() + n}
+	k := backoffKey{weak.Make(h), samplesPerRun*c.Rerun() + n}
 	if v, ok := backoffMemo.Load(k); ok {
 		return v.(*backoffSample)
 	}
