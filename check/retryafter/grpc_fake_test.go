@@ -97,12 +97,12 @@ func startProxy(t *testing.T, opts ...faults.Option) *faults.Proxy {
 	return p
 }
 
-// TestRetryAfter_grpcDependency: against a gRPC dependency the suite sends
+// TestRetryAfter_judgesGRPCDependency: against a gRPC dependency the suite sends
 // grpc-status and grpc-retry-pushback-ms. grpc-go waits out a pushback
 // (HS-08) and stops at a negative one (HS-09g); a loop of the service's
 // own that ignores pushback fails both; a service that never retries
 // leaves HS-09g nothing to judge; the HTTP-only checks do not apply.
-func TestRetryAfter_grpcDependency(t *testing.T) {
+func TestRetryAfter_judgesGRPCDependency(t *testing.T) {
 	tests := []struct {
 		name string
 		fake grpcFake
