@@ -1,6 +1,7 @@
 package retryafter
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -22,21 +23,32 @@ import (
 const grpcRetryPolicy = `{"methodConfig":[{"name":[{"service":"grpc.health.v1.Health"}],"retryPolicy":{
 	"maxAttempts":3,"initialBackoff":"0.01s","maxBackoff":"0.01s","backoffMultiplier":1,"retryableStatusCodes":["UNAVAILABLE"]}}]}`
 
+// grpcThrottledPolicy is grpcRetryPolicy under a retry throttle of 3
+// tokens: a failure takes one, a success gives 0.1 back, and a failure
+// that leaves 1.5 or less is not retried. From full, a call is retried
+// once; after one failure, not at all.
+var grpcThrottledPolicy = `{"retryThrottling":{"maxTokens":3,"tokenRatio":0.1},` + grpcRetryPolicy[1:]
+
 // grpcFake is a service whose dependency is gRPC, called with grpc-go:
-// retried by grpc-go's policy, by a loop of its own that ignores
-// pushback (ownLoop), or not at all (once).
+// retried by grpc-go's policy (under a throttle: throttled), by a loop of
+// its own that ignores pushback (ownLoop, with a fresh key per attempt:
+// freshKeys), or not at all (once).
 type grpcFake struct {
-	conn          *grpc.ClientConn
-	ownLoop, once bool
+	conn                                *grpc.ClientConn
+	ownLoop, freshKeys, once, throttled bool
 }
 
 func (f *grpcFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := metadata.AppendToOutgoingContext(r.Context(), "idempotency-key", r.Header.Get("Idempotency-Key"))
 	attempts := 1
 	if f.ownLoop {
 		attempts = 3
 	}
-	for range attempts {
+	for i := range attempts {
+		key := r.Header.Get("Idempotency-Key")
+		if f.freshKeys {
+			key = fmt.Sprintf("%s-%d", key, i)
+		}
+		ctx := metadata.AppendToOutgoingContext(r.Context(), "idempotency-key", key)
 		if _, err := healthpb.NewHealthClient(f.conn).Check(ctx, &healthpb.HealthCheckRequest{}); err == nil {
 			w.WriteHeader(http.StatusCreated)
 			return
@@ -55,9 +67,12 @@ func grpcFakeHarness(t *testing.T, f *grpcFake, cfg Config) *check.Harness {
 	emptyMessage := func([]byte) ([]byte, error) { return []byte{0, 0, 0, 0, 0}, nil }
 	dep := startProxy(t, faults.WithSide("dependency"), faults.WithJournal(j), faults.WithGRPCStandIn(faults.Respond{}, emptyMessage))
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
-	if f.ownLoop || f.once {
+	switch {
+	case f.ownLoop || f.once:
 		opts = append(opts, grpc.WithDisableRetry())
-	} else {
+	case f.throttled:
+		opts = append(opts, grpc.WithDefaultServiceConfig(grpcThrottledPolicy))
+	default:
 		opts = append(opts, grpc.WithDefaultServiceConfig(grpcRetryPolicy))
 	}
 	u, _ := url.Parse(dep.URL())
@@ -97,11 +112,12 @@ func startProxy(t *testing.T, opts ...faults.Option) *faults.Proxy {
 	return p
 }
 
-// TestRetryAfter_judgesGRPCDependency: against a gRPC dependency the suite sends
-// grpc-status and grpc-retry-pushback-ms. grpc-go waits out a pushback
-// (HS-08) and stops at a negative one (HS-09g); a loop of the service's
-// own that ignores pushback fails both; a service that never retries
-// leaves HS-09g nothing to judge; the HTTP-only checks do not apply.
+// TestRetryAfter_judgesGRPCDependency: against a gRPC dependency the suite
+// sends grpc-status and grpc-retry-pushback-ms. grpc-go waits out a
+// pushback (HS-08) and stops at a negative one (HS-09g), under a retry
+// throttle too; a loop of the service's own that ignores pushback fails
+// both, HS-09g whatever keys it sends; a service that never retries leaves
+// HS-09g nothing to judge; the HTTP-only checks do not apply.
 func TestRetryAfter_judgesGRPCDependency(t *testing.T) {
 	tests := []struct {
 		name string
@@ -113,6 +129,10 @@ func TestRetryAfter_judgesGRPCDependency(t *testing.T) {
 			"HS-09": reports.StatusNotApplicable, "HS-03": reports.StatusNotApplicable, "RL-10": reports.StatusNotApplicable}},
 		{"a loop that ignores pushback", grpcFake{ownLoop: true}, map[string]reports.Status{
 			"HS-08": reports.StatusFail, "HS-09g": reports.StatusFail}},
+		{"a loop that ignores pushback, a fresh key per attempt", grpcFake{ownLoop: true, freshKeys: true}, map[string]reports.Status{
+			"HS-09g": reports.StatusFail}},
+		// HS-09g alone: HS-08's failures would drain the throttle first.
+		{"grpc-go's retry policy under a throttle", grpcFake{throttled: true}, map[string]reports.Status{"HS-09g": reports.StatusPass}},
 		{"no retries", grpcFake{once: true}, map[string]reports.Status{"HS-09g": reports.StatusNotApplicable}},
 	}
 	for _, tt := range tests {

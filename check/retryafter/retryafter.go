@@ -130,7 +130,7 @@ func checks() []check.Check {
 		{ID: "HS-09", Suite: Name, Timed: true, Level: reports.LevelConvention, Needs: []check.Need{check.NeedDependency, check.NeedHTTPDependency}, Source: "Envoy router filter docs (an unparseable reset header falls back to the exponential back-off); AWS SDKs and Tools Reference Guide \"Retry behavior\"",
 			Title: "an invalid Retry-After falls back to the normal backoff: neither a storm nor no retry", Run: raInvalidFallsBack},
 		{ID: "HS-09g", Suite: Name, Level: reports.LevelShould, Needs: []check.Need{check.NeedDependency, check.NeedGRPCDependency}, Source: "gRFC A6 \"gRPC Retry Design\" (Pushback: a negative or unparseable grpc-retry-pushback-ms means no retry)",
-			Title: "a gRPC dependency's negative pushback stops the retries: one call", Run: raNegativePushback},
+			Title: "a gRPC dependency's negative pushback stops the retries: one attempt", Run: raNegativePushback},
 		{ID: "HS-10", Suite: Name, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: "draft-ietf-httpapi-ratelimit-headers-10 §8.5.1; Envoy RetryPolicy rate_limited_retry_back_off (max_interval); gRFC A6 (Pushback)",
 			Title: "a huge Retry-After (a gRPC dependency's pushback) does not hold the caller past its deadline", Run: raHugeIsCapped},
 		{ID: "HS-02", Suite: Name, Blame: limiterBlame, RunWide: true, Timed: true, Level: reports.LevelMust, Needs: []check.Need{check.NeedHTTPAnswers}, Source: raSource + ", §5.6.7",
