@@ -253,7 +253,11 @@ func raHugeIsCapped(ctx context.Context, c *check.Case) check.Result {
 	if o.next != nil {
 		// A wait the service capped and a tier above it re-sending the
 		// request look alike at the dependency: say what was seen.
-		how = fmt.Sprintf("called the dependency again %s later, long before the Retry-After (a wait the target capped, or a tier in front of it re-sending the request)", check.Ms(o.gap()))
+		asked := "the Retry-After"
+		if h.DependencyGRPC {
+			asked = "the pushback"
+		}
+		how = fmt.Sprintf("called the dependency again %s later, long before %s (a wait the target capped, or a tier in front of it re-sending the request)", check.Ms(o.gap()), asked)
 	}
 	if v := r.Header.Get("Retry-After"); v != "" {
 		how += fmt.Sprintf(", and passed Retry-After %q on", v)

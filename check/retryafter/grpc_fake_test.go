@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,8 +117,9 @@ func startProxy(t *testing.T, opts ...faults.Option) *faults.Proxy {
 // sends grpc-status and grpc-retry-pushback-ms. grpc-go waits out a
 // pushback (HS-08) and stops at a negative one (HS-09g), under a retry
 // throttle too; a loop of the service's own that ignores pushback fails
-// both, HS-09g whatever keys it sends; a service that never retries leaves
-// HS-09g nothing to judge; the HTTP-only checks do not apply.
+// both, HS-09g whatever keys it sends, and HS-10 tells of the pushback it
+// ignored; a service that never retries leaves HS-09g nothing to judge;
+// the HTTP-only checks do not apply.
 func TestRetryAfter_judgesGRPCDependency(t *testing.T) {
 	tests := []struct {
 		name string
@@ -128,7 +130,7 @@ func TestRetryAfter_judgesGRPCDependency(t *testing.T) {
 			"HS-08": reports.StatusPass, "HS-09g": reports.StatusPass,
 			"HS-09": reports.StatusNotApplicable, "HS-03": reports.StatusNotApplicable, "RL-10": reports.StatusNotApplicable}},
 		{"a loop that ignores pushback", grpcFake{ownLoop: true}, map[string]reports.Status{
-			"HS-08": reports.StatusFail, "HS-09g": reports.StatusFail}},
+			"HS-08": reports.StatusFail, "HS-09g": reports.StatusFail, "HS-10": reports.StatusPass}},
 		{"a loop that ignores pushback, a fresh key per attempt", grpcFake{ownLoop: true, freshKeys: true}, map[string]reports.Status{
 			"HS-09g": reports.StatusFail}},
 		// HS-09g alone: HS-08's failures would drain the throttle first.
@@ -141,9 +143,13 @@ func TestRetryAfter_judgesGRPCDependency(t *testing.T) {
 			f := tt.fake
 			h := grpcFakeHarness(t, &f, Config{Budget: 3 * time.Second, BreakerFlush: 1})
 			for id, want := range tt.want {
-				if res := check.Judge(t.Context(), h, raCheckByID(t, id)); res.Status != want {
+				res := check.Judge(t.Context(), h, raCheckByID(t, id))
+				switch {
+				case res.Status != want:
 					t.Errorf("%s: status %s, want %s; observed %q, reason %q", id, res.Status, want, res.Observed, res.Reason)
-				} else {
+				case strings.Contains(res.Expected+res.Observed, "Retry-After"):
+					t.Errorf("%s: a gRPC dependency's verdict speaks of Retry-After: expected %q, observed %q", id, res.Expected, res.Observed)
+				default:
 					t.Logf("%s %s: %s%s", id, res.Status, res.Observed, res.Reason)
 				}
 			}

@@ -3,6 +3,7 @@ package retryafter
 import (
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +63,17 @@ func TestGRPCRefusalText(t *testing.T) {
 	}
 	if got := check.GRPCRefusalText(http.StatusTooManyRequests, 0); got != "RESOURCE_EXHAUSTED (8)" {
 		t.Errorf("text %q", got)
+	}
+}
+
+// TestRaPropertyWant_protocols: HS-08p promises a gRPC dependency's
+// pushbacks, not Retry-After values and RateLimit fields it never sends.
+func TestRaPropertyWant_protocols(t *testing.T) {
+	grpc := raPropertyWant(&check.Harness{DependencyGRPC: true}, 50*time.Millisecond, 300*time.Millisecond)
+	if strings.Contains(grpc, "Retry-After") || strings.Contains(grpc, "RateLimit") || !strings.Contains(grpc, "grpc-retry-pushback-ms") {
+		t.Errorf("gRPC: %q", grpc)
+	}
+	if h := raPropertyWant(&check.Harness{}, 50*time.Millisecond, 300*time.Millisecond); !strings.Contains(h, "Retry-After of 2–4 s") {
+		t.Errorf("HTTP: %q", h)
 	}
 }
