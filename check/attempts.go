@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -205,6 +206,21 @@ func (h *Harness) RacedHedges(attempts [][]faults.Entry) (n int, late time.Durat
 		span.To = latest(span.To, e.Received)
 	}
 	return n, late, span
+}
+
+// CallCount says how many calls one request made and, where hedged copies
+// joined some (Attempts), in how many attempts.
+func CallCount(calls []faults.Entry, attempts [][]faults.Entry) string {
+	switch {
+	case len(calls) == 1:
+		return "1 call"
+	case len(attempts) == len(calls):
+		return fmt.Sprintf("%d calls", len(calls))
+	}
+	if len(attempts) == 1 {
+		return fmt.Sprintf("%d calls in 1 attempt (the others hedged copies, overlapping the first)", len(calls))
+	}
+	return fmt.Sprintf("%d calls in %d attempts (the others hedged copies, overlapping the attempt they copy)", len(calls), len(attempts))
 }
 
 // answered2xx says e was answered 2xx.

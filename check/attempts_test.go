@@ -186,3 +186,27 @@ func TestHarness_RacedHedges(t *testing.T) {
 		})
 	}
 }
+
+// TestCallCount: a count reads as English, naming attempts only where
+// hedged copies joined some.
+func TestCallCount(t *testing.T) {
+	e := faults.Entry{}
+	for _, tc := range []struct {
+		calls    int
+		attempts []int // copies per attempt
+		want     string
+	}{
+		{1, []int{1}, "1 call"},
+		{3, []int{1, 1, 1}, "3 calls"},
+		{2, []int{2}, "2 calls in 1 attempt (the others hedged copies, overlapping the first)"},
+		{3, []int{2, 1}, "3 calls in 2 attempts (the others hedged copies, overlapping the attempt they copy)"},
+	} {
+		var attempts [][]faults.Entry
+		for _, n := range tc.attempts {
+			attempts = append(attempts, slices.Repeat([]faults.Entry{e}, n))
+		}
+		if got := CallCount(slices.Repeat([]faults.Entry{e}, tc.calls), attempts); got != tc.want {
+			t.Errorf("CallCount(%d, %v) = %q, want %q", tc.calls, tc.attempts, got, tc.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -277,7 +278,7 @@ func exchange(e faults.Entry) reports.Exchange {
 		notes = append(notes, fmt.Sprintf("upstream %v", e.UpstreamStatuses))
 	}
 	if len(e.UpstreamGRPCStatuses) > 0 {
-		notes = append(notes, fmt.Sprintf("upstream grpc-status %v", e.UpstreamGRPCStatuses))
+		notes = append(notes, "upstream grpc-status "+grpcStatusesText(e.UpstreamGRPCStatuses))
 	}
 	if ra := e.ResponseHeader("Retry-After"); ra != "" {
 		notes = append(notes, "Retry-After: "+ra)
@@ -290,6 +291,19 @@ func exchange(e faults.Entry) reports.Exchange {
 	}
 	x.Note = strings.Join(notes, "; ")
 	return x
+}
+
+// grpcStatusesText renders the upstream copies' grpc-status codes, "unread"
+// where the journal knows none (-1), as "[unread 14]".
+func grpcStatusesText(codes []int) string {
+	words := make([]string, len(codes))
+	for i, c := range codes {
+		words[i] = "unread"
+		if c >= 0 {
+			words[i] = strconv.Itoa(c)
+		}
+	}
+	return "[" + strings.Join(words, " ") + "]"
 }
 
 // Evidence returns the check's exchanges on both proxies, in finishing order.

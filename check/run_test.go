@@ -66,3 +66,12 @@ func TestJudge_noOperations(t *testing.T) {
 		}
 	}
 }
+
+// TestExchange_upstreamGRPCNote: an upstream copy whose grpc-status the
+// journal does not know is "unread" in the evidence note, not -1.
+func TestExchange_upstreamGRPCNote(t *testing.T) {
+	e := faults.Entry{Side: "dependency", Status: 200, UpstreamStatuses: []int{200, 200}, UpstreamGRPCStatuses: []int{-1, 14}}
+	if got, want := exchange(e).Note, "upstream [200 200]; upstream grpc-status [unread 14]"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+}

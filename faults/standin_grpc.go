@@ -11,7 +11,8 @@ import (
 // server answers a unary call: HTTP 200, content-type application/grpc,
 // r's headers as leading metadata, the rendered body turned by encode into
 // the length-prefixed message(s) sent, and grpc-status 0 in trailers. r's
-// Status is not used. The proxy knows no protobuf: encode does.
+// Status is not used. The proxy knows no protobuf: encode does, and r's
+// template sees the request's .Body as it came, framed binary protobuf.
 func WithGRPCStandIn(r Respond, encode func(rendered []byte) ([]byte, error)) Option {
 	return func(p *Proxy) { p.standIn, p.standInGRPC = r, encode }
 }

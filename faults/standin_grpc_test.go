@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"encoding/binary"
 	"errors"
 	"net/url"
 	"testing"
@@ -12,24 +11,21 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
+
+	"github.com/resilcheck/resilcheck/targets"
 )
 
-// healthFrame encodes a HealthCheckResponse written as JSON and frames it
-// as gRPC's length-prefixed message: what a spec's codec does.
-func healthFrame(body []byte) ([]byte, error) {
-	var m healthpb.HealthCheckResponse
-	if err := protojson.Unmarshal(body, &m); err != nil {
-		return nil, err
-	}
-	msg, err := proto.Marshal(&m)
+// healthFrame is the codec of a spec whose dependency call is
+// grpc.health.v1's Check: it encodes a HealthCheckResponse written as JSON
+// and frames it (targets.GRPCCodec.Frame).
+func healthFrame(t *testing.T) func([]byte) ([]byte, error) {
+	t.Helper()
+	c, err := targets.GRPCDependency{Method: "/grpc.health.v1.Health/Check", Proto: "health.proto",
+		Response: "grpc.health.v1.HealthCheckResponse"}.Compile("testdata")
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
-	frame := make([]byte, 5, 5+len(msg))
-	binary.BigEndian.PutUint32(frame[1:], uint32(len(msg)))
-	return append(frame, msg...), nil
+	return c.Frame
 }
 
 // standInClient starts a gRPC stand-in answering body and a grpc-go
@@ -54,7 +50,7 @@ func TestWithGRPCStandIn(t *testing.T) {
 	t.Parallel()
 	t.Run("ok", func(t *testing.T) {
 		t.Parallel()
-		p, c := standInClient(t, `{"status": "{{if eq .Method "POST"}}SERVING{{else}}NOT_SERVING{{end}}"}`, healthFrame)
+		p, c := standInClient(t, `{"status": "{{if eq .Method "POST"}}SERVING{{else}}NOT_SERVING{{end}}"}`, healthFrame(t))
 		var header, trailer metadata.MD
 		resp, err := c.Check(t.Context(), &healthpb.HealthCheckRequest{}, grpc.Header(&header), grpc.Trailer(&trailer))
 		if err != nil {
@@ -70,7 +66,7 @@ func TestWithGRPCStandIn(t *testing.T) {
 	})
 	t.Run("empty message", func(t *testing.T) {
 		t.Parallel()
-		_, c := standInClient(t, "{}", healthFrame)
+		_, c := standInClient(t, "{}", healthFrame(t))
 		resp, err := c.Check(t.Context(), &healthpb.HealthCheckRequest{})
 		if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_UNKNOWN {
 			t.Errorf("Check = %v, %v; want the empty message (UNKNOWN), OK", resp, err)

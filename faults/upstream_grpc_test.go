@@ -51,7 +51,7 @@ func TestEntry_UpstreamGRPC(t *testing.T) {
 	}
 	t.Run("stand-in", func(t *testing.T) {
 		t.Parallel()
-		p, c := standInClient(t, `{"status": "SERVING"}`, healthFrame)
+		p, c := standInClient(t, `{"status": "SERVING"}`, healthFrame(t))
 		_, _ = c.Check(t.Context(), &healthpb.HealthCheckRequest{})
 		if e := await(t, p, 1)[0]; !slices.Equal(e.UpstreamGRPCStatuses, []int{0}) {
 			t.Errorf("stand-in: UpstreamGRPCStatuses %v, want [0]", e.UpstreamGRPCStatuses)

@@ -251,7 +251,9 @@ type Dependency struct {
 // StandIn is a scripted dependency answer. Body is a text/template when it
 // contains "{{", with .Method, .Path, .Body, .N (the request's ordinal) and
 // .Header "Name". A gRPC dependency's stand-in answers HTTP 200 with Body
-// as its response message in JSON, and Headers as leading metadata.
+// as its response message in JSON, and Headers as leading metadata; there
+// .Body is the request as it came, the framed binary protobuf, not JSON,
+// and .Header reads the request's metadata.
 type StandIn struct {
 	Status  int               `yaml:"status"`  // 0 = 200; a gRPC stand-in's is 200
 	Headers map[string]string `yaml:"headers"` // response headers

@@ -152,7 +152,7 @@ func attemptCap(ctx context.Context, c *check.Case) check.Result {
 		remove()
 		attempts := h.Attempts(calls)
 		if len(attempts) > limit {
-			obs := fmt.Sprintf("%s: %s for one logical request (keys %s), client got %s", label, callCount(calls, attempts), keyList(h, calls), check.Describe(r))
+			obs := fmt.Sprintf("%s: %s for one logical request (keys %s), client got %s", label, check.CallCount(calls, attempts), keyList(h, calls), check.Describe(r))
 			// Attempts that may be hedges fired before the target read a
 			// failure make a count over the cap a matter of time: of how
 			// late the runner let the target read it. The check runs
@@ -168,7 +168,7 @@ func attemptCap(ctx context.Context, c *check.Case) check.Result {
 			}
 			return check.Fail(want, obs, c.Evidence()...)
 		}
-		seen = append(seen, fmt.Sprintf("%s: %s, client got %s", label, callCount(calls, attempts), check.Describe(r)))
+		seen = append(seen, fmt.Sprintf("%s: %s, client got %s", label, check.CallCount(calls, attempts), check.Describe(r)))
 	}
 	return check.Pass(want, strings.Join(seen, "; "), c.Evidence()...)
 }
@@ -208,13 +208,4 @@ func keyList(h *check.Harness, calls []faults.Entry) string {
 		ks = append(ks, cmp.Or(e.Header(h.Conventions.DependencyKeyName()), "(none)"))
 	}
 	return "[" + strings.Join(ks, " ") + "]"
-}
-
-// callCount renders how many calls a request made and, where hedged copies
-// joined some into one attempt, how many attempts they were.
-func callCount(calls []faults.Entry, attempts [][]faults.Entry) string {
-	if len(attempts) == len(calls) {
-		return fmt.Sprintf("%d calls", len(calls))
-	}
-	return fmt.Sprintf("%d calls in %d attempts (the others hedged copies, overlapping the attempt they copy)", len(calls), len(attempts))
 }

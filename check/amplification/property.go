@@ -169,7 +169,7 @@ func (m *rbMachine) request(t *rapid.T, c *check.Case, script []rbStep) ([]fault
 func (m *rbMachine) judge(t *rapid.T, n int, script []rbStep, calls []faults.Entry) {
 	attempts := m.h.Attempts(calls)
 	if len(attempts) > m.limit {
-		t.Fatalf("request %d: %s for one logical request, above the attempt cap of %s", n, callCount(calls, attempts), m.h.Policy.Retry.AttemptsText())
+		t.Fatalf("request %d: %s for one logical request, above the attempt cap of %s", n, check.CallCount(calls, attempts), m.h.Policy.Retry.AttemptsText())
 	}
 	tol := m.h.Slack()
 	copies := hedgedCopies(m.h, attempts)

@@ -156,7 +156,7 @@ func raInvalidFallsBack(ctx context.Context, c *check.Case) check.Result {
 			return check.Inconclusive("%v", err)
 		}
 		ev = append(ev, o.evidence...)
-		calls := o.keyCalls()
+		calls := o.requestCalls()
 		switch {
 		case len(calls) == 0:
 			return check.Inconclusive("the target made no dependency call (client got %s)", check.Describe(o.reply.Reply))
@@ -188,21 +188,27 @@ func raNoRetry(ctx context.Context, c *check.Case, want, v string, o raDepOutcom
 	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
-	if n := len(base.keyCalls()); n > 1 {
+	if n := len(base.requestCalls()); n > 1 {
 		return check.Fail(want, fmt.Sprintf("no retry after a 503 with Retry-After %q (client got %s), yet %d calls after a 503 without one",
 			v, check.Describe(o.reply.Reply), n), append(ev, base.evidence...)...)
 	}
 	return check.NotApplicable("the target does not retry a dependency's 503 at all; there is no backoff to fall back to")
 }
 
-// keyCalls returns the calls sharing the faulted call's forwarded key.
-func (o raDepOutcome) keyCalls() []faults.Entry {
+// requestCalls returns the effect calls made for the case's one request:
+// those the dependency received while the client waited for the answer,
+// and any later one carrying the faulted call's key (a retry the target
+// left running after it answered). Time, not the key, ties a call to the
+// request, since a target may mint a fresh key per attempt.
+func (o raDepOutcome) requestCalls() []faults.Entry {
 	if o.faulted == nil {
 		return nil
 	}
+	key := o.faulted.Header(o.keyHeader)
 	var out []faults.Entry
 	for _, e := range o.calls {
-		if e.Header(o.keyHeader) == o.faulted.Header(o.keyHeader) {
+		during := !e.Received.Before(o.reply.sent) && !e.Received.After(o.reply.at)
+		if during || key != "" && e.Header(o.keyHeader) == key {
 			out = append(out, e)
 		}
 	}
@@ -247,7 +253,11 @@ func raHugeIsCapped(ctx context.Context, c *check.Case) check.Result {
 	if o.next != nil {
 		// A wait the service capped and a tier above it re-sending the
 		// request look alike at the dependency: say what was seen.
-		how = fmt.Sprintf("called the dependency again %s later, long before the Retry-After (a wait the target capped, or a tier in front of it re-sending the request)", check.Ms(o.gap()))
+		asked := "the Retry-After"
+		if h.DependencyGRPC {
+			asked = "the pushback"
+		}
+		how = fmt.Sprintf("called the dependency again %s later, long before %s (a wait the target capped, or a tier in front of it re-sending the request)", check.Ms(o.gap()), asked)
 	}
 	if v := r.Header.Get("Retry-After"); v != "" {
 		how += fmt.Sprintf(", and passed Retry-After %q on", v)

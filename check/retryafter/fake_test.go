@@ -23,6 +23,8 @@ type raFake struct {
 	hugeWait bool
 	// invalidStops stops retrying on an unparseable Retry-After (HS-09's).
 	invalidStops bool
+	// freshKeys sends each attempt with a key of its own.
+	freshKeys bool
 	// resetAhead answers every request 429 with Retry-After: 1 and a
 	// RateLimit reset of 3 s (RL-09's).
 	resetAhead bool
@@ -45,9 +47,12 @@ func (f *raFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()
-	for range 3 {
+	for i := range 3 {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.dep+"/charges", bytes.NewReader([]byte(`{}`)))
 		req.Header.Set("Idempotency-Key", r.Header.Get("Idempotency-Key"))
+		if f.freshKeys {
+			req.Header.Set("Idempotency-Key", fmt.Sprintf("%s-%d", r.Header.Get("Idempotency-Key"), i))
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			break
@@ -105,6 +110,7 @@ func TestRetryAfter_catchesUnfitTargets(t *testing.T) {
 	}{
 		{"HS-10 waits out a huge Retry-After", raFake{hugeWait: true}, "HS-10"},
 		{"HS-09 stops retrying on an invalid Retry-After", raFake{invalidStops: true}, "HS-09"},
+		{"HS-09 stops retrying, a fresh key per attempt", raFake{invalidStops: true, freshKeys: true}, "HS-09"},
 		{"RL-09 Retry-After earlier than the reset", raFake{resetAhead: true}, "RL-09"},
 	}
 	for _, c := range cases {
@@ -121,13 +127,19 @@ func TestRetryAfter_catchesUnfitTargets(t *testing.T) {
 	}
 }
 
+// TestRetryAfter_passesFitFake: a fit target passes, whatever keys its
+// attempts carry.
 func TestRetryAfter_passesFitFake(t *testing.T) {
-	t.Parallel()
-	h := raFakeHarness(t, &raFake{})
-	for _, id := range []string{"HS-10", "HS-09"} {
-		if res := check.Judge(t.Context(), h, raCheckByID(t, id)); res.Status != reports.StatusPass {
-			t.Errorf("status %s, want pass; observed %q, reason %q", res.Status, res.Observed, res.Reason)
-		}
+	for _, freshKeys := range []bool{false, true} {
+		t.Run(fmt.Sprintf("freshKeys=%v", freshKeys), func(t *testing.T) {
+			t.Parallel()
+			h := raFakeHarness(t, &raFake{freshKeys: freshKeys})
+			for _, id := range []string{"HS-10", "HS-09"} {
+				if res := check.Judge(t.Context(), h, raCheckByID(t, id)); res.Status != reports.StatusPass {
+					t.Errorf("%s: status %s, want pass; observed %q, reason %q", id, res.Status, res.Observed, res.Reason)
+				}
+			}
+		})
 	}
 }
 

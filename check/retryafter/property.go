@@ -29,8 +29,7 @@ func retryAfterProperty(ctx context.Context, pc *check.Case) check.Result {
 	h := pc.Harness
 	cfg := config(h)
 	tol, slack := cfg.tolerance(h), cfg.answerSlack()
-	want := fmt.Sprintf("for every Retry-After of 2–4 s on a 429 or 503, with or without RateLimit fields, and a budget that does or does not leave room for it: no dependency call before the Retry-After (−%s), an answer by the budget (+%s)",
-		check.Ms(tol), check.Ms(slack))
+	want := raPropertyWant(h, tol, slack)
 	pcfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 12 * time.Second, MinCases: 1}
 	pcfg = h.Exploring(pcfg, raExplore)
 	var ms []*raMachine
@@ -44,6 +43,17 @@ func retryAfterProperty(ctx context.Context, pc *check.Case) check.Result {
 		out.Margin, out.Waited = ms[r.Worker].margin, ms[r.Worker].waited
 	}
 	return out
+}
+
+// raPropertyWant is HS-08p's expectation, in the dependency's protocol: a
+// gRPC dependency's refusals carry pushback and no RateLimit fields.
+func raPropertyWant(h *check.Harness, tol, slack time.Duration) string {
+	if h.DependencyGRPC {
+		return fmt.Sprintf("for every grpc-retry-pushback-ms of 2000–4000 on a RESOURCE_EXHAUSTED or UNAVAILABLE, and a budget that does or does not leave room for it: no dependency call before the pushback (−%s), an answer by the budget (+%s)",
+			check.Ms(tol), check.Ms(slack))
+	}
+	return fmt.Sprintf("for every Retry-After of 2–4 s on a 429 or 503, with or without RateLimit fields, and a budget that does or does not leave room for it: no dependency call before the Retry-After (−%s), an answer by the budget (+%s)",
+		check.Ms(tol), check.Ms(slack))
 }
 
 // raMachine runs HS-08p's cases.
@@ -73,7 +83,8 @@ func (m *raMachine) run(t *rapid.T) bool {
 	defer c.Done(m.ctx)
 	status := rapid.SampledFrom([]int{http.StatusServiceUnavailable, http.StatusTooManyRequests}).Draw(t, "status")
 	secs := rapid.IntRange(2, 4).Draw(t, "Retry-After (s)")
-	rateLimit := rapid.Bool().Draw(t, "RateLimit fields resetting at once")
+	// A gRPC dependency's pushback has no RateLimit fields beside it.
+	rateLimit := !h.DependencyGRPC && rapid.Bool().Draw(t, "RateLimit fields resetting at once")
 	fits := rapid.Bool().Draw(t, "the budget leaves room for the wait")
 	ra := time.Duration(secs) * time.Second
 	budget := ra - 500*time.Millisecond
@@ -89,7 +100,7 @@ func (m *raMachine) run(t *rapid.T) bool {
 	if rateLimit {
 		what += " and a RateLimit reset of 0"
 	}
-	f, what, err := raRefusal(h, status, hd, what) // a gRPC dependency's pushback has no RateLimit fields beside it
+	f, what, err := raRefusal(h, status, hd, what)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
