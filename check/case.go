@@ -145,6 +145,17 @@ func (c *Case) Key() string {
 	return k
 }
 
+// KeySeed returns a seed for a generator of keys of the case's own (a
+// load.Spec's Seed), drawn from the generator Key draws from: a rerun
+// draws the first run's scenario again (IntN) but never its keys, which a
+// target that stores keys would answer from its records without calling
+// its dependency.
+func (c *Case) KeySeed() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.keys.Uint64()
+}
+
 // Tenant returns the next of the target's declared tenants in turn, so two
 // calls in a case give two tenants; with none declared, a tenant name no
 // other check uses, so quotas and idempotency records of checks never meet.

@@ -113,6 +113,9 @@ func TestHarness_NewCase_again(t *testing.T) {
 	if first.Key() == again.Key() || first.Tenant() == again.Tenant() {
 		t.Error("the second run reused the first's key or tenant, which the target has stored")
 	}
+	if first.KeySeed() == again.KeySeed() {
+		t.Error("the second run's load would send the first's keys, which the target has stored")
+	}
 }
 
 // TestFirstID: a rerun's case draws what the first run drew; a case

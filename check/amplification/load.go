@@ -46,7 +46,7 @@ func runOutage(ctx context.Context, c *check.Case, o *outage) error {
 		URL: h.TargetURL + op.Path, Method: op.Method,
 		KeyHeader: h.Conventions.KeyHeaderName(), TenantHeader: h.Conventions.TenantHeaderName(),
 		Pacing: load.Pacing{Rate: o.rate}, Duration: o.outage + o.recovery,
-		Timeout: outageTimeout(h), Seed: uint64(c.IntN(1 << 62)), Name: c.ID,
+		Timeout: outageTimeout(h), Seed: c.KeySeed(), Name: c.ID,
 		Build: h.LoadBuild(),
 	}
 	if spec.TenantHeader != "" {

@@ -74,7 +74,7 @@ func drive(ctx context.Context, c *check.Case, p *plan) error {
 		URL: h.TargetURL + op.Path, Method: op.Method,
 		KeyHeader: h.Conventions.KeyHeaderName(), TenantHeader: h.Conventions.TenantHeaderName(),
 		Pacing: load.Pacing{Rate: p.rate}, Duration: p.refuse + p.after,
-		Timeout: max(5*time.Second, h.Conventions.BudgetCap()+time.Second), Seed: uint64(c.IntN(1 << 62)), Name: c.ID,
+		Timeout: max(5*time.Second, h.Conventions.BudgetCap()+time.Second), Seed: c.KeySeed(), Name: c.ID,
 		Build: h.LoadBuild(),
 	}
 	if spec.TenantHeader != "" {
