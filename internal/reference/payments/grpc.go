@@ -15,6 +15,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
 )
 
 // createRoute is the HTTP face's route; the gRPC face fingerprints its
@@ -69,6 +71,11 @@ func (f *grpcFace) createPayment(ctx context.Context, m *dynamicpb.Message) (pro
 	budget := s.cfg.maxBudget
 	if dl, ok := ctx.Deadline(); ok {
 		budget = min(budget, dl.Sub(start))
+	}
+	if s.cfg.defects.Has(defect.GRPCIgnoreDeadline) {
+		// context.Background() but for the call's values (its metadata, its
+		// stream for headers and trailers): no deadline, no cancellation.
+		ctx, budget = context.WithoutCancel(ctx), s.cfg.maxBudget
 	}
 	if budget <= 0 {
 		return nil, grpcstatus.Error(codes.DeadlineExceeded, "the call's deadline had passed on arrival; nothing was done")

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/resilcheck/resilcheck/internal/reference/defect"
 	"github.com/resilcheck/resilcheck/internal/reference/payments"
 )
 
@@ -228,5 +229,42 @@ func TestServer_CreatePaymentGRPCSpentBudget(t *testing.T) {
 	}
 	if n := proc.Ledger().Charges; n != 0 {
 		t.Errorf("%d charges; want none", n)
+	}
+}
+
+// TestServer_CreatePaymentGRPCIgnoreDeadline: under grpc-ignore-deadline
+// the face drives a call by the service's own maximum budget, so the
+// processor is told far more than the caller's grpc-timeout left.
+func TestServer_CreatePaymentGRPCIgnoreDeadline(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		defects  defect.Set
+		min, max int // the budget the processor may be told, in ms
+	}{
+		{"correct", nil, 1, 300},
+		{"grpc-ignore-deadline", defect.Set{defect.GRPCIgnoreDeadline: true}, 1500, 2000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			told := make(chan string, 8)
+			proc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				told <- r.Header.Get("X-Request-Timeout-Ms")
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}))
+			t.Cleanup(proc.Close)
+			_, s := startServer(t, openStore(t, "sqlite"), proc.URL, payments.WithDefects(tc.defects),
+				payments.WithMaxBudget(2*time.Second), payments.WithRetry(payments.RetryConfig{MaxAttempts: 1}))
+			c, _ := startGRPC(t, s)
+			c.create(t, "k-budget", "acme", 100, "EUR", 300*time.Millisecond)
+			select {
+			case v := <-told:
+				if ms, err := strconv.Atoi(v); err != nil || ms < tc.min || ms > tc.max {
+					t.Errorf("the processor was told X-Request-Timeout-Ms %q; want %d..%d", v, tc.min, tc.max)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("no processor call")
+			}
+		})
 	}
 }
