@@ -114,9 +114,10 @@ const grpcWorkers = 8
 // reference.face: grpc) correct, where every applicable check passes, and
 // with each defect its calls can show, where exactly the checks
 // target.Matrix() expects fail (grpcChanges where the face changes that).
-// Each defect runs the suite of its contract alone, on two copies.
+// Each defect runs the suite of its contract alone, on two copies. Not
+// parallel: its eight certifications at a time fill 2 cores, and beside
+// TestMatrix's they would leave timed checks of both to a starved runner.
 func TestGRPCReference_matrix(t *testing.T) {
-	t.Parallel()
 	cases := grpcCases(t)
 	results := make([]certified, len(cases))
 	slots := make(chan struct{}, grpcWorkers)

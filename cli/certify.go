@@ -83,6 +83,7 @@ says so), 5 internal error.`,
 	o.gate.addFlags(f)
 	_ = cmd.MarkFlagDirname(reportDirFlag)
 	_ = cmd.RegisterFlagCompletionFunc("defect", completeDefects)
+	_ = cmd.RegisterFlagCompletionFunc("face", cobra.FixedCompletions([]string{"http", "grpc"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("suite", a.completeSuites)
 	_ = cmd.RegisterFlagCompletionFunc("check", a.completeChecks)
 	return cmd

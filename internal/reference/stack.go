@@ -22,7 +22,7 @@ import (
 // every component and releases the store.
 type Stack struct {
 	GatewayURL   string
-	ServiceURL   string
+	ServiceURL   string // the HTTP API, and over h2c the gRPC face
 	ProcessorURL string
 	// Processor is the in-process processor, whose ledger counts real charges.
 	Processor *processor.Processor
