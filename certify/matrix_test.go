@@ -45,25 +45,13 @@ func TestMatrix(t *testing.T) {
 	}
 	for i, d := range cases {
 		t.Run(caseName(d), func(t *testing.T) {
-			res := results[i]
-			t.Cleanup(func() {
-				if t.Failed() {
-					res.journal.Keep(t)
-				} else {
-					res.journal.Drop()
+			results[i].judge(t, func(rep *reports.Report) {
+				failed := judgeMatrixCase(t, d, rep, matrix[d], cmp.Or(matrix[d].Tier, components[d]))
+				if got := rep.Target; got.Kind != "reference" || !slices.Equal(got.Defects, defectNames(d)) {
+					t.Errorf("report target = %+v; want kind reference with defects %v", got, defectNames(d))
 				}
+				t.Logf("failed: %v (%s, seed %d)", failed, rep.Duration, rep.Seed)
 			})
-			if res.err != nil {
-				t.Fatalf("Run: %v", res.err)
-			}
-			failed := judgeMatrixCase(t, d, res.report, matrix[d], cmp.Or(matrix[d].Tier, components[d]))
-			if got := res.report.Target; got.Kind != "reference" || !slices.Equal(got.Defects, defectNames(d)) {
-				t.Errorf("report target = %+v; want kind reference with defects %v", got, defectNames(d))
-			}
-			t.Logf("failed: %v (%s, seed %d)", failed, res.report.Duration, res.report.Seed)
-			if t.Failed() {
-				keepfailed.Report(t, res.report)
-			}
 		})
 	}
 }
@@ -194,6 +182,26 @@ type certified struct {
 	report  *reports.Report
 	journal keepfailed.Journal // held until the case is judged
 	err     error
+}
+
+// judge has judge hold res's report to its case in t; when t fails, the
+// journal and the report are kept for diagnosis, else the journal dropped.
+func (res certified) judge(t *testing.T, judge func(*reports.Report)) {
+	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			res.journal.Keep(t)
+		} else {
+			res.journal.Drop()
+		}
+	})
+	if res.err != nil {
+		t.Fatalf("Run: %v", res.err)
+	}
+	judge(res.report)
+	if t.Failed() {
+		keepfailed.Report(t, res.report)
+	}
 }
 
 // certifyAll certifies the reference once per defect, matrixWorkers at a time.

@@ -24,6 +24,7 @@ type certifyOpts struct {
 	file      string
 	defects   []string
 	store     string
+	face      string
 	suites    []string
 	checks    []string
 	out       string
@@ -40,7 +41,7 @@ type certifyOpts struct {
 func (a *app) newCertifyCmd() *cobra.Command {
 	o := &certifyOpts{app: a}
 	cmd := &cobra.Command{
-		Use:   "certify (--reference [--defect NAME]... | -f TARGET.yaml)",
+		Use:   "certify (--reference [--defect NAME]... [--face grpc] | -f TARGET.yaml)",
 		Short: "Certify a service: run the suites under faults and write a pass/fail report",
 		Long: `Certify a service: place fault proxies on both sides of it, run the suites,
 write the report to --report-dir (report.json, junit.xml, summary.md,
@@ -57,6 +58,7 @@ first check), 4 interrupted (the partial report is written and
 says so), 5 internal error.`,
 		Example: `  resilcheck certify --reference
   resilcheck certify --reference --defect racy-idempotency
+  resilcheck certify --reference --face grpc
   resilcheck certify -f target.yaml --suite idempotency --seed 42`,
 		Args:        cobra.NoArgs,
 		RunE:        o.run,
@@ -66,6 +68,7 @@ says so), 5 internal error.`,
 	f.BoolVar(&o.reference, "reference", false, "certify the built-in reference stack")
 	f.StringVarP(&o.file, "file", "f", "", "target spec (YAML); see 'resilcheck target init'")
 	f.StringArrayVar(&o.defects, "defect", nil, "switch a defect on in the reference stack (repeatable)")
+	f.StringVar(&o.face, "face", "", "the reference stack's face to certify: http (default: the gateway's API) or grpc (the service's gRPC CreatePayment)")
 	f.StringVar(&o.store, "store", "", "the reference stack's store: sqlite (default, a temporary file), sqlite:PATH or postgres://…")
 	f.StringArrayVar(&o.suites, "suite", nil, "run only this suite (repeatable)")
 	f.StringArrayVar(&o.checks, "check", nil, "run only the check with this ID, e.g. IK-07 (repeatable)")
@@ -80,6 +83,7 @@ says so), 5 internal error.`,
 	o.gate.addFlags(f)
 	_ = cmd.MarkFlagDirname(reportDirFlag)
 	_ = cmd.RegisterFlagCompletionFunc("defect", completeDefects)
+	_ = cmd.RegisterFlagCompletionFunc("face", cobra.FixedCompletions([]string{"http", "grpc"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("suite", a.completeSuites)
 	_ = cmd.RegisterFlagCompletionFunc("check", a.completeChecks)
 	return cmd
@@ -154,12 +158,12 @@ func (o *certifyOpts) target() (*targets.Target, error) {
 	switch {
 	case o.reference == (o.file != ""):
 		return nil, usagef("give exactly one of --reference or -f TARGET.yaml")
-	case o.file != "" && (len(o.defects) > 0 || o.store != ""):
-		return nil, usagef("--defect and --store apply to --reference; a spec of kind reference sets them under reference:")
+	case o.file != "" && (len(o.defects) > 0 || o.store != "" || o.face != ""):
+		return nil, usagef("--defect, --store and --face apply to --reference; a spec of kind reference sets them under reference:")
 	case o.file != "":
 		return targets.Load(o.file, o.app.specOptions()...) // a *targets.SpecError: exit 2 with line:column
 	}
-	t, err := targets.Parse("", referenceSpec(o.defects, o.store), o.app.specOptions()...)
+	t, err := targets.Parse("", referenceSpec(o.defects, o.store, o.face), o.app.specOptions()...)
 	if se := (*targets.SpecError)(nil); errors.As(err, &se) {
 		// Positions in a spec the user never saw would only mislead.
 		se.File = "--reference"
@@ -171,16 +175,17 @@ func (o *certifyOpts) target() (*targets.Target, error) {
 }
 
 // referenceSpec is the spec `certify --reference` stands for.
-func referenceSpec(defects []string, store string) []byte {
+func referenceSpec(defects []string, store, face string) []byte {
 	type section struct {
 		Defects []string `yaml:"defects,omitempty"`
 		Store   string   `yaml:"store,omitempty"`
+		Face    string   `yaml:"face,omitempty"`
 	}
 	b, _ := yaml.Marshal(struct {
 		Version   int     `yaml:"version"`
 		Kind      string  `yaml:"kind"`
 		Reference section `yaml:"reference,omitempty"`
-	}{targets.Version, string(targets.KindReference), section{defects, store}})
+	}{targets.Version, string(targets.KindReference), section{defects, store, face}})
 	return b
 }
 
@@ -198,6 +203,9 @@ func (o *certifyOpts) reproduce() string {
 	}
 	if o.store != "" {
 		parts = append(parts, "--store", shellWord(redactStore(o.store)))
+	}
+	if o.face != "" {
+		parts = append(parts, "--face", shellWord(o.face))
 	}
 
 	for _, s := range o.suites {

@@ -40,7 +40,7 @@ func TestCertify_usage(t *testing.T) {
 		{"both targets", []string{"certify", "--reference", "-f", bad}, "exactly one"},
 		{"unknown defect", []string{"certify", "--reference", "--defect", "typo"}, "--reference: reference.defects[0]: unknown defect typo; valid defects"},
 		{"bad store", []string{"certify", "--reference", "--store", "mysql://db"}, "reference.store: expected sqlite"},
-		{"defect with a spec", []string{"certify", "-f", bad, "--defect", "no-jitter"}, "--defect and --store apply to --reference"},
+		{"defect with a spec", []string{"certify", "-f", bad, "--defect", "no-jitter"}, "--defect, --store and --face apply to --reference"},
 		{"unknown suite", []string{"certify", "--reference", "--suite", "nope"}, "unknown suite"},
 		{"unknown check", []string{"certify", "--reference", "--check", "XX-99"}, "no check"},
 		{"unknown format", []string{"certify", "--reference", "--format", "pdf"}, "pdf"},
@@ -135,6 +135,32 @@ func TestCertify_reference(t *testing.T) {
 	urls, _ := tg["urls"].(map[string]any)
 	if tg["name"] != "reference payments stack" || tg["kind"] != "reference" || urls["gateway"] == nil || urls["dependency:processor"] == nil {
 		t.Errorf("report.json target = %v; want the reference payments stack with its URLs", tg)
+	}
+}
+
+// TestCertify_referenceGRPC certifies the reference's gRPC face from the
+// command line, as the README says: the report's target is the service,
+// reached over h2c without the gateway.
+func TestCertify_referenceGRPC(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	code, out, errs := runCLI(context.Background(), "certify", "--reference", "--face", "grpc", "--suite", "idempotency", "--report-dir", dir, "--seed", "12", "-q")
+	if code != exitPass || !strings.Contains(out, "verdict PASS") {
+		t.Fatalf("certify --reference --face grpc = %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	var rep struct {
+		Target struct {
+			URL  string            `json:"url"`
+			URLs map[string]string `json:"urls"`
+		} `json:"target"`
+		Reproduce string `json:"reproduce"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Target.URLs["service"] == "" || rep.Target.URLs["service"] == rep.Target.URLs["gateway"] || !strings.Contains(rep.Reproduce, "--face grpc") {
+		t.Errorf("report target %+v, reproduce %q; want the service certified, replayed with --face grpc", rep.Target, rep.Reproduce)
 	}
 }
 

@@ -179,13 +179,15 @@ func newReferenceDefectsCmd() *cobra.Command {
 }
 
 // serveUntilDone serves h on addr, prints "name URL", and shuts down when
-// ctx ends.
+// ctx ends. It speaks h2c besides HTTP/1.1, for the service's gRPC face.
 func serveUntilDone(ctx context.Context, out io.Writer, name, addr string, h http.Handler) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, Protocols: new(http.Protocols)}
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	fmt.Fprintf(out, "%s http://%s\n", name, l.Addr())
@@ -222,7 +224,7 @@ func newReferenceServiceCmd() *cobra.Command {
 	var processorURL string
 	cmd := &cobra.Command{
 		Use:   "service",
-		Short: "Run the payments service alone",
+		Short: "Run the payments service alone (its HTTP API, and its gRPC face over h2c on the same port)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			set, _, _, err := o.parse(cmd.ErrOrStderr())

@@ -23,6 +23,7 @@ func TestCertifyOpts_reproduce(t *testing.T) {
 		{"explore", certifyOpts{reference: true, explore: 2 * time.Minute}, "resilcheck certify --reference --explore 2m0s"},
 		{"explore cases", certifyOpts{reference: true, cases: 7}, "resilcheck certify --reference --explore-cases 7"},
 		{"serial", certifyOpts{reference: true, serial: true}, "resilcheck certify --reference --serial"},
+		{"grpc face", certifyOpts{reference: true, defects: []string{"no-jitter"}, face: "grpc"}, "resilcheck certify --reference --defect no-jitter --face grpc"},
 		{"copies", certifyOpts{file: "t.yaml", copies: 3}, "resilcheck certify -f t.yaml --concurrency 3"},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,10 +26,14 @@ type GRPC struct {
 	Method  string `yaml:"method"`  // the call's path, /package.Service/Method; required
 	Proto   string `yaml:"proto"`   // the .proto file declaring it, relative to the spec's directory; required
 	Request string `yaml:"request"` // the request message's full name, package.Message; required
+	// Files, when set, holds Proto and its imports in place of the spec's
+	// directory: a kind that brings its own service (kind reference's
+	// gRPC face) brings its .proto embedded, wherever resilcheck runs.
+	Files fs.FS `yaml:"-"`
 }
 
 // Declared reports whether the operation is a gRPC call.
-func (g GRPC) Declared() bool { return g != GRPC{} }
+func (g GRPC) Declared() bool { return g.Method != "" || g.Proto != "" || g.Request != "" }
 
 // GRPCCodec turns a rendered operation into its gRPC call.
 type GRPCCodec struct {
@@ -38,7 +44,7 @@ type GRPCCodec struct {
 // Compile compiles g's proto file, found relative to dir, and finds its
 // method and request message; the error names what is missing.
 func (g GRPC) Compile(dir string) (*GRPCCodec, error) {
-	md, err := compileMethod(dir, g.Proto, g.Method)
+	md, err := compileMethod(g.Files, dir, g.Proto, g.Method)
 	if err != nil {
 		return nil, err
 	}
@@ -48,24 +54,35 @@ func (g GRPC) Compile(dir string) (*GRPCCodec, error) {
 	return &GRPCCodec{method: g.Method, msg: md.Input()}, nil
 }
 
-// compileMethod compiles proto, found relative to dir, and finds the unary
-// method at path method (/package.Service/Method) in it. The error starts
+// compileMethod compiles proto, found in fsys when it is set, else relative
+// to dir, and finds the unary method at path method (/package.Service/Method)
+// in it. The error starts
 // with the field of a grpc section at fault, "proto: " or "method: ".
-func compileMethod(dir, proto, method string) (protoreflect.MethodDescriptor, error) {
-	file := proto
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(dir, file)
+func compileMethod(fsys fs.FS, dir, proto, method string) (protoreflect.MethodDescriptor, error) {
+	var src *protocompile.SourceResolver
+	name := proto
+	if fsys != nil {
+		if _, err := fs.Stat(fsys, proto); err != nil {
+			return nil, fmt.Errorf("proto: %w", err)
+		}
+		src = &protocompile.SourceResolver{Accessor: func(path string) (io.ReadCloser, error) { return fsys.Open(path) }}
+	} else {
+		file := proto
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		if _, err := os.Stat(file); err != nil {
+			// The path as written, not the absolute one: errors stay portable.
+			return nil, fmt.Errorf("proto: cannot read %s beside the spec: %w", proto, errors.Unwrap(err))
+		}
+		// The file's own directory is the import root, so its siblings
+		// import by bare name.
+		src = &protocompile.SourceResolver{ImportPaths: []string{filepath.Dir(file)}}
+		name = filepath.Base(file)
 	}
-	if _, err := os.Stat(file); err != nil {
-		// The path as written, not the absolute one: errors stay portable.
-		return nil, fmt.Errorf("proto: cannot read %s beside the spec: %w", proto, errors.Unwrap(err))
-	}
-	// The file's own directory is the import root, so its siblings import
-	// by bare name; WithStandardImports adds google/protobuf/*.proto.
-	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
-		ImportPaths: []string{filepath.Dir(file)},
-	})}
-	files, err := c.Compile(context.Background(), filepath.Base(file))
+	// WithStandardImports adds google/protobuf/*.proto.
+	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(src)}
+	files, err := c.Compile(context.Background(), name)
 	if err != nil {
 		return nil, fmt.Errorf("proto: %w", err)
 	}

@@ -19,7 +19,7 @@ func (g GRPCDependency) Declared() bool { return g != GRPCDependency{} }
 // codec of the method's response message; the error names the field at
 // fault, as GRPC.Compile's does.
 func (g GRPCDependency) Compile(dir string) (*GRPCCodec, error) {
-	md, err := compileMethod(dir, g.Proto, g.Method)
+	md, err := compileMethod(nil, dir, g.Proto, g.Method)
 	if err != nil {
 		return nil, err
 	}

@@ -146,6 +146,10 @@ type Reference struct {
 	// Store is "sqlite" (embedded, in a temp dir), "sqlite:PATH" or a
 	// postgres:// or postgresql:// URL; empty = "sqlite".
 	Store string `yaml:"store"`
+	// Face is what the harness certifies: "http" (the gateway's POST
+	// /v1/payments, two tiers) or "grpc" (the service's gRPC
+	// CreatePayment over h2c, one tier); empty = "http".
+	Face string `yaml:"face"`
 }
 
 // Compose describes a kind-compose target: a docker-compose project that

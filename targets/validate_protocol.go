@@ -8,13 +8,12 @@ import (
 
 // checkProtocols validates what the spec says about HTTP/2 to upstreams: a
 // known protocol whose name agrees with the URL's scheme (h2c in the clear,
-// h2 over TLS), and none for a stand-in or the reference, which have no
-// upstream to speak it to.
+// h2 over TLS), and none for a stand-in, which has no upstream to speak it
+// to. Kind reference's own validation says what each of its faces speaks.
 func (v *validator) checkProtocols() {
 	s := v.t.Service
 	switch {
-	case s.Protocol != "" && v.kind == KindReference:
-		v.errf("service.protocol", "the reference serves HTTP/1.1; leave protocol out")
+	case v.kind == KindReference:
 	case s.URL != "" || v.kind == KindProcess:
 		v.checkProtocol("service.protocol", s.Protocol, cmp.Or(s.URL, DefaultProcessURL))
 	}

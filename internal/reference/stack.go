@@ -22,7 +22,7 @@ import (
 // every component and releases the store.
 type Stack struct {
 	GatewayURL   string
-	ServiceURL   string
+	ServiceURL   string // the HTTP API, and over h2c the gRPC face
 	ProcessorURL string
 	// Processor is the in-process processor, whose ledger counts real charges.
 	Processor *processor.Processor
@@ -38,6 +38,7 @@ type Option func(*config)
 
 type config struct {
 	gatewayAddr string
+	serviceAddr string
 	storeURL    string
 	defects     defect.Set
 	seed        uint64
@@ -57,6 +58,10 @@ type config struct {
 // WithGatewayAddr sets the gateway's listen address (default 127.0.0.1:0;
 // the other components always take free loopback ports).
 func WithGatewayAddr(addr string) Option { return func(c *config) { c.gatewayAddr = addr } }
+
+// WithServiceAddr sets the payments service's listen address (default
+// 127.0.0.1:0): where its gRPC face is reached without the gateway.
+func WithServiceAddr(addr string) Option { return func(c *config) { c.serviceAddr = addr } }
 
 // WithWebhookKey has the service receive webhooks at POST /v1/webhooks,
 // verified with key (the decoded whsec_ secret); nil: none.
@@ -115,7 +120,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // Start starts processor, service and gateway, in that order, each on its
 // own loopback listener, and returns when all three accept connections.
 func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
-	c := config{gatewayAddr: "127.0.0.1:0", rate: 50, burst: 50}
+	c := config{gatewayAddr: "127.0.0.1:0", serviceAddr: "127.0.0.1:0", rate: 50, burst: 50}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -183,7 +188,8 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 	}
 	st.service = svc
 	st.closers = append(st.closers, svc.Close)
-	if st.ServiceURL, err = st.serve("127.0.0.1:0", svc); err != nil {
+	// h2c besides HTTP/1.1: gRPC calls reach the service's gRPC face.
+	if st.ServiceURL, err = st.serveH2C(c.serviceAddr, svc); err != nil {
 		return nil, err
 	}
 
@@ -214,13 +220,26 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 // (payments.Server.Crash).
 func (st *Stack) Crash(ctx context.Context) error { return st.service.Crash(ctx) }
 
-// serve listens on addr and serves h until Close; it returns the base URL.
+// serve listens on addr and serves h over HTTP/1.1 until Close; it returns
+// the base URL.
 func (st *Stack) serve(addr string, h http.Handler) (string, error) {
+	return st.listen(addr, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second})
+}
+
+// serveH2C is serve speaking HTTP/2 with prior knowledge (h2c) too.
+func (st *Stack) serveH2C(addr string, h http.Handler) (string, error) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, Protocols: new(http.Protocols)}
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	return st.listen(addr, srv)
+}
+
+// listen serves srv on addr until Close; it returns the base URL.
+func (st *Stack) listen(addr string, srv *http.Server) (string, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("reference: listen %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	st.servers = append(st.servers, srv)
 	go func() { _ = srv.Serve(l) }()
 	return "http://" + l.Addr().String(), nil

@@ -90,19 +90,21 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		fp:       fingerprint(r.Method, r.URL.Path, req.canonical),
 		deadline: start.Add(budget),
 	}
-	ctx, cancel := context.WithDeadline(r.Context(), j.deadline)
-	defer cancel()
+	write(w, s.create(r.Context(), j))
+}
 
-	var rep reply
+// create runs j by its deadline, whichever face it came through: one key
+// is one payment over HTTP and gRPC alike.
+func (s *Server) create(ctx context.Context, j job) reply {
+	ctx, cancel := context.WithDeadline(ctx, j.deadline)
+	defer cancel()
 	switch {
 	case s.cfg.defects.Has(defect.NoIdempotency):
-		rep = s.createUnclaimed(ctx, j)
+		return s.createUnclaimed(ctx, j)
 	case s.cfg.defects.Has(defect.RacyIdempotency):
-		rep = s.createRacy(ctx, j)
-	default:
-		rep = s.createClaimed(ctx, j)
+		return s.createRacy(ctx, j)
 	}
-	write(w, rep)
+	return s.createClaimed(ctx, j)
 }
 
 // createClaimed is the correct flow: claim, then replay, refuse or drive.

@@ -16,4 +16,9 @@
 // the minimum wait, every wait clipped to the caller's deadline), a retry
 // budget and a circuit breaker. Each defect in package defect switches off
 // exactly one of these contracts. README.md publishes the idempotency policy.
+//
+// The same port speaks h2c too, and serves the operation to gRPC callers as
+// payments.v1.Payments/CreatePayment (payments.proto, grpc.go): the same
+// core behind another encoding, its key and tenant in metadata, its budget
+// from grpc-timeout.
 package payments

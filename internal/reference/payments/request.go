@@ -80,6 +80,20 @@ func parsePayment(raw []byte) (paymentRequest, error) {
 	return p, nil
 }
 
+// paymentOf validates a payment given as fields, as the gRPC face reads
+// it. Its canonical form is the JSON body parsePayment would canonicalize
+// to, so a payment sent through either face has one fingerprint.
+func paymentOf(amount int64, currency string) (paymentRequest, error) {
+	if amount <= 0 || !validCurrency(currency) {
+		return paymentRequest{}, errBody
+	}
+	canonical, err := json.Marshal(map[string]any{"amount": amount, "currency": currency})
+	if err != nil {
+		return paymentRequest{}, fmt.Errorf("payments: %w", err)
+	}
+	return paymentRequest{Amount: amount, Currency: currency, canonical: canonical}, nil
+}
+
 // fingerprint digests what makes two requests "the same" (draft §2.4).
 func fingerprint(method, path string, canonical []byte) string {
 	h := sha256.New()

@@ -17,12 +17,14 @@ import (
 	"github.com/resilcheck/resilcheck/internal/reference/store"
 )
 
-// Server is the payments service, an http.Handler. It is safe for concurrent
-// use. Close waits for processor calls that outlive their request (only the
-// work-after-deadline defect leaves any).
+// Server is the payments service, an http.Handler serving the HTTP API and,
+// to HTTP/2 gRPC calls, its gRPC face (payments.proto). It is safe for
+// concurrent use. Close waits for processor calls that outlive their
+// request (only the work-after-deadline defect leaves any).
 type Server struct {
 	cfg    config
 	mux    *http.ServeMux
+	grpc   *grpcFace
 	store  store.Store
 	caller *caller
 	rng    *lockedRand
@@ -81,6 +83,9 @@ func New(opts ...Option) (*Server, error) {
 	if c.sender.URL != "" {
 		s.sender = newSender(c.sender, c.defects, c.client, s.rng)
 	}
+	if s.grpc, err = newGRPCFace(s); err != nil {
+		return nil, err
+	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/payments", s.handleCreate)
 	s.mux.HandleFunc("GET /v1/payments/{id}", s.handleGet)
@@ -132,8 +137,16 @@ func (s *Server) Crash(ctx context.Context) error {
 	return s.consumer.start(ctx)
 }
 
-// ServeHTTP serves the payments API.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP serves the payments API: a gRPC call to the gRPC face, any
+// other request to the HTTP API. Only a server that speaks h2c (or HTTP/2
+// over TLS) receives gRPC calls.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isGRPC(r) {
+		s.grpc.server.ServeHTTP(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Close waits for background processor calls to finish. It does not close
 // the store, which the caller owns.
@@ -145,6 +158,7 @@ func (s *Server) Close() error {
 		s.publisher.stop()
 	}
 	s.dropPending()
+	s.grpc.server.Stop()
 	s.bg.Wait()
 	if s.sender != nil {
 		s.sender.close() // pending retries are dropped: the sender keeps no outbox
@@ -155,8 +169,11 @@ func (s *Server) Close() error {
 // Defects returns the enabled defects' names, sorted.
 func (s *Server) Defects() []string { return s.cfg.defects.Names() }
 
-func tenantOf(r *http.Request) string {
-	if t := r.Header.Get("X-Tenant-ID"); t != "" {
+func tenantOf(r *http.Request) string { return tenantOr(r.Header.Get("X-Tenant-ID")) }
+
+// tenantOr is the tenant a request names, or the public one when it names none.
+func tenantOr(t string) string {
+	if t != "" {
 		return t
 	}
 	return "public"

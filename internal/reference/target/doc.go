@@ -1,8 +1,10 @@
 // Package target makes the reference stack an ordinary resilcheck target:
 // Kind is kind reference, supplying the stack's own spec (its operation,
 // dependency, effects, conventions and declared policy) and a launcher that
-// starts the stack with the spec's defects and store. It also holds the
-// defect matrix: the checks each defect must fail.
+// starts the stack with the spec's defects and store. reference.face picks
+// what is certified: the gateway's HTTP API (the default) or the payments
+// service's gRPC face. It also holds the defect matrix: the checks each
+// defect must fail.
 //
 // Programs that certify the reference put Kind in their table of kinds:
 //

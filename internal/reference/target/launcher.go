@@ -49,7 +49,8 @@ func (l *Launcher) LaunchedTiers() []string {
 }
 
 // Launch starts processor, service and gateway with the spec's defects,
-// store and max budget, and blocks until the gateway is healthy. The service
+// store and max budget, and blocks until the face the spec certifies (the
+// gateway, or the service for the gRPC face) is healthy. The service
 // calls the processor through env.PlaceDependency's URL when it is set.
 // Errors match launch.ErrUnhealthy when the stack did not come up.
 func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running, error) {
@@ -94,7 +95,12 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 		opts = append(opts, reference.WithOutbox(payments.OutboxConfig{URL: env.Broker, Subject: o.Subject}))
 	}
 	if env.Port != 0 {
-		opts = append(opts, reference.WithGatewayAddr(fmt.Sprintf("127.0.0.1:%d", env.Port)))
+		addr := fmt.Sprintf("127.0.0.1:%d", env.Port)
+		if grpcFace(t) {
+			opts = append(opts, reference.WithServiceAddr(addr))
+		} else {
+			opts = append(opts, reference.WithGatewayAddr(addr))
+		}
 	}
 	if env.Log != nil {
 		opts = append(opts, reference.WithLogger(slog.New(slog.NewTextHandler(env.Log, nil))))
@@ -104,14 +110,18 @@ func (l *Launcher) Launch(ctx context.Context, env launch.Env) (*launch.Running,
 		return nil, fmt.Errorf("%w: %w", launch.ErrUnhealthy, err)
 	}
 	stop := func(ctx context.Context) error { return st.Close(ctx) }
-	if err := launch.WaitHealthy(ctx, st.GatewayURL+t.Service.Health, t.Service.StartupTimeout); err != nil {
+	url := st.GatewayURL
+	if grpcFace(t) {
+		url = st.ServiceURL // the gateway speaks HTTP/1.1 alone
+	}
+	if err := launch.WaitHealthyOver(ctx, url+t.Service.Health, t.Service.StartupTimeout, t.Service.Protocol); err != nil {
 		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = stop(c)
 		return nil, err
 	}
 	return &launch.Running{
-		URL:      st.GatewayURL,
+		URL:      url,
 		URLs:     map[string]string{"gateway": st.GatewayURL, "service": st.ServiceURL, "processor": st.ProcessorURL},
 		Defects:  l.defects.Names(),
 		StopFunc: stop,

@@ -55,5 +55,5 @@ func Matrix() map[defect.Name]Expectation {
 // matrixParts holds each suite's expectations, one file per suite.
 var matrixParts = []map[defect.Name]Expectation{
 	idempotencyMatrix, amplificationMatrix, retryAfterMatrix, deadlineMatrix, rateLimitMatrix,
-	hedgingMatrix, throttlingMatrix, webhooksMatrix, senderMatrix, queueMatrix, outboxMatrix,
+	hedgingMatrix, throttlingMatrix, webhooksMatrix, senderMatrix, queueMatrix, outboxMatrix, grpcMatrix,
 }

@@ -53,6 +53,9 @@ func Defaults(t *targets.Target) {
 	if t.Concurrency == 0 && t.Reference.Store == defaultStore {
 		t.Concurrency = Copies
 	}
+	if grpcFace(t) {
+		defaultGRPCFace(t)
+	}
 	if len(t.Operations) == 0 {
 		t.Operations = []targets.Operation{{
 			Name:        operation,
@@ -68,7 +71,7 @@ func Defaults(t *targets.Target) {
 	if len(t.Dependencies) == 0 {
 		t.Dependencies = []targets.Dependency{{Name: Processor, Method: "POST", Path: "/charges"}}
 	}
-	if len(t.Tiers) == 0 {
+	if len(t.Tiers) == 0 && !grpcFace(t) {
 		t.Tiers = []targets.Tier{{Name: GatewayTier}, {Name: ServiceTier}}
 	}
 	if reflect.ValueOf(t.Effects).IsZero() {
@@ -79,8 +82,10 @@ func Defaults(t *targets.Target) {
 		t.Tenancy.Header = "X-Tenant-ID"
 	}
 	defaultConventions(&t.Conventions)
-	defaultPolicy(&t.Policy)
-	defaultWebhooks(&t.Webhooks)
+	defaultPolicy(&t.Policy, !grpcFace(t))
+	if !grpcFace(t) {
+		defaultWebhooks(&t.Webhooks)
+	}
 	defaultWebhookSender(t)
 	defaultQueueConsumer(&t.QueueConsumer)
 }
@@ -196,8 +201,9 @@ func defaultConventions(c *targets.Conventions) {
 	}
 }
 
-// defaultPolicy declares the stack's resilience policy, section by section.
-func defaultPolicy(p *targets.Policy) {
+// defaultPolicy declares the stack's resilience policy, section by section;
+// the gateway's rate limits only when it stands in front (gateway).
+func defaultPolicy(p *targets.Policy, gateway bool) {
 	if p.Retry == (targets.RetryPolicy{}) {
 		// payments.RetryConfig's defaults: 3 attempts, full jitter over
 		// 50 ms·2ⁿ capped at 1 s, retries at most 20 % of calls in flight,
@@ -214,15 +220,8 @@ func defaultPolicy(p *targets.Policy) {
 		p.Deadlines.Headers = []string{targets.DeadlineRequestTimeoutMs, targets.DeadlineGRPCTimeout,
 			targets.DeadlineEnvoyUpstream, targets.DeadlineEnvoyExpected}
 	}
-	if len(p.RateLimits.Operations) == 0 && p.RateLimits.Probe == "" {
-		// The gateway charges every request to its tenant's bucket before
-		// routing it, /healthz included.
-		p.RateLimits = targets.RateLimitPolicy{Operations: []string{operation}, Probe: "/healthz"}
-	}
-	if p.RateLimits.Headers == "" {
-		// The gateway sends RateLimit and RateLimit-Policy (and X-RateLimit-*)
-		// on every response it routes (internal/reference/gateway).
-		p.RateLimits.Headers = targets.RateLimitDraft10
+	if gateway {
+		defaultRateLimits(&p.RateLimits)
 	}
 	if len(p.Idempotency.Operations) == 0 {
 		p.Idempotency.Operations = []string{operation}
@@ -242,5 +241,20 @@ func defaultPolicy(p *targets.Policy) {
 		// record, within half a second at the 20 calls/s and more the
 		// stack serves under load.
 		p.Throttling = targets.ThrottlingPolicy{K: 2, MaxRejection: 0.9, Recovery: 2500 * time.Millisecond}
+	}
+}
+
+// defaultRateLimits declares the gateway's limiter, which the gRPC face's
+// path does not pass.
+func defaultRateLimits(r *targets.RateLimitPolicy) {
+	if len(r.Operations) == 0 && r.Probe == "" {
+		// The gateway charges every request to its tenant's bucket before
+		// routing it, /healthz included.
+		*r = targets.RateLimitPolicy{Operations: []string{operation}, Probe: "/healthz"}
+	}
+	if r.Headers == "" {
+		// The gateway sends RateLimit and RateLimit-Policy (and X-RateLimit-*)
+		// on every response it routes (internal/reference/gateway).
+		r.Headers = targets.RateLimitDraft10
 	}
 }

@@ -32,6 +32,7 @@ func validate(t *targets.Target) []targets.Problem {
 	default:
 		add("reference.store", "expected sqlite, sqlite:PATH or a postgres:// URL, got %q", redactURL(st))
 	}
+	probs = append(probs, validateFace(t)...)
 	if t.Service.URL != "" {
 		add("service.url", "kind reference starts its own service; leave service.url out")
 	}
