@@ -145,7 +145,7 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 
 	storeURL := c.storeURL
 	if storeURL == "" {
-		if st.tmpDir, err = os.MkdirTemp("", "resilcheck-reference-*"); err != nil {
+		if st.tmpDir, err = scratchDir(); err != nil {
 			return nil, fmt.Errorf("reference: %w", err)
 		}
 		storeURL = "sqlite:" + filepath.Join(st.tmpDir, "payments.db")
@@ -273,4 +273,15 @@ func (st *Stack) Close(ctx context.Context) error {
 		st.tmpDir = ""
 	}
 	return errors.Join(errs...)
+}
+
+// scratchDir makes the directory of a stack's throwaway store, under
+// scratchRoot, or os.TempDir when that cannot be written.
+func scratchDir() (string, error) {
+	if root := scratchRoot(); root != "" {
+		if dir, err := os.MkdirTemp(root, "resilcheck-reference-*"); err == nil {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp("", "resilcheck-reference-*")
 }
