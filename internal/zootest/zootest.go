@@ -4,6 +4,7 @@
 package zootest
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,9 @@ type Options struct {
 	// Variant, when set, adjusts each variant's spec before it is
 	// certified, after -break was added: a database of its own, say.
 	Variant func(t *testing.T, spec *targets.Target, v expect.Variant)
+	// AtOnce is how many of a directory's variants are certified side by
+	// side; 0 means the package's AtOnce.
+	AtOnce int
 }
 
 // CertifyDirsWith is CertifyDirs with opts.
@@ -61,7 +65,7 @@ func CertifyDirsWith(t *testing.T, dirs []string, opts Options) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pool := NewPool(AtOnce)
+			pool := NewPool(cmp.Or(opts.AtOnce, AtOnce))
 			runs := make([]func() Certified, len(f.Variants))
 			for i, v := range f.Variants {
 				spec := variantSpec(t, dir, v, opts.Variant)
