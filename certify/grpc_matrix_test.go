@@ -84,6 +84,8 @@ var grpcChanges = map[defect.Name]target.Expectation{
 
 // grpcCases are the certifications of the gRPC face: the correct stack on
 // every suite, and each defect it can show on the suite of its contract.
+// A defect whose case requires no failure, or a reason naming no check of
+// the face's suites, is an error: such a case could not fail.
 func grpcCases(t *testing.T) []grpcCase {
 	cases := []grpcCase{{suites: nil}}
 	for _, d := range defect.All() {
@@ -92,9 +94,19 @@ func grpcCases(t *testing.T) []grpcCase {
 		switch {
 		case httpOnly || elsewhere:
 		case slices.Contains(grpcFaceSuites, d.Contract):
-			cases = append(cases, grpcCase{defect: d.Name, suites: []string{d.Contract}})
+			c := grpcCase{defect: d.Name, suites: []string{d.Contract}}
+			if len(grpcWant(c).Must) == 0 {
+				t.Errorf("defect %s: no check of suite %s must fail on the gRPC face, so its case cannot fail", d.Name, d.Contract)
+			}
+			cases = append(cases, c)
 		default:
 			t.Errorf("defect %s (%s, %s): neither a gRPC case nor excluded with a reason", d.Name, d.Component, d.Contract)
+		}
+	}
+	face := suiteChecks(grpcFaceSuites)
+	for id := range grpcNotApplicable {
+		if !face[id] {
+			t.Errorf("grpcNotApplicable names %s, no check of the face's suites %v", id, grpcFaceSuites)
 		}
 	}
 	return cases
@@ -168,11 +180,14 @@ func certifyGRPCCase(c grpcCase, seed uint64) certified {
 }
 
 // judgeGRPCCase holds rep to grpcWant(c), laid at no tier (the face is one),
-// and to the checks the face leaves out: exactly grpcNotApplicable among
-// its suites', every other suite's.
+// on the stack with c's defect alone, and to the checks the face leaves
+// out: exactly grpcNotApplicable among its suites', every other suite's.
 func judgeGRPCCase(t *testing.T, c grpcCase, rep *reports.Report) {
 	t.Helper()
 	failed := judgeMatrixCase(t, c.defect, rep, grpcWant(c), "")
+	if got := rep.Target; got.Kind != "reference" || !slices.Equal(got.Defects, defectNames(c.defect)) {
+		t.Errorf("report target = %+v; want kind reference with defects %v", got, defectNames(c.defect))
+	}
 	face := suiteChecks(grpcFaceSuites)
 	for _, ch := range rep.Checks {
 		_, why := grpcNotApplicable[ch.ID]

@@ -140,7 +140,8 @@ func TestCertify_reference(t *testing.T) {
 
 // TestCertify_referenceGRPC certifies the reference's gRPC face from the
 // command line, as the README says: the report's target is the service,
-// reached over h2c without the gateway.
+// reached over h2c without the gateway, so no hop proxy stands before it
+// (the HTTP face's gateway → service hop would).
 func TestCertify_referenceGRPC(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -150,7 +151,6 @@ func TestCertify_referenceGRPC(t *testing.T) {
 	}
 	var rep struct {
 		Target struct {
-			URL  string            `json:"url"`
 			URLs map[string]string `json:"urls"`
 		} `json:"target"`
 		Reproduce string `json:"reproduce"`
@@ -159,8 +159,9 @@ func TestCertify_referenceGRPC(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Target.URLs["service"] == "" || rep.Target.URLs["service"] == rep.Target.URLs["gateway"] || !strings.Contains(rep.Reproduce, "--face grpc") {
-		t.Errorf("report target %+v, reproduce %q; want the service certified, replayed with --face grpc", rep.Target, rep.Reproduce)
+	_, hop := rep.Target.URLs["hop:service"]
+	if hop || rep.Target.URLs["service"] == "" || !strings.Contains(rep.Reproduce, "--face grpc") {
+		t.Errorf("report target %+v, reproduce %q; want the service certified alone, replayed with --face grpc", rep.Target, rep.Reproduce)
 	}
 }
 

@@ -179,15 +179,20 @@ func newReferenceDefectsCmd() *cobra.Command {
 }
 
 // serveUntilDone serves h on addr, prints "name URL", and shuts down when
-// ctx ends. It speaks h2c besides HTTP/1.1, for the service's gRPC face.
-func serveUntilDone(ctx context.Context, out io.Writer, name, addr string, h http.Handler) error {
+// ctx ends. With h2c it speaks HTTP/2 with prior knowledge besides HTTP/1.1,
+// as the service must for its gRPC face; the gateway and the processor
+// speak HTTP/1.1 alone, as they do in the stack.
+func serveUntilDone(ctx context.Context, out io.Writer, name, addr string, h http.Handler, h2c bool) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, Protocols: new(http.Protocols)}
-	srv.Protocols.SetHTTP1(true)
-	srv.Protocols.SetUnencryptedHTTP2(true)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if h2c {
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetUnencryptedHTTP2(true)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	fmt.Fprintf(out, "%s http://%s\n", name, l.Addr())
@@ -212,7 +217,7 @@ func newReferenceProcessorCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return serveUntilDone(cmd.Context(), cmd.OutOrStdout(), "processor", o.addr, p)
+			return serveUntilDone(cmd.Context(), cmd.OutOrStdout(), "processor", o.addr, p, false)
 		},
 	}
 	o.flags(cmd, "127.0.0.1:9090", false)
@@ -254,7 +259,7 @@ func newReferenceServiceCmd() *cobra.Command {
 				return usageError{err}
 			}
 			defer svc.Close()
-			return serveUntilDone(cmd.Context(), cmd.OutOrStdout(), "service", o.addr, svc)
+			return serveUntilDone(cmd.Context(), cmd.OutOrStdout(), "service", o.addr, svc, true)
 		},
 	}
 	o.flags(cmd, "127.0.0.1:9080", true)
@@ -283,7 +288,7 @@ func newReferenceGatewayCmd() *cobra.Command {
 				return usageError{err}
 			}
 			defer gw.Close()
-			return serveUntilDone(cmd.Context(), cmd.OutOrStdout(), "gateway", o.addr, gw)
+			return serveUntilDone(cmd.Context(), cmd.OutOrStdout(), "gateway", o.addr, gw, false)
 		},
 	}
 	o.flags(cmd, "127.0.0.1:8080", true)

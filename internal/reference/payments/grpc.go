@@ -88,6 +88,12 @@ func (f *grpcFace) createPayment(ctx context.Context, m *dynamicpb.Message) (pro
 	case err != nil:
 		return nil, grpcstatus.Error(codes.InvalidArgument, `the idempotency-key must be one sf-string ("...") or token of [A-Za-z0-9._:~-], 1-255 characters`)
 	}
+	if len(m.GetUnknown()) > 0 {
+		// As the HTTP face refuses unknown members: the fingerprint covers
+		// only the fields it reads, so a retry differing in one it ignores
+		// would replay a payment its payload did not ask for.
+		return nil, grpcstatus.Error(codes.InvalidArgument, "CreatePaymentRequest carries fields payments.proto does not declare")
+	}
 	fields := m.Descriptor().Fields()
 	req, err := paymentOf(m.Get(fields.ByName("amount")).Int(), m.Get(fields.ByName("currency")).String())
 	if err != nil {

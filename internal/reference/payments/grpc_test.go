@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
@@ -73,9 +74,23 @@ func (a grpcAnswer) field(name string) string {
 	return a.payment.Get(a.payment.Descriptor().Fields().ByName(protoreflect.Name(name))).String()
 }
 
-// create calls CreatePayment with key and tenant as metadata (empty: none)
-// and timeout as its deadline (0: none).
+// create calls CreatePayment for amount and currency with key and tenant
+// as metadata (empty: none) and timeout as its deadline (0: none).
 func (c *grpcClient) create(t *testing.T, key, tenant string, amount int64, currency string, timeout time.Duration) grpcAnswer {
+	t.Helper()
+	return c.call(t, key, tenant, c.request(amount, currency), timeout)
+}
+
+// request is the CreatePaymentRequest for amount and currency.
+func (c *grpcClient) request(amount int64, currency string) *dynamicpb.Message {
+	req := dynamicpb.NewMessage(c.method.Input())
+	req.Set(req.Descriptor().Fields().ByName("amount"), protoreflect.ValueOfInt64(amount))
+	req.Set(req.Descriptor().Fields().ByName("currency"), protoreflect.ValueOfString(currency))
+	return req
+}
+
+// call calls CreatePayment with req, as create does.
+func (c *grpcClient) call(t *testing.T, key, tenant string, req *dynamicpb.Message, timeout time.Duration) grpcAnswer {
 	t.Helper()
 	ctx := context.Background()
 	if timeout > 0 {
@@ -89,9 +104,6 @@ func (c *grpcClient) create(t *testing.T, key, tenant string, amount int64, curr
 	if tenant != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "x-tenant-id", tenant)
 	}
-	req := dynamicpb.NewMessage(c.method.Input())
-	req.Set(req.Descriptor().Fields().ByName("amount"), protoreflect.ValueOfInt64(amount))
-	req.Set(req.Descriptor().Fields().ByName("currency"), protoreflect.ValueOfString(currency))
 	a := grpcAnswer{payment: dynamicpb.NewMessage(c.method.Output())}
 	err := c.conn.Invoke(ctx, "/payments.v1.Payments/CreatePayment", req, a.payment, grpc.Header(&a.header), grpc.Trailer(&a.trailer))
 	st := status.Convert(err)
@@ -156,6 +168,27 @@ func TestServer_CreatePaymentGRPC(t *testing.T) {
 			t.Errorf("the gRPC retry charged %d more times", n)
 		}
 	})
+}
+
+// TestServer_CreatePaymentGRPCUnknownField: a request carrying a field
+// payments.proto does not declare is refused INVALID_ARGUMENT, uncharged,
+// as the HTTP face refuses an unknown member: the fingerprint would not
+// cover it, so a retry differing only there would replay the first payment.
+func TestServer_CreatePaymentGRPCUnknownField(t *testing.T) {
+	t.Parallel()
+	proc, procURL := startProcessor(t)
+	_, s := startServer(t, openStore(t, "sqlite"), procURL)
+	c, _ := startGRPC(t, s)
+	req := c.request(100, "EUR")
+	// Field 3, a string no CreatePaymentRequest declares: a gift note.
+	req.SetUnknown(protowire.AppendString(protowire.AppendTag(nil, 3, protowire.BytesType), "gift"))
+	got := c.call(t, "k-unknown", "acme", req, 5*time.Second)
+	if got.code != codes.InvalidArgument {
+		t.Errorf("code %v (%q); want INVALID_ARGUMENT", got.code, got.msg)
+	}
+	if n := proc.Ledger().Charges; n != 0 {
+		t.Errorf("%d charges; want none", n)
+	}
 }
 
 // TestServer_CreatePaymentGRPCDependency holds the gRPC face to what the
