@@ -98,7 +98,7 @@ var catalog = []Info{
 	{NoDeadlinePropagation, "service", "deadlines", "forwards no deadline to its dependency"},
 	{WorkAfterDeadline, "service", "deadlines", "keeps calling its dependency after the caller's budget ran out"},
 	{DeadlineOnHeadersOnly, "service", "deadlines", "bounds the wait for its dependency's headers by the budget but not the body, so a trickling answer holds the call past the deadline"},
-	{GRPCIgnoreDeadline, "service", "deadlines", "its gRPC face runs each call on a context of its own with the service's maximum budget, as a handler that starts its work from context.Background() does: the caller's grpc-timeout neither bounds the call nor reaches the processor, and a caller who leaves does not cancel it (the HTTP API is unaffected)"},
+	{GRPCIgnoreDeadline, "service", "deadlines", "its gRPC face runs each call on a context of its own with the service's maximum budget, as a handler that starts its work from context.Background() does: the caller's grpc-timeout neither bounds the call nor reaches the processor, and a caller who leaves does not cancel it (the HTTP API is unaffected: certify it with --face grpc)"},
 	{NoRateLimitHeaders, "gateway", "rate-limit-headers", "omits the RateLimit and X-RateLimit-* fields"},
 	{LyingRateLimitRemaining, "gateway", "rate-limit-headers", "advertises more remaining quota than it enforces"},
 	{SharedRateLimitRemaining, "gateway", "rate-limit-headers", "advertises a remaining quota that every tenant's requests use up, while it enforces each tenant's alone, so one tenant's traffic tells another to slow down"},
