@@ -16,12 +16,17 @@ import (
 // Run runs `go test ./...` in the module at dir, relative to the calling
 // test's package directory, with the calling run's -short and -v, and
 // fails t with the module's output when its tests fail. root is the
-// repository's root, relative to the same directory: every source file
-// under it is read first, so that go test caches t's pass only while none
-// of them changed (the nested module builds on the main module's code,
-// which the calling test's binary does not contain).
-func Run(t *testing.T, root, dir string) {
+// repository's root, relative to the same directory: every file under it
+// is read first, and so is each variable of env the module's tests read,
+// so that go test caches t's pass only while none of them changed (the
+// nested module builds on the main module's code, which the calling
+// test's binary does not contain, and go test keys a cached pass on what
+// the test itself read).
+func Run(t *testing.T, root, dir string, env ...string) {
 	t.Helper()
+	for _, name := range env {
+		_ = os.Getenv(name)
+	}
 	if err := readSources(root); err != nil {
 		t.Fatalf("reading the sources under %s: %v", root, err)
 	}
@@ -41,11 +46,8 @@ func Run(t *testing.T, root, dir string) {
 	t.Logf("go %s in %s:\n%s", strings.Join(args, " "), dir, out)
 }
 
-// sourceExt are the files a module's build and tests read from the tree.
-var sourceExt = map[string]bool{".go": true, ".mod": true, ".sum": true, ".yaml": true, ".yml": true, ".proto": true}
-
-// readSources reads every source file under root, skipping VCS and
-// package-manager directories.
+// readSources reads every file under root but version control's and
+// package managers' directories.
 func readSources(root string) error {
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -58,7 +60,7 @@ func readSources(root string) error {
 			}
 			return nil
 		}
-		if !sourceExt[filepath.Ext(path)] && d.Name() != "Dockerfile" {
+		if !d.Type().IsRegular() {
 			return nil
 		}
 		_, err = os.ReadFile(path)

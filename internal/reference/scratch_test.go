@@ -18,7 +18,7 @@ func TestScratchDir(t *testing.T) {
 	if want == "" {
 		want = os.TempDir()
 	}
-	if got := filepath.Dir(dir); got != want {
+	if got := filepath.Dir(dir); got != filepath.Clean(want) {
 		t.Errorf("made under %s, want %s", got, want)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "payments.db"), []byte("x"), 0o600); err != nil {
