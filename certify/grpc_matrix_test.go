@@ -117,12 +117,12 @@ type grpcCase struct {
 	suites []string // nil: all
 }
 
-// grpcWorkers certifications of the gRPC face run at once: each mostly
-// waits (a case spends about a second of CPU for every six of wall time),
-// so four at a time keep to about one of the 2 cores and leave the other
-// to the package go test runs beside this one (eight at a time stalled
-// that package's timed checks up to 652 ms in a CI rehearsal).
-const grpcWorkers = 4
+// grpcWorkers certifications of the gRPC face run at once, as many as
+// TestMatrix runs, so the package go test runs beside certify meets the
+// same load throughout: eight at a time stalled that package's timed
+// checks up to 652 ms in a CI rehearsal, and four left a Node client's
+// and a Python service's timing verdicts to a starved runner.
+const grpcWorkers = matrixWorkers
 
 // TestGRPCReference_matrix certifies the reference's gRPC face (spec
 // reference.face: grpc) correct, where every applicable check passes, and
