@@ -89,7 +89,7 @@ func (c *Case) ledgerCount(ef *Effects) {
 		}
 		k := e.Header(name)
 		if k != "" && before == nil {
-			before = c.forwardedBefore(filters, name)
+			before = c.forwardedBefore()
 		}
 		switch {
 		case k == "":
@@ -105,19 +105,28 @@ func (c *Case) ledgerCount(ef *Effects) {
 	ef.Total = len(ef.ByKey) + ef.Unkeyed
 }
 
-// forwardedBefore returns the keys, in header name, of the calls filters
-// select that the journal recorded up to the case's mark: what the target
-// had forwarded to the dependency before the case began, with effect or
-// not (a ring journal forgets its oldest). It never returns nil. The
-// journal up to the mark no longer changes, so it is built once a window.
-func (c *Case) forwardedBefore(filters []faults.Filter, name string) map[string]bool {
+// forwardedBefore is Harness.KeysBefore at the case's mark, built once a
+// window: the journal up to the mark no longer changes.
+func (c *Case) forwardedBefore() map[string]bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.before != nil && c.beforeMark == c.mark {
-		return c.before
+	if c.before == nil || c.beforeMark != c.mark {
+		c.before, c.beforeMark = c.Harness.KeysBefore(c.mark), c.mark
 	}
-	name = http.CanonicalHeaderKey(name)
-	mark, keys := c.mark, map[string]bool{}
+	return c.before
+}
+
+// KeysBefore returns the dependency keys of the effectful calls the
+// journal recorded up to mark, with effect or not: what the target had
+// forwarded by then (a ring journal forgets its oldest). A later call with
+// one is a straggler of an earlier request. It never returns nil.
+func (h *Harness) KeysBefore(mark uint64) map[string]bool {
+	method := cmp.Or(h.Operation.EffectMethod, http.MethodPost)
+	filters := []faults.Filter{func(e *faults.Entry) bool { return e.Seq <= mark }, faults.BySide("dependency"), faults.ByMethod(method)}
+	if h.Operation.EffectPath != "" {
+		filters = append(filters, faults.ByPath(h.Operation.EffectPath))
+	}
+	name, keys := http.CanonicalHeaderKey(h.Conventions.DependencyKeyName()), map[string]bool{}
 	// Collect while the journal is walked and keep no entry: copying every
 	// call of a long run to read one header of each would be waste.
 	collect := func(e *faults.Entry) bool {
@@ -126,9 +135,7 @@ func (c *Case) forwardedBefore(filters []faults.Filter, name string) map[string]
 		}
 		return false
 	}
-	upToMark := func(e *faults.Entry) bool { return e.Seq <= mark }
-	c.Harness.Journal.After(0, slices.Concat([]faults.Filter{upToMark}, filters, []faults.Filter{collect})...)
-	c.before, c.beforeMark = keys, mark
+	h.Journal.After(0, append(filters, collect)...)
 	return keys
 }
 

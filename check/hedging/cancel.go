@@ -21,15 +21,11 @@ func losersCancelled(ctx context.Context, cs *check.Case) check.Result {
 	}
 	hold := c.cfg.hold(c.p.Delay)
 	want := fmt.Sprintf("when one copy of a call succeeds, every other copy is cancelled within %s", check.Ms(c.cancelTol))
-	// Quiet first: a copy of an earlier request (a heal's, sent together
-	// with its first under hedge-no-delay) arriving after the hold is
-	// placed would take the hold meant for this request's first call.
-	mark := c.mark(ctx)
-	if err := c.hold(c.EffectMatch(1), hold); err != nil {
+	r, calls, err := c.heldSend(ctx, hold)
+	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
-	r, _ := c.send(ctx, hold)
-	groups := c.copies(c.calls(ctx, mark))
+	groups := c.copies(calls)
 	if (len(groups) == 0 || len(groups[0]) < 2) && !c.p.Declared() {
 		return check.NotApplicable("the target sent no copy of a call held %s (client got %s): it does not hedge the call", check.Ms(hold), check.Describe(r))
 	}

@@ -49,11 +49,12 @@ func (c *hdCase) send(ctx context.Context, wait time.Duration) (check.Reply, str
 	return r, key
 }
 
-// calls returns the effectful dependency calls recorded after mark, once
-// the proxies are quiet, in the order they were received.
+// calls returns the request's own effectful dependency calls recorded
+// after mark, once the proxies are quiet, in the order they were received
+// (own: late copies of earlier requests left out).
 func (c *hdCase) calls(ctx context.Context, mark uint64) []faults.Entry {
-	c.Harness.Settle(ctx)
-	return c.Harness.EffectCalls(mark)
+	calls, _ := c.own(ctx, mark, "")
+	return calls
 }
 
 // copies groups calls into attempts, each with its copies: the calls

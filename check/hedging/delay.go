@@ -34,15 +34,11 @@ func delayKept(ctx context.Context, cs *check.Case) check.Result {
 			return check.Fail(want, "a call the dependency answered at once: "+c.describe(calls), c.Evidence()...)
 		}
 	}
-	// Quiet first: a copy of an earlier request (a heal's, sent together
-	// with its first under hedge-no-delay) arriving after the hold is
-	// placed would take the hold meant for this request's first call.
-	mark := c.mark(ctx)
-	if err := c.hold(c.EffectMatch(1), hold); err != nil {
+	r, calls, err := c.heldSend(ctx, hold)
+	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
-	r, _ := c.send(ctx, hold)
-	groups := c.copies(c.calls(ctx, mark))
+	groups := c.copies(calls)
 	switch {
 	case len(groups) == 0:
 		return check.Inconclusive("the target made no dependency call (client got %s)", check.Describe(r))

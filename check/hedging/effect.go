@@ -20,15 +20,10 @@ func oneEffect(ctx context.Context, cs *check.Case) check.Result {
 	hold := c.cfg.hold(c.p.Delay)
 	name := h.Conventions.DependencyKeyName()
 	want := fmt.Sprintf("every copy of a write sent while the first is outstanding carries the first's %s, and the write takes effect once", name)
-	// Quiet first: a copy of an earlier request (a heal's, sent together
-	// with its first under hedge-no-delay) arriving after the hold is
-	// placed would take the hold meant for this request's first call.
-	mark := c.mark(ctx)
-	if err := c.hold(c.EffectMatch(1), hold); err != nil {
+	r, calls, err := c.heldSend(ctx, hold)
+	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
-	r, _ := c.send(ctx, hold)
-	calls := c.calls(ctx, mark)
 	for _, a := range c.copies(calls) {
 		if len(a) < 2 {
 			continue
