@@ -1,8 +1,8 @@
 // Package expect reads expectations files: what a target must show on
 // each check, and why, from the target's own code. Two formats share the
 // name expectations.yaml: variants (Load: for each way of running a
-// target, the checks that must fail, may fail, are inconclusive or not
-// applicable; a check not named must pass), which the example targets
+// target, the checks that must fail, may fail, may decline, are
+// inconclusive or not applicable; a check not named must pass), which the example targets
 // and clients use, and per-check verdicts (LoadVerdicts: every check's
 // verdict and, on a multi-tier target, the tier a failure is laid at),
 // which the foreign zoo uses. LoadTarget reads either as what the target
@@ -60,8 +60,12 @@ type Variant struct {
 	// Run lists the checks to run (certify.Config.Checks); empty = all.
 	Run []string `yaml:"run"`
 	// Check ID → why, from the service's code and the check's definition.
-	MustFail      map[string]string `yaml:"must_fail"`
-	MayFail       map[string]string `yaml:"may_fail"`
+	MustFail map[string]string `yaml:"must_fail"`
+	MayFail  map[string]string `yaml:"may_fail"`
+	// MayDecline names checks that must not fail but may end inconclusive:
+	// the target keeps the contract at the edge of what the check can
+	// tell apart from breaking it, where the check declines to judge.
+	MayDecline    map[string]string `yaml:"may_decline"`
 	Inconclusive  map[string]string `yaml:"inconclusive"`
 	NotApplicable map[string]string `yaml:"not_applicable"`
 }
@@ -73,6 +77,8 @@ func (v Variant) Allowed(id string) []reports.Status {
 		return []reports.Status{reports.StatusFail}
 	case has(v.MayFail, id):
 		return []reports.Status{reports.StatusPass, reports.StatusFail}
+	case has(v.MayDecline, id):
+		return []reports.Status{reports.StatusPass, reports.StatusInconclusive}
 	case has(v.Inconclusive, id):
 		return []reports.Status{reports.StatusInconclusive}
 	case has(v.NotApplicable, id):
@@ -92,7 +98,7 @@ func (v Variant) WhyOf(id string) string {
 }
 
 func (v Variant) verdicts() []map[string]string {
-	return []map[string]string{v.MustFail, v.MayFail, v.Inconclusive, v.NotApplicable}
+	return []map[string]string{v.MustFail, v.MayFail, v.MayDecline, v.Inconclusive, v.NotApplicable}
 }
 
 func has(m map[string]string, id string) bool { _, ok := m[id]; return ok }

@@ -44,14 +44,15 @@ func TestLoad_rejects(t *testing.T) {
 
 func TestVariant_Allowed(t *testing.T) {
 	f, err := Load(write(t, t.TempDir(), `target: x
-groups: {all: &all [IK-03, IK-05, RL-08]}
+groups: {all: &all [IK-03, IK-05, RL-08, RL-09]}
 variants:
   - name: a
     run: *all
     must_fail: {IK-03: one}
     may_fail: {IK-05: two}
     not_applicable: {RL-08: three}
-`), ids)
+    may_decline: {RL-09: four}
+`), append(slices.Clone(ids), "RL-09"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +61,14 @@ variants:
 		"IK-03": {reports.StatusFail},
 		"IK-05": {reports.StatusPass, reports.StatusFail},
 		"RL-08": {reports.StatusNotApplicable},
+		"RL-09": {reports.StatusPass, reports.StatusInconclusive},
 		"XX-09": {reports.StatusPass},
 	} {
 		if got := v.Allowed(id); !slices.Equal(got, want) {
 			t.Errorf("Allowed(%s) = %v, want %v", id, got, want)
 		}
 	}
-	if v.WhyOf("RL-08") != "three" || len(v.Run) != 3 {
+	if v.WhyOf("RL-08") != "three" || len(v.Run) != 4 {
 		t.Errorf("WhyOf(RL-08) = %q, run %v", v.WhyOf("RL-08"), v.Run)
 	}
 	if got := MustFail([]*File{f}); !slices.Equal(got["IK-03"], []string{"x/a"}) || len(got) != 1 {

@@ -37,7 +37,9 @@ func TestKy(t *testing.T) {
 
 // TestAxiosRetry certifies axios with axios-retry through
 // axios-retry/target.yaml, alone as TestKy is: its jitter (0-20 %) is
-// near the least CL-13 passes.
+// near the least CL-13 passes, so CL-13 may decline: two rehearsals of
+// eight saw its spread between the 7 % where it fails and the 9.9 % a
+// pass needs (8.8 % in one).
 func TestAxiosRetry(t *testing.T) {
 	prepareNode(t, "axios-retry")
 	c, p := fromSpec(t, "axios-retry")
