@@ -67,8 +67,8 @@ func (c Config) maxBucketShare() float64 { return check.OrFloat(c.MaxBucketShare
 // dependency proxy.
 func checks() []check.Check {
 	return []check.Check{
-		{ID: "RB-01b", Suite: Name, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: "gRFC A6 (Retryable Status Codes); AWS SDKs and Tools Reference Guide \"Retry behavior\"; Envoy router filter docs (retriable-4xx)",
-			Title: "a non-retryable answer (400, 401, 422) from the dependency is not retried: exactly one call", Run: nonRetryable},
+		{ID: "RB-01b", Suite: Name, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency}, Source: "gRFC A6 (Retryable Status Codes); Google AIP-194 (only UNAVAILABLE is retried); AWS SDKs and Tools Reference Guide \"Retry behavior\"; Envoy router filter docs (retriable-4xx)",
+			Title: "a non-retryable answer (400, 401, 422; from a gRPC dependency INVALID_ARGUMENT, UNAUTHENTICATED, FAILED_PRECONDITION) is not retried: exactly one call", Run: nonRetryable},
 		{ID: "HS-14", Suite: Name, Level: reports.LevelMustNot, Needs: []check.Need{check.NeedDependency, check.NeedProxyTier}, Source: rfc9110R + " (\"A proxy MUST NOT automatically retry non-idempotent requests\")",
 			Title: "a gateway does not re-send a failed POST to the service behind it", Run: gatewayNoRetry},
 		{ID: "RB-15", Suite: Name, Takes: 2 * time.Second, Timed: true, Level: reports.LevelRecommended, Needs: []check.Need{check.NeedDependency, check.NeedRetries}, Source: sreCh22 + " (\"Always use randomized exponential backoff\"); " + brooker,

@@ -12,21 +12,25 @@ import (
 	"github.com/resilcheck/resilcheck/faults"
 )
 
-// nonRetryableStatuses are answers no retry can change: the request itself
-// is wrong (AWS retries only 500/502/503/504 and throttling; Envoy's
-// retriable-4xx is 409 alone).
-var nonRetryableStatuses = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusUnprocessableEntity}
-
+// nonRetryable is RB-01b: each of the dependency's answers no retry can
+// change (Harness.Rejections: 400, 401 and 422, or their gRPC codes) gets
+// exactly one call.
 func nonRetryable(ctx context.Context, c *check.Case) check.Result {
 	h := c.Harness
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
 		return check.Inconclusive("before the check: %v", err)
 	}
-	want := "exactly 1 dependency call per logical request when the dependency answers 400, 401 or 422"
+	rejections := h.Rejections()
+	names := make([]string, len(rejections))
+	for i, r := range rejections {
+		names[i] = r.Text
+	}
+	want := fmt.Sprintf("exactly 1 dependency call per logical request when the dependency answers %s or %s",
+		strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	var seen []string
 	var ev []faults.Entry
-	for _, status := range nonRetryableStatuses {
-		_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), faults.Abort{Status: status, Body: http.StatusText(status)})
+	for _, rej := range rejections {
+		_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), rej.Fault)
 		if err != nil {
 			return check.Inconclusive("%v", err)
 		}
@@ -37,9 +41,9 @@ func nonRetryable(ctx context.Context, c *check.Case) check.Result {
 		case len(calls) == 0:
 			return check.Inconclusive("the dependency saw no call for a payment (%s to the client)", check.Describe(r))
 		case len(calls) > 1:
-			return check.Fail(want, fmt.Sprintf("the dependency answered %d and was called %d times for one logical request (client got %s)", status, len(calls), check.Describe(r)), c.Evidence()...)
+			return check.Fail(want, fmt.Sprintf("the dependency answered %s and was called %d times for one logical request (client got %s)", rej.Text, len(calls), check.Describe(r)), c.Evidence()...)
 		}
-		seen = append(seen, fmt.Sprintf("%d: 1 call, client got %s", status, check.Describe(r)))
+		seen = append(seen, fmt.Sprintf("%s: 1 call, client got %s", rej.Text, check.Describe(r)))
 	}
 	return check.Pass(want, strings.Join(seen, "; "), ev...)
 }
@@ -102,13 +106,13 @@ func gatewayExhausted(ctx context.Context, c *check.Case, why string) check.Resu
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
 		return check.Inconclusive("%s; then: %v", why, err)
 	}
-	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault("503"))
+	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(h, "503"))
 	if err != nil {
 		return check.Inconclusive("%v", err)
 	}
 	r, calls := logicalRequests(ctx, c, check.Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()})
 	remove()
-	obs := fmt.Sprintf("%s; with every call answered 503: %d calls (keys %s), client got %s", why, len(calls), keyList(h, calls), check.Describe(r))
+	obs := fmt.Sprintf("%s; with every call answered %s: %d calls (keys %s), client got %s", why, kindText(h, "503"), len(calls), keyList(h, calls), check.Describe(r))
 	switch {
 	case r.Err == nil && r.Status < 500:
 		return check.Inconclusive("%s: no failure for a gateway to retry", obs)
@@ -123,7 +127,7 @@ func gatewayExhausted(ctx context.Context, c *check.Case, why string) check.Resu
 func attemptCap(ctx context.Context, c *check.Case) check.Result {
 	h := c.Harness
 	limit := h.Policy.Retry.Attempts()
-	want := fmt.Sprintf("at most %s dependency calls per logical request while every call fails (503 without Retry-After, reset, hang)", h.Policy.Retry.AttemptsText())
+	want := fmt.Sprintf("at most %s dependency calls per logical request while every call fails (%s)", h.Policy.Retry.AttemptsText(), failureKindsText(h))
 	var seen []string
 	// The runner's stalls, for a count over the cap that only hedges the
 	// target fired before it read a failure explain (RacedHedges).
@@ -137,12 +141,12 @@ func attemptCap(ctx context.Context, c *check.Case) check.Result {
 		if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
 			return check.Inconclusive("before the %s case: %v", kind, err)
 		}
-		_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(kind))
+		_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(h, kind))
 		if err != nil {
 			return check.Inconclusive("%v", err)
 		}
 		cl := check.Call{Key: c.Key(), Tenant: c.Tenant(), Amount: c.Amount()}
-		label := kind
+		label := kindText(h, kind)
 		if kind == "hang" {
 			budget := 300*time.Millisecond + time.Duration(c.IntN(200))*time.Millisecond
 			cl.Header, cl.Timeout = h.BudgetHeader(budget), budget+3*time.Second
@@ -179,7 +183,7 @@ func keyedRetries(ctx context.Context, c *check.Case) check.Result {
 		return check.Inconclusive("before the check: %v", err)
 	}
 	kind := []string{"503", "reset"}[c.IntN(2)]
-	if err := c.Fault(h.Dependency, c.EffectMatch(0), failureFault(kind)); err != nil {
+	if err := c.Fault(h.Dependency, c.EffectMatch(0), failureFault(h, kind)); err != nil {
 		return check.Inconclusive("%v", err)
 	}
 	name := h.Conventions.DependencyKeyName()
@@ -189,16 +193,16 @@ func keyedRetries(ctx context.Context, c *check.Case) check.Result {
 	case len(calls) == 0:
 		return check.Inconclusive("the dependency saw no call (client got %s)", check.Describe(r))
 	case len(calls) == 1:
-		return check.Pass(want, fmt.Sprintf("%s on every call: 1 call, no retry", kind), calls...)
+		return check.Pass(want, fmt.Sprintf("%s on every call: 1 call, no retry", kindText(h, kind)), calls...)
 	}
 	first := calls[0].Header(name)
 	for i, e := range calls {
 		if k := e.Header(name); k == "" || k != first {
 			return check.Fail(want, fmt.Sprintf("%s on every call: attempt %d of %d carried %s %q (first attempt %q): a POST retried without a key the dependency can deduplicate",
-				kind, i+1, len(calls), name, k, first), calls...)
+				kindText(h, kind), i+1, len(calls), name, k, first), calls...)
 		}
 	}
-	return check.Pass(want, fmt.Sprintf("%s on every call: %d attempts, all with %s %s", kind, len(calls), name, first), calls...)
+	return check.Pass(want, fmt.Sprintf("%s on every call: %d attempts, all with %s %s", kindText(h, kind), len(calls), name, first), calls...)
 }
 
 // keyList renders the forwarded keys of calls, "(none)" for unkeyed ones.

@@ -65,16 +65,37 @@ func groupByKey(c *check.Case, calls []faults.Entry) [][]faults.Entry {
 	return groups
 }
 
-// failureKinds are the outage faults: a 503 without Retry-After, a reset
-// connection, and a hang held until the caller gives up.
+// failureKinds are the outage faults: a 503 without Retry-After (or a gRPC
+// dependency's UNAVAILABLE without pushback), a reset connection, and a
+// hang held until the caller gives up.
 var failureKinds = []string{"503", "reset", "hang"}
 
-func failureFault(kind string) faults.Fault {
+// kindText names an outage kind as the dependency shows it: "503", or a
+// gRPC dependency's "UNAVAILABLE (14)".
+func kindText(h *check.Harness, kind string) string {
+	if kind == "503" {
+		return h.RefusalText(http.StatusServiceUnavailable, 0)
+	}
+	return kind
+}
+
+// failureKindsText lists failureKinds as the dependency shows them.
+func failureKindsText(h *check.Harness) string {
+	wait := "Retry-After"
+	if h.DependencyGRPC {
+		wait = "grpc-retry-pushback-ms"
+	}
+	return kindText(h, "503") + " without " + wait + ", reset, hang"
+}
+
+// failureFault is the outage fault of kind, a 503 in the dependency's
+// protocol (UNAVAILABLE from a gRPC one).
+func failureFault(h *check.Harness, kind string) faults.Fault {
 	switch kind {
 	case "reset":
 		return faults.Reset{}
 	case "hang":
 		return faults.Blackhole{}
 	}
-	return faults.Abort{Status: http.StatusServiceUnavailable, Body: "unavailable"}
+	return h.Refusal(http.StatusServiceUnavailable, 0)
 }

@@ -54,7 +54,7 @@ func hopsNoResend(ctx context.Context, c *check.Case) check.Result {
 		}
 	}
 	if h.Dependency != nil {
-		scenarios = append(scenarios, scenario{"with every dependency call answered 503", h.Dependency, c.EffectMatch(0), failureFault("503"), false})
+		scenarios = append(scenarios, scenario{"with every dependency call answered " + kindText(h, "503"), h.Dependency, c.EffectMatch(0), failureFault(h, "503"), false})
 	}
 	var seen []string
 	reached := 0

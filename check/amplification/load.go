@@ -1,6 +1,7 @@
 package amplification
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ type outage struct {
 	rate             float64
 	outage, recovery time.Duration
 	kind             string
+	shown            string // kind as the dependency shows it (kindText), once run
 
 	start, healed time.Time
 	front, calls  []faults.Entry // front exchanges and effectful dependency calls of the run
@@ -54,7 +56,8 @@ func runOutage(ctx context.Context, c *check.Case, o *outage) error {
 	}
 	h.Settle(ctx)
 	mark := rbMark(c)
-	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(o.kind))
+	o.shown = kindText(h, o.kind)
+	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(h, o.kind))
 	if err != nil {
 		return err
 	}
@@ -96,10 +99,10 @@ func (o *outage) unfelt(from, to time.Time) *check.Result {
 		calls++
 	}
 	if len(o.calls) == 0 {
-		r := check.Inconclusive("the target made no dependency call matching its effect during the %s outage or after it: nothing to retry", o.kind)
+		r := check.Inconclusive("the target made no dependency call matching its effect during the %s outage or after it: nothing to retry", cmp.Or(o.shown, o.kind))
 		return &r
 	}
-	r := check.NoisyRunner("the %s outage of %s failed none of the target's dependency calls (%d made while it lasted, %d in all): the target never met it", o.kind, to.Sub(from).Round(time.Millisecond), calls, len(o.calls))
+	r := check.NoisyRunner("the %s outage of %s failed none of the target's dependency calls (%d made while it lasted, %d in all): the target never met it", cmp.Or(o.shown, o.kind), to.Sub(from).Round(time.Millisecond), calls, len(o.calls))
 	return &r
 }
 
@@ -155,7 +158,7 @@ func oneLayer(ctx context.Context, c *check.Case) check.Result {
 	if err := c.Heal(ctx, h.Policy.Retry.HealStreak(), h.HealWithin()); err != nil {
 		return check.Inconclusive("before the lone request: %v", err)
 	}
-	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault("503"))
+	_, remove, err := c.Rule(h.Dependency, c.EffectMatch(0), failureFault(h, "503"))
 	if err != nil {
 		return check.Inconclusive("%v", err)
 	}

@@ -34,31 +34,26 @@ type rbStep struct {
 	retryAfter time.Duration
 }
 
-// rbSteps are what the dependency may answer; a script that runs out
-// recovers: every later call reaches the dependency unharmed. Costly steps
-// (a hang holds the request's whole budget, a Retry-After a second) appear
-// once, cheap ones twice, so a few cases cover many mixes.
-var rbSteps = func() []rbStep {
-	abort := func(status int, ra string) func() faults.Fault {
-		return func() faults.Fault {
-			var hd map[string]string
-			if ra != "" {
-				hd = map[string]string{"Retry-After": ra}
-			}
-			return faults.Abort{Status: status, Headers: hd, Body: http.StatusText(status)}
-		}
+// rbSteps are what the dependency may answer, in its protocol (a gRPC
+// dependency refuses with UNAVAILABLE or RESOURCE_EXHAUSTED and asks for a
+// wait with grpc-retry-pushback-ms, Harness.Refusal); a script that runs
+// out recovers: every later call reaches the dependency unharmed. Costly
+// steps (a hang holds the request's whole budget, a Retry-After a second)
+// appear once, cheap ones twice, so a few cases cover many mixes.
+func rbSteps(h *check.Harness) []rbStep {
+	refuse := func(status int, wait time.Duration) rbStep {
+		return rbStep{name: h.RefusalText(status, wait), fault: func() faults.Fault { return h.Refusal(status, wait) }, failure: true, retryAfter: wait}
 	}
-	s503 := rbStep{name: "503", fault: abort(503, ""), failure: true}
-	s429 := rbStep{name: "429", fault: abort(429, ""), failure: true}
+	s503, s429 := refuse(http.StatusServiceUnavailable, 0), refuse(http.StatusTooManyRequests, 0)
 	reset := rbStep{name: "reset", fault: func() faults.Fault { return faults.Reset{} }, failure: true}
 	slow := rbStep{name: "slow success (200 ms)", fault: func() faults.Fault { return faults.Delay{Duration: 200 * time.Millisecond} }}
 	return []rbStep{
 		s503, s503, s429, s429, reset, reset, slow,
-		{name: "503 Retry-After: 1", fault: abort(503, "1"), failure: true, retryAfter: time.Second},
-		{name: "429 Retry-After: 1", fault: abort(429, "1"), failure: true, retryAfter: time.Second},
+		refuse(http.StatusServiceUnavailable, time.Second),
+		refuse(http.StatusTooManyRequests, time.Second),
 		{name: "hang", fault: func() faults.Fault { return faults.Blackhole{} }, failure: true},
 	}
-}()
+}
 
 // retryProperty is RB-01p: random streams of requests, each meeting a
 // random script of dependency failures and a recovery, judged request by
@@ -78,7 +73,7 @@ func retryProperty(ctx context.Context, pc *check.Case) check.Result {
 	trouble := &check.Trouble{}
 	var ms []*rbMachine
 	res := h.ExploreEach(pc.ID, cfg, func(w int, hw *check.Harness) func(*rapid.T) bool {
-		m := &rbMachine{h: hw, ctx: ctx, id: check.WorkerID(pc.ID, w), limit: limit, dirty: true, trouble: trouble}
+		m := &rbMachine{h: hw, ctx: ctx, id: check.WorkerID(pc.ID, w), limit: limit, steps: rbSteps(hw), dirty: true, trouble: trouble}
 		ms = append(ms, m)
 		return m.run
 	})
@@ -109,6 +104,7 @@ type rbMachine struct {
 	ctx     context.Context
 	id      string
 	limit   int
+	steps   []rbStep // rbSteps(h)
 	// dirty says an earlier case made calls fail, so the next starts by
 	// healing: a breaker left open would hide the next case's retries.
 	dirty           bool
@@ -134,7 +130,7 @@ func (m *rbMachine) run(t *rapid.T) bool {
 	m.last = nil
 	var meaningful bool
 	for i := range n {
-		script := rapid.SliceOfN(rapid.SampledFrom(rbSteps), 0, 4).Draw(t, fmt.Sprintf("script %d", i+1))
+		script := rapid.SliceOfN(rapid.SampledFrom(m.steps), 0, 4).Draw(t, fmt.Sprintf("script %d", i+1))
 		calls, r := m.request(t, c, script)
 		m.requests++
 		m.calls += len(calls)
@@ -185,7 +181,7 @@ func (m *rbMachine) judge(t *rapid.T, n int, script []rbStep, calls []faults.Ent
 			t.Fatalf("request %d: call %d came after the target had read the %s that answered call %d (it sent call %d on the same connection)", n, i+1, prev.name, i, i+1)
 		}
 		if gap := calls[i].Received.Sub(calls[i-1].Finished); prev.retryAfter > 0 && gap+tol < prev.retryAfter {
-			t.Fatalf("request %d: call %d came %s after a %s, before the Retry-After had passed", n, i+1, check.Ms(gap), prev.name)
+			t.Fatalf("request %d: call %d came %s after a %s, before the wait it asked for had passed", n, i+1, check.Ms(gap), prev.name)
 		}
 	}
 }

@@ -151,7 +151,7 @@ func sampleBackoff(ctx context.Context, c *check.Case) *backoffSample {
 		case fleet:
 			n = 4
 		}
-		_, remove, err := c.Rule(c.Harness.Dependency, c.EffectMatch(first), faults.Abort{Status: http.StatusServiceUnavailable, Body: "unavailable"})
+		_, remove, err := c.Rule(c.Harness.Dependency, c.EffectMatch(first), c.Harness.Refusal(http.StatusServiceUnavailable, 0))
 		if err != nil {
 			s.reason = err.Error()
 			return s

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"sync/atomic"
@@ -15,12 +16,19 @@ import (
 )
 
 // ledgerServiceConfig is the gRPC ledger's channel config (gRFC A6): up
-// to %d attempts of CreateEntry, retried on UNAVAILABLE only, after
-// 50 ms·2ⁿ (capped at 500 ms) ±20 % jitter; no retry throttling.
+// to %d attempts of CreateEntry, retried on the codes of the JSON list %s
+// (UNAVAILABLE alone, correctly), after 50 ms·2ⁿ (capped at 500 ms) ±20 %
+// jitter; no retry throttling.
 const ledgerServiceConfig = `{"methodConfig": [{
 	"name": [{"service": "ledger.v1.Ledger"}],
 	"retryPolicy": {"maxAttempts": %d, "initialBackoff": "0.05s", "maxBackoff": "0.5s",
-		"backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
+		"backoffMultiplier": 2, "retryableStatusCodes": %s}}]}`
+
+// everyErrorCode names every gRPC status code but OK: a policy written to
+// retry whatever fails.
+var everyErrorCode = []string{"CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+	"ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
+	"OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"}
 
 // grpcLedger calls ledger.v1.Ledger/CreateEntry with grpc-go over h2c,
 // the key as idempotency-key metadata, within 5 s or the caller's
@@ -35,6 +43,8 @@ type grpcLedger struct {
 type grpcLedgerConfig struct {
 	// MaxAttempts is the service config's retryPolicy.maxAttempts.
 	MaxAttempts int
+	// RetryableCodes is its retryableStatusCodes; nil = UNAVAILABLE alone.
+	RetryableCodes []string
 	// KeyPerAttempt sends the key from per-RPC credentials instead, which
 	// grpc-go asks anew for every attempt (http2Client.createHeaderFields),
 	// numbered: a new key per retry.
@@ -50,7 +60,15 @@ func newGRPCLedger(base string, cfg grpcLedgerConfig) (grpcLedger, error) {
 	if err != nil || u.Host == "" {
 		return grpcLedger{}, fmt.Errorf("-ledger %q: want http://host:port", base)
 	}
-	retry := grpc.WithDefaultServiceConfig(fmt.Sprintf(ledgerServiceConfig, cfg.MaxAttempts))
+	retryable := cfg.RetryableCodes
+	if retryable == nil {
+		retryable = []string{"UNAVAILABLE"}
+	}
+	list, err := json.Marshal(retryable)
+	if err != nil {
+		return grpcLedger{}, err
+	}
+	retry := grpc.WithDefaultServiceConfig(fmt.Sprintf(ledgerServiceConfig, cfg.MaxAttempts, list))
 	if cfg.OwnRetries {
 		retry = grpc.WithDisableRetry()
 	}

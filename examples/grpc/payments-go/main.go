@@ -22,9 +22,10 @@ func main() {
 	ledgerProto := flag.String("ledger-protocol", "http", "how the ledger is called: http (JSON POSTs) or grpc (grpc-go over h2c)")
 	brk := flag.String("break", "", "a defect: no-dedupe (charges and answers anew on every call), no-forward-key (the ledger gets no key), "+
 		"fresh-key (the ledger's key is each charge's new payment id), over-retry (the gRPC ledger's policy allows 5 attempts) "+
-		"key-per-attempt (the gRPC ledger's key is minted for every attempt) or own-retries (the gRPC ledger is retried blind to pushback)")
+		"key-per-attempt (the gRPC ledger's key is minted for every attempt), own-retries (the gRPC ledger is retried blind to pushback), "+
+		"retry-server-errors (the gRPC ledger's policy retries INTERNAL and UNKNOWN too) or retry-every-code (it retries every error code)")
 	flag.Parse()
-	grpcOnly := *brk == breakOverRetry || *brk == breakAttemptKey || *brk == breakOwnRetries
+	grpcOnly := *brk == breakOverRetry || *brk == breakAttemptKey || *brk == breakOwnRetries || *brk == breakServerErrors || *brk == breakEveryCode
 	switch {
 	case grpcOnly && *ledgerProto != "grpc":
 		log.Fatalf("-break %s needs -ledger-protocol grpc", *brk)
@@ -37,8 +38,13 @@ func main() {
 	case "http":
 	case "grpc":
 		cfg := grpcLedgerConfig{MaxAttempts: 3, KeyPerAttempt: *brk == breakAttemptKey, OwnRetries: *brk == breakOwnRetries}
-		if *brk == breakOverRetry {
+		switch *brk {
+		case breakOverRetry:
 			cfg.MaxAttempts = 5
+		case breakServerErrors:
+			cfg.RetryableCodes = []string{"UNAVAILABLE", "INTERNAL", "UNKNOWN"}
+		case breakEveryCode:
+			cfg.RetryableCodes = everyErrorCode
 		}
 		gl, err := newGRPCLedger(*ledgerURL, cfg)
 		if err != nil {

@@ -14,12 +14,14 @@ import (
 
 // The defects -break selects.
 const (
-	breakNoDedupe     = "no-dedupe"       // no key store: every call charges and answers with a new payment id
-	breakNoForwardKey = "no-forward-key"  // the charge reaches the ledger without Idempotency-Key
-	breakFreshKey     = "fresh-key"       // the ledger's key is the charge's new payment id, not the caller's key
-	breakOverRetry    = "over-retry"      // the gRPC ledger's retry policy allows 5 attempts, not 3
-	breakAttemptKey   = "key-per-attempt" // the gRPC ledger's key is minted anew for every attempt
-	breakOwnRetries   = "own-retries"     // the gRPC ledger is retried by a loop blind to pushback, not by grpc-go
+	breakNoDedupe     = "no-dedupe"           // no key store: every call charges and answers with a new payment id
+	breakNoForwardKey = "no-forward-key"      // the charge reaches the ledger without Idempotency-Key
+	breakFreshKey     = "fresh-key"           // the ledger's key is the charge's new payment id, not the caller's key
+	breakOverRetry    = "over-retry"          // the gRPC ledger's retry policy allows 5 attempts, not 3
+	breakAttemptKey   = "key-per-attempt"     // the gRPC ledger's key is minted anew for every attempt
+	breakOwnRetries   = "own-retries"         // the gRPC ledger is retried by a loop blind to pushback, not by grpc-go
+	breakServerErrors = "retry-server-errors" // the gRPC ledger's policy retries INTERNAL and UNKNOWN too
+	breakEveryCode    = "retry-every-code"    // the gRPC ledger's policy retries every error code
 )
 
 // payments implements payments.v1.Payments.
