@@ -42,12 +42,13 @@ type Config struct {
 	SampleWithin time.Duration
 	// Bucket and MaxBucketShare are BO-08's lockstep test: no more than
 	// MaxBucketShare of a fleet's retries may land in one Bucket [0.7; the
-	// bucket is derived (Harness.lockstepBucket) unless set: a fifth of the
-	// declared first wait's spread, or undeclared a tenth of the sampled
-	// median first wait within [5 ms, 10 ms]. A uniform spread then puts
-	// ~20 % (declared) or ≤ 15 % (full or equal jitter, undeclared) in one
-	// bucket, more than 70 % in fewer than 1 run in 10⁴ with 16+ retries;
-	// lockstep puts ~100 % in one].
+	// bucket is derived (lockstepBucket) unless set: a fifth of the
+	// declared first wait's spread, at least 10 ms, or 10 ms undeclared. A
+	// uniform spread then puts ~20 % (declared) in one bucket, or
+	// undeclared 10 ms over its range (≤ 20 % from a 50 ms range on, more
+	// than 70 % in fewer than 1 run in 10⁴ with 16+ retries; a range under
+	// 14 ms puts more than 70 % there, no wider than a busy runner's
+	// scheduling); lockstep puts ~100 % in one].
 	Bucket         time.Duration
 	MaxBucketShare float64
 }

@@ -271,6 +271,20 @@ func TestJudgeSpread(t *testing.T) {
 			t.Errorf("%s: %s quiet %s noisy %v (%s%s); want %s quiet %v noisy %v", tc.name, r.Status, r.Quiet, r.Noisy, r.Observed, r.Reason, tc.want, tc.quiet, tc.noisy)
 		}
 	}
+	// A CI run: sixteen events retried 200 ms after their failures by a
+	// starved sender, first waits 202 to 260 ms, 11 in the busiest 40 ms;
+	// first deliveries 2.5 ms apart (37.5 ms in all). A wait carries the
+	// sender's handling twice, so 75 ms of it explain them: judged again,
+	// where a window of the first deliveries' span alone let them pass.
+	var evs [][]attempt
+	for i, w := range []time.Duration{202, 205, 207, 210, 213, 215, 218, 222, 226, 233, 240, 244, 248, 251, 255, 260} {
+		as := at(time.Duration(i)*5*ms/2, 300*ms+w*ms)
+		as[0].entry.Finished = t0.Add(300 * ms)
+		evs = append(evs, as)
+	}
+	if r := judgeSpread(evs, 16, 40*ms); r.Status != reports.StatusInconclusive || !r.Noisy {
+		t.Errorf("starved sender: %s noisy %v (%s%s); want inconclusive, judged again", r.Status, r.Noisy, r.Observed, r.Reason)
+	}
 }
 
 func TestMaxInWindow(t *testing.T) {
