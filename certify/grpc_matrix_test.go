@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/resilcheck/resilcheck/check/amplification"
@@ -117,13 +116,6 @@ type grpcCase struct {
 	suites []string // nil: all
 }
 
-// grpcWorkers certifications of the gRPC face run at once, as many as
-// TestMatrix runs, so the package go test runs beside certify meets the
-// same load throughout: eight at a time stalled that package's timed
-// checks up to 652 ms in a CI rehearsal, and four left a Node client's
-// and a Python service's timing verdicts to a starved runner.
-const grpcWorkers = matrixWorkers
-
 // TestGRPCReference_matrix certifies the reference's gRPC face (spec
 // reference.face: grpc) correct, where every applicable check passes, and
 // with each defect its calls can show, where exactly the checks
@@ -133,21 +125,8 @@ const grpcWorkers = matrixWorkers
 // timed checks of both to a starved runner.
 func TestGRPCReference_matrix(t *testing.T) {
 	cases := grpcCases(t)
-	results := make([]certified, len(cases))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range grpcWorkers {
-		wg.Go(func() {
-			for i := range work {
-				results[i] = certifyGRPCCase(cases[i], 20261201+uint64(i))
-			}
-		})
-	}
-	for i := range cases { // in order: the correct case, the longest, first
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	// In order: the correct case, the longest, first.
+	results := inOrder(len(cases), func(i int) certified { return certifyGRPCCase(cases[i], 20261201+uint64(i)) })
 	for i, c := range cases {
 		t.Run(caseName(c.defect), func(t *testing.T) {
 			results[i].judge(t, func(rep *reports.Report) { judgeGRPCCase(t, c, rep) })
