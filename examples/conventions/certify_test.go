@@ -102,7 +102,7 @@ func TestConventions_certify(t *testing.T) {
 		if v.Spec != "" {
 			specChanges[v.Spec](spec)
 		}
-		runs[i] = pool.Go(certify.Config{Target: spec, Checks: v.Run, Seed: f.Seed})
+		runs[i] = pool.Go(t, certify.Config{Target: spec, Checks: v.Run, Seed: f.Seed})
 	}
 	for i, v := range f.Variants {
 		t.Run(v.Name, func(t *testing.T) {

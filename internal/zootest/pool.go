@@ -1,7 +1,6 @@
 package zootest
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -43,16 +42,29 @@ func (c Certified) Must(t *testing.T) *certify.Result {
 
 // Go starts certifying cfg when a slot is free and returns a function that
 // waits for the outcome, as often as it is called. The target's output is
-// captured in Log, so cfg.TargetLog is replaced.
-func (p *Pool) Go(cfg certify.Config) func() Certified {
+// captured in Log, so cfg.TargetLog is replaced. The certification runs on
+// t's context, cancelled once t and its subtests are over, and t's cleanup
+// waits for it: one no subtest waited for (a -run filter left its subtest
+// out, or t failed before its subtests began) neither runs on nor outlives
+// the test.
+func (p *Pool) Go(t testing.TB, cfg certify.Config) func() Certified {
+	ctx := t.Context()
 	done := make(chan Certified, 1)
+	over := make(chan struct{})
 	go func() {
-		p.slots <- struct{}{}
+		defer close(over)
+		select {
+		case p.slots <- struct{}{}:
+		case <-ctx.Done():
+			done <- Certified{Err: ctx.Err()}
+			return
+		}
 		defer func() { <-p.slots }()
 		var log strings.Builder
 		cfg.TargetLog = &log
-		res, err := certify.Run(context.Background(), cfg)
+		res, err := certify.Run(ctx, cfg)
 		done <- Certified{Result: res, Err: err, Log: log.String()}
 	}()
+	t.Cleanup(func() { <-over })
 	return sync.OnceValue(func() Certified { return <-done })
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/expect"
+	"github.com/resilcheck/resilcheck/reports"
 	"github.com/resilcheck/resilcheck/targets"
 )
 
@@ -69,7 +70,7 @@ func CertifyDirsWith(t *testing.T, dirs []string, opts Options) {
 			runs := make([]func() Certified, len(f.Variants))
 			for i, v := range f.Variants {
 				spec := variantSpec(t, dir, v, opts.Variant)
-				runs[i] = pool.Go(certify.Config{Target: spec, Checks: v.Run, Seed: f.Seed})
+				runs[i] = pool.Go(t, certify.Config{Target: spec, Checks: v.Run, Seed: f.Seed})
 			}
 			for i, v := range f.Variants {
 				t.Run(v.Name, func(t *testing.T) { judgeVariant(t, v, runs[i]()) })
@@ -95,18 +96,36 @@ func variantSpec(t *testing.T, dir string, v expect.Variant, adjust func(*testin
 	return spec
 }
 
+// maxNoisy is the most checks of one variant's certification that may end
+// declined on a noisy runner (check.NoisyRunner, run again and disturbed
+// each time) where the variant expects another verdict: the zoo's targets
+// are processes sharing the runner's cores, and a starved one spreads or
+// bunches what a timing check measures (a sender retrying all at once
+// spread its retries over 58 ms in a CI run). A decline is neither a
+// false positive nor a miss; bounded, so a check that never judges shows.
+const maxNoisy = 1
+
 // judgeVariant holds every check of the certification c to the statuses
-// variant v allows.
+// variant v allows, but for at most maxNoisy noisy declines.
 func judgeVariant(t *testing.T, v expect.Variant, c Certified) {
 	t.Helper()
 	res := c.Must(t)
 	if res.Report.Aborted != "" {
 		t.Fatalf("no check ran: %s\n%s", res.Report.Aborted, c.Log)
 	}
+	var noisy []string
 	for _, ch := range res.Report.Checks {
-		if allowed := v.Allowed(ch.ID); !slices.Contains(allowed, ch.Status) {
+		switch allowed := v.Allowed(ch.ID); {
+		case slices.Contains(allowed, ch.Status):
+		case ch.Status == reports.StatusInconclusive && ch.Noisy:
+			noisy = append(noisy, ch.ID)
+			t.Logf("%s declined on a noisy runner, where %v is expected: %s", ch.ID, allowed, ch.Reason)
+		default:
 			t.Errorf("%s %s, want %v (%s): expected %s; observed %s%s", ch.ID, ch.Status, allowed, v.WhyOf(ch.ID), ch.Expected, ch.Observed, ch.Reason)
 		}
+	}
+	if len(noisy) > maxNoisy {
+		t.Errorf("%d checks declined on a noisy runner (%v), more than the %d a busy CI runner explains", len(noisy), noisy, maxNoisy)
 	}
 	if len(res.Report.Checks) != len(v.Run) {
 		t.Errorf("%d checks ran, want %d", len(res.Report.Checks), len(v.Run))
