@@ -43,12 +43,12 @@ type Config struct {
 	// Bucket and MaxBucketShare are BO-08's lockstep test: no more than
 	// MaxBucketShare of a fleet's retries may land in one Bucket [0.7; the
 	// bucket is derived (lockstepBucket) unless set: a fifth of the
-	// declared first wait's spread, at least 10 ms, or 10 ms undeclared. A
-	// uniform spread then puts ~20 % (declared) in one bucket, or
-	// undeclared 10 ms over its range (≤ 20 % from a 50 ms range on, more
-	// than 70 % in fewer than 1 run in 10⁴ with 16+ retries; a range under
-	// 14 ms puts more than 70 % there, no wider than a busy runner's
-	// scheduling); lockstep puts ~100 % in one].
+	// declared first wait's spread; declared narrower than 25 ms, a tenth
+	// of the sampled median first wait within [5 ms, 10 ms]; undeclared,
+	// 10 ms. A uniform spread then puts ~20 % (declared) in one bucket, or
+	// undeclared 10 ms over its range (≤ 20 % from a 50 ms range on), more
+	// than 70 % in fewer than 1 run in 10⁴ with 16+ retries; lockstep puts
+	// ~100 % in one].
 	Bucket         time.Duration
 	MaxBucketShare float64
 }

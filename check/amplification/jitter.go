@@ -183,7 +183,7 @@ func judgeFleet(h *check.Harness, s *backoffSample) check.Result {
 	}
 	// Each retry is placed at its own failure time plus its wait, as if every
 	// failure had been simultaneous: the harness cannot make them exactly so.
-	bucket, from := lockstepBucket(h)
+	bucket, from := lockstepBucket(h, s.fleets)
 	fleets, note := s.fleets, ""
 	// Judged on the waits no stall of the runner longer than a bucket
 	// spread, when enough were, the verdict is the target's whatever the
@@ -231,37 +231,49 @@ func fromMs(n float64) time.Duration { return time.Duration(n * float64(time.Mil
 // quarter there).
 const suspectShare = 0.5
 
-// minBucket is BO-08's least bucket, and its bucket without a usable
-// declared backoff: the widest a busy runner's scheduling alone spreads
-// retries sent at once. A CI run saw flask-orders' (urllib3 retrying at
-// once) arrive 0.5 to 9.9 ms after their failures, 12 of 19 in the
-// busiest 5 ms: lockstep at any wait stays inside 10 ms, and jitter whose
-// whole range is narrower than 14 ms, under which a uniform spread puts
-// more than 70 % in one bucket, disperses a wave of retries no more than
-// the scheduling does.
-const minBucket = 10 * time.Millisecond
+// Bounds of BO-08's bucket: below minBucket a busy runner's scheduling
+// alone spreads lockstep retries over several buckets; a backoff declared
+// too narrow to scale by gets a tenth of the sampled median first wait
+// within [minBucket, maxNarrowBucket], so lockstep at any wait stays
+// inside one. Without a declared backoff the bucket is undeclaredBucket:
+// nothing to hold the waits to, and a busy runner's scheduling alone
+// spreads retries sent at once that far (a CI run saw flask-orders',
+// urllib3 retrying at once, arrive 0.5 to 9.9 ms after their failures,
+// 12 of 19 in the busiest 5 ms), so waits within it are not taken for
+// jitter.
+const (
+	minBucket        = 5 * time.Millisecond
+	maxNarrowBucket  = 10 * time.Millisecond
+	undeclaredBucket = 10 * time.Millisecond
+)
 
 // lockstepBucket is BO-08's bucket and where it comes from: set in the
 // configuration; a fifth of the declared first wait's spread (a uniform
-// spread puts ~20 % in each); or, undeclared or declared narrower than 5
-// minimal buckets (too little jitter to scale by), minBucket.
-func lockstepBucket(h *check.Harness) (bucket time.Duration, from string) {
+// spread puts ~20 % in each); declared narrower than 5 minimal buckets
+// (too little jitter to scale by), a tenth of the sampled median first
+// wait within [minBucket, maxNarrowBucket]; undeclared, undeclaredBucket.
+func lockstepBucket(h *check.Harness, fleets []time.Duration) (bucket time.Duration, from string) {
 	if b := config(h).Bucket; b > 0 {
 		return b, "amplification.Config.Bucket"
 	}
-	why := "no backoff declared"
-	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); ok {
-		if spread := hi - lo; spread >= 5*minBucket {
-			return spread / 5, fmt.Sprintf("a fifth of the declared first wait's range [%s, %s]", lo, hi)
-		}
-		why = fmt.Sprintf("the declared first wait's range [%s, %s] is too narrow to scale by", lo, hi)
+	lo, hi, ok := h.Policy.Retry.WaitBounds(0)
+	if !ok {
+		return undeclaredBucket, fmt.Sprintf("no backoff declared: %s, the widest a busy runner's scheduling spreads retries sent at once", undeclaredBucket)
 	}
-	return minBucket, fmt.Sprintf("%s: %s, the widest a busy runner's scheduling spreads retries sent at once", why, minBucket)
+	if spread := hi - lo; spread >= 5*minBucket {
+		return spread / 5, fmt.Sprintf("a fifth of the declared first wait's range [%s, %s]", lo, hi)
+	}
+	med := time.Duration(quantile(millis(fleets), 0.5) * float64(time.Millisecond))
+	return min(maxNarrowBucket, max(minBucket, med/10)),
+		fmt.Sprintf("the declared first wait's range [%s, %s] is too narrow to scale by: a tenth of the median first wait %s, within [%s, %s]", lo, hi, med.Round(100*time.Microsecond), minBucket, maxNarrowBucket)
 }
 
 // bucketText describes BO-08's bucket for the tolerances list.
 func bucketText(h *check.Harness) string {
-	b, from := lockstepBucket(h)
+	if lo, hi, ok := h.Policy.Retry.WaitBounds(0); ok && hi-lo < 5*minBucket && config(h).Bucket == 0 {
+		return fmt.Sprintf("a tenth of the sampled median first wait, within [%s, %s] (the declared first wait's range is too narrow to scale by)", minBucket, maxNarrowBucket)
+	}
+	b, from := lockstepBucket(h, nil)
 	return fmt.Sprintf("%s (%s)", b, from)
 }
 
