@@ -89,7 +89,8 @@ func (h *Harness) OnHedgeSchedule(a []faults.Entry, i int) bool {
 
 // grouping is how calls are grouped into attempts: a call joins a group
 // only when it starts at least minGap after the group's first, an answered
-// call is outstanding until margin before its journaled end, and with a
+// call is outstanding until margin before its journaled end but at least
+// until its answer came back from upstream, and with a
 // hedgeDelay a call on the hedging schedule (within late) after a success
 // joins too.
 type grouping struct {
@@ -145,6 +146,11 @@ func (g grouping) group(calls []faults.Entry) [][]faults.Entry {
 		st := AnswerStatus(e)
 		if e.ClientGone.IsZero() && st != 0 {
 			t = t.Add(-margin)
+			// No call can answer an answer that did not exist yet: one
+			// received before this one's answer came back is a copy,
+			// however early the margin ends it (a hedged copy sent 27 µs
+			// after its first, answered 0.2 ms later, went ungrouped).
+			t = latest(t, e.Answered)
 		}
 		if t.After(end) {
 			end = t

@@ -83,6 +83,14 @@ func TestOverlapping(t *testing.T) {
 		{"winner cancels its loser", []faults.Entry{gone(at(0, 2000), 302), answered(at(300, 301))}, 1},
 		// A slow first copy answered long after its hedge began.
 		{"hedge of a slow answer", []faults.Entry{answered(at(0, 1300)), gone(at(300, 1301), 1301)}, 1},
+		// A copy sent 27 µs after its first, which upstream answered 0.2 ms
+		// in (CI32): received before that answer existed, so no retry of
+		// it, whatever the margin.
+		{"copy before the first's answer", []faults.Entry{func() faults.Entry {
+			e := answered(at(0, 0))
+			e.Answered, e.Finished = t0.Add(200*time.Microsecond), t0.Add(205*time.Microsecond)
+			return e
+		}(), {Received: t0.Add(27 * time.Microsecond), Finished: t0.Add(300 * time.Microsecond), ClientGone: t0.Add(296 * time.Microsecond)}}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if g := Overlapping(tc.calls, 25*time.Millisecond); len(g) != tc.want {
