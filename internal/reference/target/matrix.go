@@ -23,8 +23,9 @@ type Expectation struct {
 	Tier string
 	// Direct names the test that proves the defect by certifying the stack
 	// with its suite alone, for a defect whose suite shares no code with the
-	// others; TestMatrix, whose every case is a whole certification of
-	// about 20 s, leaves it out. Empty means TestMatrix certifies it.
+	// others and needs a spec of its own; TestMatrix leaves it out. Empty
+	// means TestMatrix certifies it, on its contract's suite and every suite
+	// with a check named here.
 	Direct string
 }
 
