@@ -74,6 +74,9 @@ func adaptOperation(t *targets.Target, op targets.Operation) check.Operation {
 			case err == nil && codecErr != nil:
 				err = fmt.Errorf("operation %s: grpc: %w", op.Name, codecErr)
 			case err == nil && codec != nil:
+				if m, ok := codec.Encoded(alt); ok {
+					r.Body = m
+				}
 				r, err = codec.Request(r)
 			}
 			return check.Request{Method: r.Method, Path: r.Path, Header: r.Header, Body: r.Body}, err

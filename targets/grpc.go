@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -21,11 +22,23 @@ import (
 
 // GRPC declares an operation a unary gRPC call: its body is then the
 // request message written as JSON (protojson), encoded to protobuf and
-// framed as gRPC's length-prefixed message. The zero value is not gRPC.
+// framed as gRPC's length-prefixed message; or, with Message, the message
+// already encoded, sent as it is. The zero value is not gRPC.
 type GRPC struct {
 	Method  string `yaml:"method"`  // the call's path, /package.Service/Method; required
-	Proto   string `yaml:"proto"`   // the .proto file declaring it, relative to the spec's directory; required
-	Request string `yaml:"request"` // the request message's full name, package.Message; required
+	Proto   string `yaml:"proto"`   // the .proto file declaring it, relative to the spec's directory; required unless Message is set
+	Request string `yaml:"request"` // the request message's full name, package.Message; required with Proto
+	// Message is a file, relative to the spec's directory, holding the
+	// request message in protobuf's binary wire format (what `protoc
+	// --encode` or `buf convert` writes), sent as every call's message in
+	// place of body: for a service whose .proto the user cannot hand over.
+	// With Proto and Request it is checked to be that message. Empty =
+	// body, in JSON.
+	Message string `yaml:"message"`
+	// AltMessage is a second such file, a different payload sent under an
+	// idempotency key already used (the mismatch checks); required with
+	// Message, as alt_body is with a body that does not use .Amount.
+	AltMessage string `yaml:"alt_message"`
 	// Files, when set, holds Proto and its imports in place of the spec's
 	// directory: a kind that brings its own service (kind reference's
 	// gRPC face) brings its .proto embedded, wherever resilcheck runs.
@@ -33,25 +46,104 @@ type GRPC struct {
 }
 
 // Declared reports whether the operation is a gRPC call.
-func (g GRPC) Declared() bool { return g.Method != "" || g.Proto != "" || g.Request != "" }
+func (g GRPC) Declared() bool {
+	return g.Method != "" || g.Proto != "" || g.Request != "" || g.Message != "" || g.AltMessage != ""
+}
 
 // GRPCCodec turns a rendered operation into its gRPC call.
 type GRPCCodec struct {
 	method string
-	msg    protoreflect.MessageDescriptor
+	msg    protoreflect.MessageDescriptor // nil: messages arrive encoded (GRPC.Message)
+	// binary and alt are GRPC.Message's and GRPC.AltMessage's bytes.
+	binary, alt []byte
 }
 
 // Compile compiles g's proto file, found relative to dir, and finds its
-// method and request message; the error names what is missing.
+// method and request message, and reads g's message files; the error
+// starts with the field at fault ("proto: ", "message: ").
 func (g GRPC) Compile(dir string) (*GRPCCodec, error) {
-	md, err := compileMethod(g.Files, dir, g.Proto, g.Method)
-	if err != nil {
+	c := &GRPCCodec{method: g.Method}
+	if g.Proto != "" || g.Message == "" {
+		md, err := compileMethod(g.Files, dir, g.Proto, g.Method)
+		if err != nil {
+			return nil, err
+		}
+		if got := string(md.Input().FullName()); got != g.Request {
+			return nil, fmt.Errorf("request: %s takes %s, not %q", g.Method, got, g.Request)
+		}
+		c.msg = md.Input()
+	} else if _, _, ok := splitGRPCMethod(g.Method); !ok {
+		return nil, fmt.Errorf("method: expected /package.Service/Method, got %q", g.Method)
+	}
+	if g.Message == "" {
+		return c, nil
+	}
+	var err error
+	if c.binary, err = readMessage(g.Files, dir, "message", g.Message, c.msg); err != nil {
 		return nil, err
 	}
-	if got := string(md.Input().FullName()); got != g.Request {
-		return nil, fmt.Errorf("request: %s takes %s, not %q", g.Method, got, g.Request)
+	if c.alt, err = readMessage(g.Files, dir, "alt_message", g.AltMessage, c.msg); err != nil {
+		return nil, err
 	}
-	return &GRPCCodec{method: g.Method, msg: md.Input()}, nil
+	if bytes.Equal(c.binary, c.alt) {
+		return nil, fmt.Errorf("alt_message: the same bytes as message; the mismatch checks need a different payload")
+	}
+	// Sent as they are: Message passes them through.
+	c.msg = nil
+	return c, nil
+}
+
+// readMessage reads the message file name, written in field, found in
+// fsys when it is set, else relative to dir; with md, it must decode as
+// that message.
+func readMessage(fsys fs.FS, dir, field, name string, md protoreflect.MessageDescriptor) ([]byte, error) {
+	if name == "" {
+		return nil, fmt.Errorf("%s: required with message, a different payload for the mismatch checks", field)
+	}
+	var b []byte
+	var err error
+	if fsys != nil {
+		b, err = fs.ReadFile(fsys, name)
+	} else {
+		file := name
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		b, err = os.ReadFile(file)
+	}
+	if err != nil {
+		// The path as written, not the absolute one: errors stay portable.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: cannot read %s beside the spec: %w", field, name, err)
+	}
+	if len(b) > maxGRPCMessage {
+		return nil, fmt.Errorf("%s: %s holds %d bytes, more than the %d a request message may", field, name, len(b), maxGRPCMessage)
+	}
+	if md != nil {
+		if err := (proto.UnmarshalOptions{}).Unmarshal(b, dynamicpb.NewMessage(md)); err != nil {
+			return nil, fmt.Errorf("%s: %s is not a %s in protobuf's binary format: %w", field, name, md.FullName(), err)
+		}
+	}
+	return b, nil
+}
+
+// maxGRPCMessage bounds a message file: grpc-go's default receive limit
+// (4 MiB), which a service's own server would refuse past.
+const maxGRPCMessage = 4 << 20
+
+// Encoded returns the message every call sends, already encoded
+// (GRPC.Message), or alt's; false when the operation's body is JSON.
+func (c *GRPCCodec) Encoded(alt bool) ([]byte, bool) {
+	if c.binary == nil {
+		return nil, false
+	}
+	if alt {
+		return c.alt, true
+	}
+	return c.binary, true
 }
 
 // compileMethod compiles proto, found in fsys when it is set, else relative
@@ -115,8 +207,12 @@ func splitGRPCMethod(m string) (service, method string, ok bool) {
 	return service, method, ok && service != "" && method != "" && !strings.Contains(method, "/")
 }
 
-// Message encodes body, the request message as JSON, to protobuf.
+// Message encodes body, the request message as JSON, to protobuf; a
+// codec of encoded messages (GRPC.Message) returns body as it is.
 func (c *GRPCCodec) Message(body []byte) ([]byte, error) {
+	if c.msg == nil {
+		return body, nil
+	}
 	m := dynamicpb.NewMessage(c.msg)
 	if err := protojson.Unmarshal(body, m); err != nil {
 		return nil, fmt.Errorf("body is not a %s in JSON: %w", c.msg.FullName(), err)

@@ -1,18 +1,38 @@
 package targets
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
-// checkGRPC validates the gRPC call operation o at p declares: its three
-// fields, a proto file that compiles and declares the method taking the
+// checkGRPC validates the gRPC call operation o at p declares: its
+// method, a proto file that compiles and declares the method taking the
 // request message, bodies that are that message in JSON on the sample
-// values, and a service spoken to over HTTP/2, as gRPC needs.
+// values, or two message files in its binary format in their place, and
+// a service spoken to over HTTP/2, as gRPC needs.
 func (v *validator) checkGRPC(p string, o Operation, bodyOK bool) {
 	g := o.GRPC
-	codec, ok := v.grpcSection(p+".grpc", "a gRPC call", []grpcField{
-		{"method", g.Method, "/payments.v1.Payments/CreatePayment"},
-		{"proto", g.Proto, "payments.proto"},
-		{"request", g.Request, "payments.v1.CreatePaymentRequest"},
-	}, g.Compile)
+	fields := []grpcField{{name: "method", val: g.Method, eg: "/payments.v1.Payments/CreatePayment"}}
+	encoded := g.Message != "" || g.AltMessage != ""
+	if !encoded || g.Proto != "" || g.Request != "" {
+		fields = append(fields,
+			grpcField{name: "proto", val: g.Proto, eg: "payments.proto"},
+			grpcField{name: "request", val: g.Request, eg: "payments.v1.CreatePaymentRequest"})
+	}
+	if encoded {
+		fields = append(fields,
+			grpcField{name: "message", val: g.Message, eg: "create.binpb", when: "beside alt_message"},
+			grpcField{name: "alt_message", val: g.AltMessage, eg: "create-other-amount.binpb",
+				when: "with message: another payload, which the mismatch checks send under a key already used"})
+		// The files are the messages: a body beside them would not be sent.
+		if o.Body != "" {
+			v.errf(p+".body", "grpc.message is the request message; leave body out")
+		}
+		if o.AltBody != "" {
+			v.errf(p+".alt_body", "grpc.alt_message is the different payload; leave alt_body out")
+		}
+	}
+	codec, ok := v.grpcSection(p+".grpc", "a gRPC call", fields, g.Compile)
 	if !v.t.Service.Protocol.HTTP2() && v.kind != KindClient {
 		v.errf(p+".grpc", "gRPC needs HTTP/2: set service.protocol to h2c (or h2 for an https service)")
 	}
@@ -24,7 +44,7 @@ func (v *validator) checkGRPC(p string, o Operation, bodyOK bool) {
 	if o.ContentType != "" && !strings.HasPrefix(o.ContentType, "application/grpc") && o.ContentType != defaultContentType {
 		v.errf(p+".content_type", "a gRPC call is sent as application/grpc; leave content_type out")
 	}
-	if !ok || !bodyOK {
+	if !ok || !bodyOK || encoded {
 		return
 	}
 	for _, b := range []struct{ field, text string }{{"body", o.Body}, {"alt_body", o.AltBody}} {
@@ -41,8 +61,9 @@ func (v *validator) checkGRPC(p string, o Operation, bodyOK bool) {
 	}
 }
 
-// grpcField is a field of a grpc section, its value and an example.
-type grpcField struct{ name, val, eg string }
+// grpcField is a field of a grpc section, its value and an example, and
+// when it is required if not for the whole section ("with message: ...").
+type grpcField struct{ name, val, eg, when string }
 
 // grpcSection checks the grpc section at p (of what, "a gRPC call"):
 // every field is required, and compile, given the spec's directory, must
@@ -52,7 +73,7 @@ func (v *validator) grpcSection(p, what string, fields []grpcField, compile func
 	missing := false
 	for _, f := range fields {
 		if f.val == "" {
-			v.errf(p+"."+f.name, "required for %s, e.g. %s", what, f.eg)
+			v.errf(p+"."+f.name, "required %s, e.g. %s", cmp.Or(f.when, "for "+what), f.eg)
 			missing = true
 		}
 	}

@@ -13,9 +13,9 @@ import (
 func (v *validator) checkGRPCDependency(p string, d Dependency) {
 	g := d.GRPC
 	codec, ok := v.grpcSection(p+".grpc", "a gRPC dependency", []grpcField{
-		{"method", g.Method, "/ledger.v1.Ledger/CreateEntry"},
-		{"proto", g.Proto, "ledger.proto"},
-		{"response", g.Response, "ledger.v1.CreateEntryResponse"},
+		{name: "method", val: g.Method, eg: "/ledger.v1.Ledger/CreateEntry"},
+		{name: "proto", val: g.Proto, eg: "ledger.proto"},
+		{name: "response", val: g.Response, eg: "ledger.v1.CreateEntryResponse"},
 	}, g.Compile)
 	if d.Method != "" && !strings.EqualFold(d.Method, "POST") {
 		v.errf(p+".method", "a gRPC call is a POST; leave method out")

@@ -29,10 +29,27 @@ func TestGRPCServices_certify(t *testing.T) {
 	for _, s := range services {
 		opts := zootest.Options{Runtimes: s.runtimes}
 		if s.binary != "" {
-			opts.Variant = func(t *testing.T, spec *targets.Target, _ expect.Variant) {
+			opts.Variant = func(t *testing.T, spec *targets.Target, v expect.Variant) {
 				zootest.UseBinary(t, spec, s.binary)
+				encodedMessages(t, spec, v)
 			}
 		}
 		zootest.CertifyDirsWith(t, []string{s.dir}, opts)
+	}
+}
+
+// encodedMessages makes the operation of the variant with spec
+// encoded-messages send create.binpb, and create-other-amount.binpb as
+// its changed payload, in place of its JSON body and proto; any other
+// spec change is unknown.
+func encodedMessages(t *testing.T, spec *targets.Target, v expect.Variant) {
+	switch v.Spec {
+	case "":
+	case "encoded-messages":
+		g := &spec.Operations[0].GRPC
+		g.Proto, g.Request, g.Message, g.AltMessage = "", "", "create.binpb", "create-other-amount.binpb"
+		spec.Operations[0].Body = ""
+	default:
+		t.Fatalf("variant %s: no spec change %q", v.Name, v.Spec)
 	}
 }
