@@ -63,8 +63,8 @@ func (e *environment) addHop(i int, upstream string) (*faults.Proxy, error) {
 		return nil, fmt.Errorf("%w: tier %s: %q is not a URL to forward to", ErrConfig, tr.Name, upstream)
 	}
 	side := check.HopSide(tr.Name)
-	p, err := startProxy(side, u.String(), tr.Listen, e.seed, e.journal, e.log,
-		append([]faults.Option{faults.WithHeaders(journalHeaders(e.spec)...)}, e.proxyOpts...)...)
+	opts := append([]faults.Option{faults.WithHeaders(journalHeaders(e.spec)...)}, protocolOptions(tr.Protocol)...)
+	p, err := startProxy(side, u.String(), tr.Listen, e.seed, e.journal, e.log, append(opts, e.proxyOpts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tier %s: %w", ErrUnhealthy, tr.Name, err)
 	}

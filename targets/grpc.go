@@ -123,8 +123,10 @@ func readMessage(fsys fs.FS, dir, field, name string, md protoreflect.MessageDes
 		return nil, fmt.Errorf("%s: %s holds %d bytes, more than the %d a request message may", field, name, len(b), maxGRPCMessage)
 	}
 	if md != nil {
+		// protobuf-go's error text varies from build to build (detrand),
+		// so it is not repeated.
 		if err := (proto.UnmarshalOptions{}).Unmarshal(b, dynamicpb.NewMessage(md)); err != nil {
-			return nil, fmt.Errorf("%s: %s is not a %s in protobuf's binary format: %w", field, name, md.FullName(), err)
+			return nil, fmt.Errorf("%s: %s is not a %s in protobuf's binary format (protoc --decode=%[3]s says why)", field, name, md.FullName())
 		}
 	}
 	return b, nil

@@ -208,6 +208,12 @@ type Tier struct {
 	// a free loopback port (every interface for kind compose, whose
 	// containers reach the host on its bridge). The first tier has none.
 	Listen string `yaml:"listen"`
+	// Protocol is what the hop proxy speaks to URL, as a dependency's
+	// protocol: empty or ProtocolHTTP1 (the default), ProtocolH2C for an
+	// http URL or ProtocolH2 for an https one (a gRPC service behind a
+	// gateway). The hop takes HTTP/1.1 and h2c from the tier above either
+	// way. The first tier's is service.protocol.
+	Protocol Protocol `yaml:"protocol"`
 }
 
 // Dependency is a service the target calls, intercepted by resilcheck's

@@ -38,7 +38,15 @@ func (v *validator) checkTiers() {
 			if tr.Listen != "" {
 				v.errf(p+".listen", "the first tier has no hop proxy before it (the front proxy is there); leave its listen out")
 			}
+			if tr.Protocol != "" {
+				v.errf(p+".protocol", "the front proxy speaks service.protocol to the first tier; set that, and leave this out")
+			}
 			continue
+		}
+		if tr.URL != "" {
+			v.checkProtocol(p+".protocol", tr.Protocol, tr.URL)
+		} else if tr.Protocol != "" && v.kind == KindReference {
+			v.errf(p+".protocol", "kind reference says what its own tiers speak; leave this out")
 		}
 		v.checkTierAddrs(p, tr)
 		v.checkTierUsed(p, tr)
