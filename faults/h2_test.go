@@ -89,6 +89,32 @@ func TestProxy_HTTP2TrailersBothWays(t *testing.T) {
 	}
 }
 
+// TestProxy_HTTP2TrailersNoBody: an upstream's bodiless answer with
+// trailers and no Content-Length (grpc-go's error answer) reaches the
+// client without one: nginx's grpc_pass, told Content-Length: 0, drops the
+// trailers and the grpc-status in them.
+func TestProxy_HTTP2TrailersNoBody(t *testing.T) {
+	t.Parallel()
+	p := h2cProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/grpc")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		w.Header().Set(http.TrailerPrefix+"Grpc-Status", "9")
+	})
+	for name, c := range map[string]*http.Client{"h2c": h2cClient(), "http/1.1": client()} {
+		resp, body, err := do(t, c, "POST", p.URL()+"/payments.v1.Payments/CreatePayment", "")
+		if err != nil || resp.StatusCode != 200 || body != "" {
+			t.Fatalf("%s: %v %v %q; want 200 with no body", name, resp, err, body)
+		}
+		if cl, ok := resp.Header["Content-Length"]; ok || resp.ContentLength >= 0 {
+			t.Errorf("%s: Content-Length %q (%d); the upstream sent none", name, cl, resp.ContentLength)
+		}
+		if got := resp.Trailer.Get("Grpc-Status"); got != "9" {
+			t.Errorf("%s: trailer Grpc-Status %q, want 9 (trailers %v)", name, got, resp.Trailer)
+		}
+	}
+}
+
 // TestProxy_HTTP2UpstreamOnly: an upstream that speaks nothing but h2c is
 // reached by a proxy told so, from an HTTP/1.1 client too.
 func TestProxy_HTTP2UpstreamOnly(t *testing.T) {

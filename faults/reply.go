@@ -41,6 +41,16 @@ func (ex *Exchange) ReplyWith(resp *http.Response, copy Copier) error {
 		return ex.Lose(LoseClose)
 	}
 	if err == nil && ex.lose == "" {
+		if resp.ContentLength < 0 && len(resp.Trailer) > 0 {
+			// Headers still buffered when the handler returns get a
+			// Content-Length from net/http (0 for gRPC's bodiless error
+			// answer), which the upstream did not send and which makes
+			// nginx's grpc_pass drop the trailers and grpc-status with
+			// them. Sent now, they carry the upstream's framing.
+			if err := dst.Flush(); err != nil {
+				return nil // the client is gone; the exchange ends as for a failed write
+			}
+		}
 		relayTrailers(h, resp.Trailer)
 	}
 	return nil

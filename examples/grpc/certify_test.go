@@ -20,6 +20,7 @@ var services = []struct {
 	{dir: "payments-go", runtimes: []string{"go"}, binary: "payments-grpc"},
 	{dir: "payments-node", runtimes: []string{"node", "npm"}},
 	{dir: "payments-go-grpcledger", runtimes: []string{"go"}, binary: "payments-grpc"},
+	{dir: "payments-go-nginx", runtimes: []string{"go", "nginx"}},
 }
 
 // TestGRPCServices_certify certifies each service through its

@@ -5,6 +5,8 @@
 // @grpc/proto-loader 0.8.1 (npm packages locked in its
 // package-lock.json); payments-go-grpcledger is payments-go calling a
 // gRPC ledger with grpc-go and a retry policy, through the dependency
-// proxy, whose stand-in answers as a gRPC server. `go test
-// ./examples/grpc` certifies each variant.
+// proxy, whose stand-in answers as a gRPC server; payments-go-nginx is
+// payments-go behind nginx's grpc_pass, with resilcheck's hop proxy
+// speaking h2c between them. `go test ./examples/grpc` certifies each
+// variant.
 package grpc
