@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/internal/keepfailed"
 	"github.com/resilcheck/resilcheck/internal/launch"
@@ -26,7 +27,7 @@ const matrixWorkers = 2
 
 // fullMatrix, set by RESILCHECK_FULL_MATRIX=1, certifies every defect on
 // every suite, as TestMatrix did before its cases were cut (about 390 s
-// against 150 s on 2 cores): a check of another suite that a defect
+// against 130 s on 2 cores): a check of another suite that a defect
 // starts failing, unlisted, shows there first.
 var fullMatrix = os.Getenv("RESILCHECK_FULL_MATRIX") == "1"
 
@@ -216,36 +217,56 @@ func (res certified) judge(t *testing.T, judge func(*reports.Report)) {
 // certifyAll certifies the reference once per defect, on the suites
 // matrixSuites names, matrixWorkers at a time.
 func certifyAll(t *testing.T, cases []defect.Name, matrix map[defect.Name]target.Expectation) []certified {
+	t.Helper()
+	suites := make([][]string, len(cases))
+	for i, d := range cases {
+		var err error
+		if suites[i], err = matrixSuites(d, matrix[d]); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return inOrder(len(cases), func(i int) certified {
-		return certifyOne(cases[i], 20261122+uint64(i), matrixSuites(cases[i], matrix[cases[i]]))
+		return certifyOne(cases[i], 20261122+uint64(i), suites[i])
 	})
 }
 
-// matrixSuites are the suites defect d is certified on: its contract's and
-// every suite with a check want names (nil, every suite, for the correct
-// stack or under fullMatrix). A whole certification takes about 20 s and
-// one suite 2–8 s, and a defect shows in the suites of the code it breaks:
-// its contract's, and those CI has seen it fail, which want lists. The
-// correct stack, certified whole, holds every suite to no false positive.
-func matrixSuites(d defect.Name, want target.Expectation) []string {
+// matrixSuites are the suites defect d is certified on, in the order a
+// whole run takes them: its contract's and every suite with a check want
+// names (nil, every suite, for the correct stack or under fullMatrix). A
+// whole certification takes about 20 s and one suite 2–8 s, and a defect
+// shows in the suites of the code it breaks: its contract's, and those CI
+// has seen it fail, which want lists. The correct stack, certified whole,
+// holds every suite to no false positive.
+func matrixSuites(d defect.Name, want target.Expectation) ([]string, error) {
 	if d == "" || fullMatrix {
-		return nil
-	}
-	of := map[string]string{}
-	for _, s := range builtin.Suites() {
-		for _, c := range s.Checks {
-			of[c.ID] = s.Name
-		}
+		return nil, nil
 	}
 	info, _ := defect.Lookup(d)
-	suites := []string{info.Contract}
+	need := map[string]bool{info.Contract: true}
 	for _, id := range slices.Concat(want.Must, want.May, want.Vacuous) {
-		if s := of[id]; !slices.Contains(suites, s) {
-			suites = append(suites, s)
+		s := suiteOf(id)
+		if s == "" {
+			return nil, fmt.Errorf("defect %s: the matrix names %s, a check of no built-in suite", d, id)
+		}
+		need[s] = true
+	}
+	var out []string
+	for _, s := range builtin.Suites() {
+		if need[s.Name] {
+			out = append(out, s.Name)
 		}
 	}
-	slices.Sort(suites)
-	return suites
+	return out, nil
+}
+
+// suiteOf is the name of the built-in suite holding check id, "" if none.
+func suiteOf(id string) string {
+	for _, s := range builtin.Suites() {
+		if slices.ContainsFunc(s.Checks, func(c check.Check) bool { return c.ID == id }) {
+			return s.Name
+		}
+	}
+	return ""
 }
 
 // inOrder runs certify for every index below n, matrixWorkers at a time,

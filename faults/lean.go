@@ -499,7 +499,9 @@ func (lc *leanConn) relay(uc *upConn, n int64, e *Entry) (rerr, werr error) {
 
 // relayChunked relays a chunked body chunk by chunk, flushing whenever the
 // upstream has nothing more at hand, so streamed responses stay streamed.
-// Trailers are dropped, as on the net/http path.
+// Trailers are dropped: an HTTP/1.1 upstream's trailers carry nothing a
+// check reads (gRPC's travel over HTTP/2, on the net/http path, which
+// relays them).
 func (lc *leanConn) relayChunked(uc *upConn, e *Entry) (rerr, werr error) {
 	for {
 		line, err := lc.chunkLine(uc)

@@ -47,6 +47,7 @@ func (ex *Exchange) ReplyWith(resp *http.Response, copy Copier) error {
 			// answer), which the upstream did not send and which makes
 			// nginx's grpc_pass drop the trailers and grpc-status with
 			// them. Sent now, they carry the upstream's framing.
+			_ = ex.controller().SetWriteDeadline(ex.p.clock.Now().Add(ex.p.limits.WriteStallTimeout))
 			if err := dst.Flush(); err != nil {
 				return nil // the client is gone; the exchange ends as for a failed write
 			}

@@ -54,7 +54,9 @@ func (g GRPC) Declared() bool {
 type GRPCCodec struct {
 	method string
 	msg    protoreflect.MessageDescriptor // nil: messages arrive encoded (GRPC.Message)
-	// binary and alt are GRPC.Message's and GRPC.AltMessage's bytes.
+	// encoded says the messages are GRPC.Message's and GRPC.AltMessage's
+	// bytes, binary and alt.
+	encoded     bool
 	binary, alt []byte
 }
 
@@ -89,7 +91,7 @@ func (g GRPC) Compile(dir string) (*GRPCCodec, error) {
 		return nil, fmt.Errorf("alt_message: the same bytes as message; the mismatch checks need a different payload")
 	}
 	// Sent as they are: Message passes them through.
-	c.msg = nil
+	c.msg, c.encoded = nil, true
 	return c, nil
 }
 
@@ -124,9 +126,15 @@ func readMessage(fsys fs.FS, dir, field, name string, md protoreflect.MessageDes
 	}
 	if md != nil {
 		// protobuf-go's error text varies from build to build (detrand),
-		// so it is not repeated.
-		if err := (proto.UnmarshalOptions{}).Unmarshal(b, dynamicpb.NewMessage(md)); err != nil {
+		// so it is not repeated. A field number the message does not
+		// declare, or one of another wire type, decodes as an unknown
+		// field: well-formed protobuf of some other message.
+		m := dynamicpb.NewMessage(md)
+		if err := (proto.UnmarshalOptions{}).Unmarshal(b, m); err != nil {
 			return nil, fmt.Errorf("%s: %s is not a %s in protobuf's binary format (protoc --decode=%[3]s says why)", field, name, md.FullName())
+		}
+		if len(m.GetUnknown()) > 0 {
+			return nil, fmt.Errorf("%s: %s holds fields a %s does not declare (or of another type): another message's encoding?", field, name, md.FullName())
 		}
 	}
 	return b, nil
@@ -139,7 +147,7 @@ const maxGRPCMessage = 4 << 20
 // Encoded returns the message every call sends, already encoded
 // (GRPC.Message), or alt's; false when the operation's body is JSON.
 func (c *GRPCCodec) Encoded(alt bool) ([]byte, bool) {
-	if c.binary == nil {
+	if !c.encoded {
 		return nil, false
 	}
 	if alt {

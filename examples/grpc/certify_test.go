@@ -50,6 +50,10 @@ func encodedMessages(t *testing.T, spec *targets.Target, v expect.Variant) {
 		g := &spec.Operations[0].GRPC
 		g.Proto, g.Request, g.Message, g.AltMessage = "", "", "create.binpb", "create-other-amount.binpb"
 		spec.Operations[0].Body = ""
+		// As a user's spec written so would be, before it runs.
+		if err := spec.Validate(); err != nil {
+			t.Fatalf("variant %s: %v", v.Name, err)
+		}
 	default:
 		t.Fatalf("variant %s: no spec change %q", v.Name, v.Spec)
 	}
