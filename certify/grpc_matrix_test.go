@@ -125,6 +125,9 @@ type grpcCase struct {
 // timed checks of both to a starved runner.
 func TestGRPCReference_matrix(t *testing.T) {
 	cases := grpcCases(t)
+	if testing.Short() {
+		t.Skipf("certifies the gRPC face %d times", len(cases))
+	}
 	// In order: the correct case, the longest, first.
 	results := inOrder(len(cases), func(i int) certified { return certifyGRPCCase(cases[i], 20261201+uint64(i)) })
 	for i, c := range cases {
