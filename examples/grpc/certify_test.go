@@ -1,6 +1,7 @@
 package grpc
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/resilcheck/resilcheck/expect"
@@ -32,29 +33,37 @@ func TestGRPCServices_certify(t *testing.T) {
 		if s.binary != "" {
 			opts.Variant = func(t *testing.T, spec *targets.Target, v expect.Variant) {
 				zootest.UseBinary(t, spec, s.binary)
-				encodedMessages(t, spec, v)
+				specChange(t, spec, v)
 			}
 		}
 		zootest.CertifyDirsWith(t, []string{s.dir}, opts)
 	}
 }
 
-// encodedMessages makes the operation of the variant with spec
-// encoded-messages send create.binpb, and create-other-amount.binpb as
-// its changed payload, in place of its JSON body and proto; any other
-// spec change is unknown.
-func encodedMessages(t *testing.T, spec *targets.Target, v expect.Variant) {
+// specChange makes the change to spec that variant v names (expect's
+// spec field): encoded-messages has the operation send create.binpb, and
+// create-other-amount.binpb as its changed payload, in place of its JSON
+// body and proto; ledger-tls has the ledger's dependency proxy serve TLS
+// from the run's authority. Any other change is unknown. The spec is then
+// validated, as a user's written so would be.
+func specChange(t *testing.T, spec *targets.Target, v expect.Variant) {
 	switch v.Spec {
 	case "":
+		return
 	case "encoded-messages":
 		g := &spec.Operations[0].GRPC
 		g.Proto, g.Request, g.Message, g.AltMessage = "", "", "create.binpb", "create-other-amount.binpb"
 		spec.Operations[0].Body = ""
-		// As a user's spec written so would be, before it runs.
-		if err := spec.Validate(); err != nil {
-			t.Fatalf("variant %s: %v", v.Name, err)
+	case "ledger-tls":
+		i := slices.IndexFunc(spec.Dependencies, func(d targets.Dependency) bool { return d.Name == "ledger" })
+		if i < 0 {
+			t.Fatalf("variant %s: %s has no ledger dependency", v.Name, spec.Dir)
 		}
+		spec.Dependencies[i].TLS = true
 	default:
 		t.Fatalf("variant %s: no spec change %q", v.Name, v.Spec)
+	}
+	if err := spec.Validate(); err != nil {
+		t.Fatalf("variant %s: %v", v.Name, err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -57,8 +59,16 @@ type grpcLedgerConfig struct {
 
 func newGRPCLedger(base string, cfg grpcLedgerConfig) (grpcLedger, error) {
 	u, err := url.Parse(base)
-	if err != nil || u.Host == "" {
-		return grpcLedger{}, fmt.Errorf("-ledger %q: want http://host:port", base)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return grpcLedger{}, fmt.Errorf("-ledger %q: want http://host:port, or https:// for TLS", base)
+	}
+	// https: TLS verified by the system's roots, which Go reads from
+	// SSL_CERT_FILE where it is set (resilcheck sets it to its run's CA
+	// for a dependency it serves over TLS); grpc-go then requires h2 by
+	// ALPN. http: h2c with prior knowledge.
+	creds := insecure.NewCredentials()
+	if u.Scheme == "https" {
+		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
 	}
 	retryable := cfg.RetryableCodes
 	if retryable == nil {
@@ -73,7 +83,7 @@ func newGRPCLedger(base string, cfg grpcLedgerConfig) (grpcLedger, error) {
 		retry = grpc.WithDisableRetry()
 	}
 	conn, err := grpc.NewClient("passthrough:///"+u.Host,
-		grpc.WithTransportCredentials(insecure.NewCredentials()), retry,
+		grpc.WithTransportCredentials(creds), retry,
 		grpc.WithDefaultCallOptions(grpc.ForceCodec(wireCodec{})))
 	if err != nil {
 		return grpcLedger{}, fmt.Errorf("ledger client: %w", err)

@@ -19,7 +19,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	ledgerURL := flag.String("ledger", "http://127.0.0.1:9090", "the ledger's base URL; charges are POSTed to /entries, or called as ledger.v1.Ledger/CreateEntry")
-	ledgerProto := flag.String("ledger-protocol", "http", "how the ledger is called: http (JSON POSTs) or grpc (grpc-go over h2c)")
+	ledgerProto := flag.String("ledger-protocol", "http", "how the ledger is called: http (JSON POSTs) or grpc (grpc-go over h2c, or h2 over TLS for an https -ledger)")
 	brk := flag.String("break", "", "a defect: no-dedupe (charges and answers anew on every call), no-forward-key (the ledger gets no key), "+
 		"fresh-key (the ledger's key is each charge's new payment id), over-retry (the gRPC ledger's policy allows 5 attempts) "+
 		"key-per-attempt (the gRPC ledger's key is minted for every attempt), own-retries (the gRPC ledger is retried blind to pushback), "+
