@@ -39,7 +39,10 @@ func newGRPCFace(s *Server) (*grpcFace, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &grpcFace{s: s, method: md, server: grpc.NewServer(grpc.ForceServerCodec(deterministicCodec{}))}
+	// The HTTP face reads at most maxBody of a request; the same bound
+	// here, where grpc-go's default is 4 MiB, answers a larger message
+	// RESOURCE_EXHAUSTED (grpc/grpc doc/statuscodes.md) before any work.
+	f := &grpcFace{s: s, method: md, server: grpc.NewServer(grpc.ForceServerCodec(deterministicCodec{}), grpc.MaxRecvMsgSize(maxBody))}
 	f.server.RegisterService(&grpc.ServiceDesc{
 		ServiceName: grpcService,
 		HandlerType: (*any)(nil),

@@ -191,6 +191,25 @@ func TestServer_CreatePaymentGRPCUnknownField(t *testing.T) {
 	}
 }
 
+// TestServer_CreatePaymentGRPCTooLarge: a message over the HTTP face's
+// body limit (64 KiB) gets RESOURCE_EXHAUSTED and charges nothing, where
+// grpc-go's own limit would take 4 MiB.
+func TestServer_CreatePaymentGRPCTooLarge(t *testing.T) {
+	t.Parallel()
+	proc, procURL := startProcessor(t)
+	_, s := startServer(t, openStore(t, "sqlite"), procURL)
+	c, _ := startGRPC(t, s)
+	req := c.request(100, "EUR")
+	req.SetUnknown(protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), make([]byte, 64<<10)))
+	got := c.call(t, "k-large", "acme", req, 5*time.Second)
+	if got.code != codes.ResourceExhausted {
+		t.Errorf("code %v (%q); want RESOURCE_EXHAUSTED", got.code, got.msg)
+	}
+	if n := proc.Ledger().Charges; n != 0 {
+		t.Errorf("%d charges; want none", n)
+	}
+}
+
 // TestServer_CreatePaymentGRPCDependency holds the gRPC face to what the
 // HTTP face does when its processor fails: UNAVAILABLE with the processor's
 // wait as grpc-retry-pushback-ms, and the call's grpc-timeout forwarded as
