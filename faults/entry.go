@@ -26,8 +26,12 @@ type Entry struct {
 	// Start is the journal's start, the origin of the JSON offsets.
 	Start time.Time
 
-	Received   time.Time // request headers read
-	Forwarded  time.Time // first copy sent upstream (or to the stand-in)
+	Received  time.Time // request headers read
+	Forwarded time.Time // first copy sent upstream (or to the stand-in)
+	// Sent is when the first copy's request head was written upstream,
+	// after any dial and TLS handshake: the earliest the upstream can have
+	// read it. Zero for the stand-in, or when it was never written.
+	Sent       time.Time
 	Answered   time.Time // first upstream response headers received
 	Finished   time.Time // response done, lost or abandoned
 	ClientGone time.Time // client went away before Finished; zero if it did not

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 )
 
@@ -41,7 +42,9 @@ func (ex *Exchange) Forward() (*http.Response, error) {
 		ex.noteAnswered(resp, err)
 		return resp, err
 	}
-	resp, err := ex.p.transport.RoundTrip(ex.outbound())
+	out := ex.outbound()
+	out = out.WithContext(httptrace.WithClientTrace(out.Context(), &httptrace.ClientTrace{WroteHeaders: ex.noteSent}))
+	resp, err := ex.p.transport.RoundTrip(out)
 	if err != nil && ex.ctx.Err() == nil {
 		err = &UpstreamError{URL: ex.p.upstream.Redacted(), Err: err}
 	}
@@ -135,6 +138,15 @@ func (ex *Exchange) noteForwarded() {
 		ex.entry.Forwarded = ex.p.clock.Now()
 	}
 	ex.entry.UpstreamCalls++
+	ex.mu.Unlock()
+}
+
+// noteSent stamps Entry.Sent once: the first copy's head is written.
+func (ex *Exchange) noteSent() {
+	ex.mu.Lock()
+	if ex.entry.Sent.IsZero() {
+		ex.entry.Sent = ex.p.clock.Now()
+	}
 	ex.mu.Unlock()
 }
 

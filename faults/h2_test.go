@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // h2cClient speaks HTTP/2 with prior knowledge and nothing else.
@@ -163,5 +164,32 @@ func TestProxy_HTTP2UpstreamTLS(t *testing.T) {
 		if err != nil || resp.StatusCode != 200 || body != tt.want {
 			t.Errorf("%s: %v %v %q, want the upstream to see %s", tt.name, resp, err, body, tt.want)
 		}
+	}
+}
+
+// TestProxy_SentAfterHandshake: Entry.Sent is when the request reached the
+// upstream's connection, after the TLS handshake, which Forwarded precedes:
+// an upstream slow to shake hands (100 ms here) had the request no earlier.
+func TestProxy_SentAfterHandshake(t *testing.T) {
+	t.Parallel()
+	const slow = 100 * time.Millisecond
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		time.Sleep(slow)
+		return nil, nil
+	}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	p := startProxy(t, WithUpstream(u), WithUpstreamTLS(&tls.Config{RootCAs: roots}))
+	if resp, _, err := do(t, client(), "GET", p.URL()+"/", ""); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v; want 200", resp, err)
+	}
+	e := await(t, p, 1)[0]
+	if e.Sent.IsZero() || e.Sent.Sub(e.Forwarded) < slow || e.Answered.Before(e.Sent) {
+		t.Errorf("forwarded +%s, sent +%s, answered +%s; want sent at least %s after forwarded, before the answer",
+			e.Forwarded.Sub(e.Received), e.Sent.Sub(e.Received), e.Answered.Sub(e.Received), slow)
 	}
 }

@@ -20,6 +20,7 @@ type entryJSON struct {
 	JournalStart     time.Time         `json:"journal_start"`
 	ReceivedUS       *int64            `json:"received_us,omitempty"`
 	ForwardedUS      *int64            `json:"forwarded_us,omitempty"`
+	SentUS           *int64            `json:"sent_us,omitempty"`
 	AnsweredUS       *int64            `json:"answered_us,omitempty"`
 	FinishedUS       *int64            `json:"finished_us,omitempty"`
 	ClientGoneUS     *int64            `json:"client_gone_us,omitempty"`
@@ -66,7 +67,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 func (e *Entry) wire() *entryJSON {
 	return &entryJSON{
 		Seq: e.Seq, ID: e.ID, Side: e.Side, Seed: e.Seed, Conn: e.Conn, Proto: e.Proto, JournalStart: e.Start.Round(0),
-		ReceivedUS: offsetUS(e, e.Received), ForwardedUS: offsetUS(e, e.Forwarded),
+		ReceivedUS: offsetUS(e, e.Received), ForwardedUS: offsetUS(e, e.Forwarded), SentUS: offsetUS(e, e.Sent),
 		AnsweredUS: offsetUS(e, e.Answered), FinishedUS: offsetUS(e, e.Finished),
 		ClientGoneUS: offsetUS(e, e.ClientGone),
 		Method:       e.Method, Path: e.Path, Query: e.Query, Headers: e.Headers, Status: e.Status,
@@ -86,6 +87,7 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 	*e = Entry{
 		Seq: w.Seq, ID: w.ID, Side: w.Side, Seed: w.Seed, Conn: w.Conn, Proto: w.Proto, Start: w.JournalStart,
 		Received: fromOffset(w.JournalStart, w.ReceivedUS), Forwarded: fromOffset(w.JournalStart, w.ForwardedUS),
+		Sent:     fromOffset(w.JournalStart, w.SentUS),
 		Answered: fromOffset(w.JournalStart, w.AnsweredUS), Finished: fromOffset(w.JournalStart, w.FinishedUS),
 		ClientGone: fromOffset(w.JournalStart, w.ClientGoneUS),
 		Method:     w.Method, Path: w.Path, Query: w.Query, Headers: w.Headers, Status: w.Status,

@@ -87,7 +87,7 @@ func TestEntry_JSONRoundTrip(t *testing.T) {
 	start := j.Start()
 	e := j.Record(Entry{
 		ID: "front-1", Side: "front", Seed: 7, Conn: 3, Proto: "HTTP/1.1",
-		Received: start.Add(time.Millisecond), Forwarded: start.Add(2 * time.Millisecond),
+		Received: start.Add(time.Millisecond), Forwarded: start.Add(2 * time.Millisecond), Sent: start.Add(2500 * time.Microsecond),
 		Answered: start.Add(3 * time.Millisecond), Finished: start.Add(4 * time.Millisecond),
 		ClientGone: start.Add(5 * time.Millisecond), Method: "POST", Path: "/p", Query: "a=1",
 		Headers: map[string]string{"Idempotency-Key": "k"}, Status: 200,
@@ -107,7 +107,7 @@ func TestEntry_JSONRoundTrip(t *testing.T) {
 	if g.Offset(g.ClientGone) != 5*time.Millisecond || g.Offset(g.Received) != time.Millisecond || !g.Forwarded.Equal(e.Forwarded) {
 		t.Fatalf("times: %+v", g)
 	}
-	for _, tm := range []*time.Time{&g.Start, &g.Received, &g.Forwarded, &g.Answered, &g.Finished, &g.ClientGone, &e.Start, &e.Received, &e.Forwarded, &e.Answered, &e.Finished, &e.ClientGone} {
+	for _, tm := range []*time.Time{&g.Start, &g.Received, &g.Forwarded, &g.Sent, &g.Answered, &g.Finished, &g.ClientGone, &e.Start, &e.Received, &e.Forwarded, &e.Sent, &e.Answered, &e.Finished, &e.ClientGone} {
 		*tm = tm.Round(0).UTC()
 	}
 	if !reflect.DeepEqual(g, e) {

@@ -220,6 +220,7 @@ func (lc *leanConn) exchange() (keep bool) {
 	early := false
 	switch {
 	case err == nil:
+		e.Sent = p.clock.Now()
 		err = lc.readResponseHead(uc)
 	case uc != nil && err != errClientLeft && p.ctx.Err() == nil && lc.readResponseHead(uc) == nil:
 		// Writing failed, yet the upstream answered before taking the whole

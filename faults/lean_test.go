@@ -249,7 +249,7 @@ func TestLean_MatchesNetHTTP(t *testing.T) {
 func normalize(e Entry) Entry {
 	var z time.Time
 	e.Seq, e.ID, e.Conn, e.Start, e.Seed = 0, "", 0, z, 0
-	for _, t := range []*time.Time{&e.Received, &e.Forwarded, &e.Answered, &e.Finished, &e.ClientGone} {
+	for _, t := range []*time.Time{&e.Received, &e.Forwarded, &e.Sent, &e.Answered, &e.Finished, &e.ClientGone} {
 		if !t.IsZero() {
 			*t = time.Unix(1, 0)
 		}
