@@ -73,6 +73,7 @@ func TestZooTLS_certify(t *testing.T) {
 			if tls := res.Report.TLS; tls == nil || tls.Authority == "" || fmt.Sprint(tls.Hops) != fmt.Sprint(s.hops) || len(res.CA) == 0 {
 				t.Errorf("report TLS %+v, want hops %v under the run's CA, and its certificate kept", tls, s.hops)
 			}
+			keepFailed(t, res)
 		})
 	}
 }
