@@ -42,9 +42,7 @@ func (ex *Exchange) Forward() (*http.Response, error) {
 		ex.noteAnswered(resp, err)
 		return resp, err
 	}
-	out := ex.outbound()
-	out = out.WithContext(httptrace.WithClientTrace(out.Context(), &httptrace.ClientTrace{WroteHeaders: ex.noteSent}))
-	resp, err := ex.p.transport.RoundTrip(out)
+	resp, err := ex.p.transport.RoundTrip(ex.outbound())
 	if err != nil && ex.ctx.Err() == nil {
 		err = &UpstreamError{URL: ex.p.upstream.Redacted(), Err: err}
 	}
@@ -52,9 +50,11 @@ func (ex *Exchange) Forward() (*http.Response, error) {
 	return resp, err
 }
 
+// outbound is the copy of the client's request sent upstream, traced so
+// that Entry.Sent is stamped once its head is written.
 func (ex *Exchange) outbound() *http.Request {
 	in := ex.r
-	out := in.Clone(ex.ctx)
+	out := in.Clone(httptrace.WithClientTrace(ex.ctx, &httptrace.ClientTrace{WroteHeaders: ex.noteSent}))
 	u := *ex.p.upstream
 	// Keep the client's escaping (e.g. %2F stays %2F), as the lean path does.
 	u.Path, u.RawPath = joinPath(u.Path, in.URL.Path), joinPath(ex.p.upstream.EscapedPath(), in.URL.EscapedPath())

@@ -47,7 +47,6 @@ func (ex *Exchange) ReplyWith(resp *http.Response, copy Copier) error {
 			// answer), which the upstream did not send and which makes
 			// nginx's grpc_pass drop the trailers and grpc-status with
 			// them. Sent now, they carry the upstream's framing.
-			_ = ex.controller().SetWriteDeadline(ex.p.clock.Now().Add(ex.p.limits.WriteStallTimeout))
 			if err := dst.Flush(); err != nil {
 				return nil // the client is gone; the exchange ends as for a failed write
 			}
@@ -141,9 +140,13 @@ func (cw *clientWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// Flush sends buffered bytes to the client now.
+// Flush sends buffered bytes to the client now, within the write stall
+// timeout, as Write does.
 func (cw *clientWriter) Flush() error {
-	if err := cw.ex.controller().Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	ex := cw.ex
+	rc := ex.controller()
+	_ = rc.SetWriteDeadline(ex.p.clock.Now().Add(ex.p.limits.WriteStallTimeout))
+	if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	return nil

@@ -53,9 +53,9 @@ func (g GRPC) Declared() bool {
 // GRPCCodec turns a rendered operation into its gRPC call.
 type GRPCCodec struct {
 	method string
-	msg    protoreflect.MessageDescriptor // nil: messages arrive encoded (GRPC.Message)
-	// encoded says the messages are GRPC.Message's and GRPC.AltMessage's
-	// bytes, binary and alt.
+	msg    protoreflect.MessageDescriptor // nil when GRPC.Message came without a proto
+	// encoded says every call sends GRPC.Message's bytes, binary, or
+	// GRPC.AltMessage's, alt, as they are.
 	encoded     bool
 	binary, alt []byte
 }
@@ -90,8 +90,7 @@ func (g GRPC) Compile(dir string) (*GRPCCodec, error) {
 	if bytes.Equal(c.binary, c.alt) {
 		return nil, fmt.Errorf("alt_message: the same bytes as message; the mismatch checks need a different payload")
 	}
-	// Sent as they are: Message passes them through.
-	c.msg, c.encoded = nil, true
+	c.encoded = true
 	return c, nil
 }
 
@@ -220,7 +219,7 @@ func splitGRPCMethod(m string) (service, method string, ok bool) {
 // Message encodes body, the request message as JSON, to protobuf; a
 // codec of encoded messages (GRPC.Message) returns body as it is.
 func (c *GRPCCodec) Message(body []byte) ([]byte, error) {
-	if c.msg == nil {
+	if c.encoded {
 		return body, nil
 	}
 	m := dynamicpb.NewMessage(c.msg)

@@ -29,13 +29,12 @@ var services = []struct {
 // break passed as -break), each check ending as the file says.
 func TestGRPCServices_certify(t *testing.T) {
 	for _, s := range services {
-		opts := zootest.Options{Runtimes: s.runtimes}
-		if s.binary != "" {
-			opts.Variant = func(t *testing.T, spec *targets.Target, v expect.Variant) {
+		opts := zootest.Options{Runtimes: s.runtimes, Variant: func(t *testing.T, spec *targets.Target, v expect.Variant) {
+			if s.binary != "" {
 				zootest.UseBinary(t, spec, s.binary)
-				specChange(t, spec, v)
 			}
-		}
+			specChange(t, spec, v)
+		}}
 		zootest.CertifyDirsWith(t, []string{s.dir}, opts)
 	}
 }

@@ -170,43 +170,38 @@ func TestServer_CreatePaymentGRPC(t *testing.T) {
 	})
 }
 
-// TestServer_CreatePaymentGRPCUnknownField: a request carrying a field
-// payments.proto does not declare is refused INVALID_ARGUMENT, uncharged,
-// as the HTTP face refuses an unknown member: the fingerprint would not
-// cover it, so a retry differing only there would replay the first payment.
-func TestServer_CreatePaymentGRPCUnknownField(t *testing.T) {
+// TestServer_CreatePaymentGRPCRefused: a request the face must refuse
+// before any charge. A field payments.proto does not declare is refused
+// INVALID_ARGUMENT, as the HTTP face refuses an unknown member: the
+// fingerprint would not cover it, so a retry differing only there would
+// replay the first payment. A message over the HTTP face's body limit
+// (64 KiB) gets RESOURCE_EXHAUSTED, where grpc-go's own limit would take
+// 4 MiB.
+func TestServer_CreatePaymentGRPCRefused(t *testing.T) {
 	t.Parallel()
-	proc, procURL := startProcessor(t)
-	_, s := startServer(t, openStore(t, "sqlite"), procURL)
-	c, _ := startGRPC(t, s)
-	req := c.request(100, "EUR")
-	// Field 3, a string no CreatePaymentRequest declares: a gift note.
-	req.SetUnknown(protowire.AppendString(protowire.AppendTag(nil, 3, protowire.BytesType), "gift"))
-	got := c.call(t, "k-unknown", "acme", req, 5*time.Second)
-	if got.code != codes.InvalidArgument {
-		t.Errorf("code %v (%q); want INVALID_ARGUMENT", got.code, got.msg)
-	}
-	if n := proc.Ledger().Charges; n != 0 {
-		t.Errorf("%d charges; want none", n)
-	}
-}
-
-// TestServer_CreatePaymentGRPCTooLarge: a message over the HTTP face's
-// body limit (64 KiB) gets RESOURCE_EXHAUSTED and charges nothing, where
-// grpc-go's own limit would take 4 MiB.
-func TestServer_CreatePaymentGRPCTooLarge(t *testing.T) {
-	t.Parallel()
-	proc, procURL := startProcessor(t)
-	_, s := startServer(t, openStore(t, "sqlite"), procURL)
-	c, _ := startGRPC(t, s)
-	req := c.request(100, "EUR")
-	req.SetUnknown(protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), make([]byte, 64<<10)))
-	got := c.call(t, "k-large", "acme", req, 5*time.Second)
-	if got.code != codes.ResourceExhausted {
-		t.Errorf("code %v (%q); want RESOURCE_EXHAUSTED", got.code, got.msg)
-	}
-	if n := proc.Ledger().Charges; n != 0 {
-		t.Errorf("%d charges; want none", n)
+	for _, tt := range []struct {
+		name    string
+		unknown []byte // field 3, which no CreatePaymentRequest declares
+		want    codes.Code
+	}{
+		{"unknown field", protowire.AppendString(protowire.AppendTag(nil, 3, protowire.BytesType), "gift"), codes.InvalidArgument},
+		{"too large", protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), make([]byte, 64<<10)), codes.ResourceExhausted},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			proc, procURL := startProcessor(t)
+			_, s := startServer(t, openStore(t, "sqlite"), procURL)
+			c, _ := startGRPC(t, s)
+			req := c.request(100, "EUR")
+			req.SetUnknown(tt.unknown)
+			got := c.call(t, "k-refused", "acme", req, 5*time.Second)
+			if got.code != tt.want {
+				t.Errorf("code %v (%q); want %v", got.code, got.msg, tt.want)
+			}
+			if n := proc.Ledger().Charges; n != 0 {
+				t.Errorf("%d charges; want none", n)
+			}
+		})
 	}
 }
 
