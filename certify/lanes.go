@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -35,6 +36,11 @@ func (cfg Config) copies() int {
 // exploreCopies is the most copies an exploring check drives at once, a
 // worker on each: four draw four times the cases of one in the same time.
 const exploreCopies = 4
+
+// undeclaredTakes is how long a check that declares no duration
+// (Check.Takes) is expected to take when lanes are handed out: the
+// brief checks' typical second or less.
+const undeclaredTakes = time.Second
 
 // lanes is how many copies the run starts: the ones it asks for, at least
 // one and never more than the checks can use at once (gang each).
@@ -128,55 +134,70 @@ func runLanes(ctx context.Context, lanes []*check.Harness, copies int, run *faul
 			laned = append(laned, i)
 		}
 	}
-	// Checks start in order, each once the lanes it needs are free; the
-	// longest, which come first, keep the others' lanes busy meanwhile.
-	free := make(chan int, len(lanes))
-	for l := range lanes {
-		free <- l
+	// Checks start in order, each once the lanes it needs are free, and
+	// a later one ahead of a check still waiting for lanes where it delays
+	// it by nothing (startable); the longest, which come first, keep the
+	// others' lanes busy meanwhile.
+	need := func(i int) int { return min(gang(checks[i], copies), len(lanes)) }
+	takes := func(i int) time.Duration { return cmp.Or(checks[i].Takes, undeclaredTakes) }
+	free := make([]int, len(lanes))
+	for l := range free {
+		free[l] = l
 	}
+	holds := map[int]hold{}
+	held := map[int][]int{}
+	done := make(chan int, len(laned))
 	var wg sync.WaitGroup
-dispatch:
-	for _, i := range laned {
-		got := make([]int, 0, min(gang(checks[i], copies), len(lanes)))
-		for len(got) < cap(got) {
-			select {
-			case l := <-free:
-				got = append(got, l)
-			case <-ctx.Done():
-				for _, l := range got {
-					free <- l
+	pending := laned
+	for len(pending) > 0 && ctx.Err() == nil {
+		picks := startable(time.Now(), pending, need, takes, len(free), slices.Collect(maps.Values(holds)))
+		for _, k := range picks {
+			i := pending[k]
+			got := slices.Clone(free[:need(i)])
+			free = free[len(got):]
+			held[i], holds[i] = got, hold{lanes: len(got), until: time.Now().Add(takes(i))}
+			h := lanes[got[0]]
+			if len(got) > 1 {
+				lent := *h
+				for _, l := range got[1:] {
+					lent.Beside = append(lent.Beside, lanes[l])
 				}
-				break dispatch
+				h = &lent
 			}
-		}
-		h := lanes[got[0]]
-		if len(got) > 1 {
-			lent := *h
-			for _, l := range got[1:] {
-				lent.Beside = append(lent.Beside, lanes[l])
-			}
-			h = &lent
-		}
-		wg.Go(func() {
-			defer func() {
-				for _, l := range got {
-					free <- l
+			wg.Go(func() {
+				defer func() { done <- i }()
+				if rcs := check.Run(ctx, h, checks[i:i+1], progress); len(rcs) == 1 {
+					out[i] = laneResult{check: rcs[0], lane: got[0], ran: true}
 				}
-			}()
-			if rcs := check.Run(ctx, h, checks[i:i+1], progress); len(rcs) == 1 {
-				out[i] = laneResult{check: rcs[0], lane: got[0], ran: true}
-			}
-		})
+			})
+		}
+		for n, k := range picks {
+			pending = slices.Delete(pending, k-n, k-n+1)
+		}
+		if len(pending) == 0 {
+			break
+		}
+		select {
+		case i := <-done:
+			free = append(free, held[i]...)
+			delete(held, i)
+			delete(holds, i)
+		case <-ctx.Done():
+		}
 	}
 	wg.Wait()
 	// The run-wide checks read the run journal, which no longer changes but
 	// for their own samples (each on a tenant of its own), so they run side
 	// by side too, each on a copy of its own: one after another they took
 	// 2.5 s of a 20 s run.
+	idle := make(chan int, len(lanes))
+	for l := range lanes {
+		idle <- l
+	}
 	for _, i := range slices.Sorted(slices.Values(wide)) {
 		var l int
 		select {
-		case l = <-free:
+		case l = <-idle:
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
@@ -185,7 +206,7 @@ dispatch:
 		whole := *lanes[l]
 		whole.Journal = run
 		wg.Go(func() {
-			defer func() { free <- l }()
+			defer func() { idle <- l }()
 			if rcs := check.Run(ctx, &whole, checks[i:i+1], progress); len(rcs) == 1 {
 				out[i] = laneResult{check: rcs[0], lane: -1, ran: true}
 			}

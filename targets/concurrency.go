@@ -7,7 +7,7 @@ import (
 
 // MaxConcurrency bounds the copies of a target: each is a stack of
 // processes and proxies, and checks mostly wait, so a few fill the time.
-const MaxConcurrency = 8
+const MaxConcurrency = 16
 
 // CopyProblem says why n copies of t cannot run side by side, each behind
 // proxies of its own, or "" when they can (0 and 1 are one copy). Copies

@@ -15,7 +15,7 @@ func TestTarget_Validate_concurrency(t *testing.T) {
 		{"running, one", "service: {url: http://127.0.0.1:1}\noperations: [{name: pay, method: POST, path: /pay}]\neffects: {probe: {url: '/count?key={{.Key}}', count: '$.count'}}\nconcurrency: 1\n", ""},
 		{"running, two", "service: {url: http://127.0.0.1:1}\noperations: [{name: pay, method: POST, path: /pay}]\neffects: {probe: {url: '/count?key={{.Key}}', count: '$.count'}}\nconcurrency: 2\n", "only kinds process and reference"},
 		{"negative", process + "concurrency: -1\n", "must be 0 or more"},
-		{"too many", process + "concurrency: 9\n", "at most 8 copies"},
+		{"too many", process + "concurrency: 17\n", "at most 16 copies"},
 		{"fixed proxy address", process + "dependencies: [{name: p, listen: '127.0.0.1:9091', stand_in: {status: 201}}]\nconcurrency: 2\n", "use port 0"},
 		{"fixed tier address", strings.Replace(process, "'exit 0'", "'exit 0 {{.Tiers.b}}'", 1) + "tiers: [{name: a}, {name: b, url: 'http://127.0.0.1:9092'}]\nconcurrency: 2\n", "would make 2 copies share the tier b"},
 		{"tier on a named port", strings.Replace(process, "'exit 0'", "'exit 0 {{.Tiers.b}}'", 1) + "tiers: [{name: a}, {name: b, url: 'http://127.0.0.1:{{.Ports.b}}'}]\nconcurrency: 2\n", ""},
