@@ -68,6 +68,18 @@ type raDepOutcome struct {
 	keyHeader string
 }
 
+// failedCalls is how many of the effectful dependency calls a fault
+// answered.
+func (o raDepOutcome) failedCalls() int {
+	n := 0
+	for _, e := range o.calls {
+		if e.Fault != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // gap is the time from the faulted answer to the next call.
 func (o raDepOutcome) gap() time.Duration { return o.next.Received.Sub(o.faulted.Finished) }
 
@@ -77,11 +89,18 @@ func (o raDepOutcome) gap() time.Duration { return o.next.Received.Sub(o.faulted
 // before the rule is placed, and returns the fault (so dates can be stamped
 // then).
 func raDepCase(ctx context.Context, c *check.Case, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
+	return raDepCaseHealed(ctx, c, first, budget, prepare, config(c.Harness).breakerFlush(c.Harness))
+}
+
+// raDepCaseHealed is raDepCase flushing the breaker with streak successes
+// in a row: fewer than the whole flush suit a target whose state the
+// caller knows (see raMachine.streak).
+func raDepCaseHealed(ctx context.Context, c *check.Case, first int, budget time.Duration, prepare func() faults.Fault, streak int) (raDepOutcome, error) {
 	// A target's own limiter may refuse the request before any dependency
 	// call (its quota is shared with the checks before this one): that is
 	// not the behaviour under test, so wait as told and try again.
 	for try := 1; ; try++ {
-		o, err := raDepCaseOnce(ctx, c, first, budget, prepare)
+		o, err := raDepCaseOnce(ctx, c, first, budget, prepare, streak)
 		if err != nil || try == raRefusedTries || o.faulted != nil || len(o.calls) > 0 || o.reply.Status != http.StatusTooManyRequests {
 			return o, err
 		}
@@ -103,10 +122,10 @@ const (
 	raRefusedWaitCap = 5 * time.Second
 )
 
-// raDepCaseOnce is one try of raDepCase.
-func raDepCaseOnce(ctx context.Context, c *check.Case, first int, budget time.Duration, prepare func() faults.Fault) (raDepOutcome, error) {
+// raDepCaseOnce is one try of raDepCaseHealed.
+func raDepCaseOnce(ctx context.Context, c *check.Case, first int, budget time.Duration, prepare func() faults.Fault, streak int) (raDepOutcome, error) {
 	h := c.Harness
-	if err := c.Heal(ctx, config(c.Harness).breakerFlush(c.Harness), config(c.Harness).flushWithin(c.Harness)); err != nil {
+	if err := c.Heal(ctx, streak, config(c.Harness).flushWithin(c.Harness)); err != nil {
 		return raDepOutcome{}, err
 	}
 	mark := h.Journal.LastSeq()
