@@ -155,7 +155,7 @@ func TestGang(t *testing.T) {
 	t.Parallel()
 	p, c := check.Check{Explores: true}, check.Check{}
 	for _, tt := range []struct{ copies, gang, lanes int }{
-		{0, 1, 1}, {1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {4, 2, 2}, {5, 2, 2}, {8, 4, 4}, {16, 4, 4},
+		{0, 1, 1}, {1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {4, 2, 2}, {5, 2, 2}, {8, 4, 4}, {10, 5, 5}, {12, 5, 5}, {16, 5, 5},
 	} {
 		if got := gang(p, tt.copies); got != tt.gang {
 			t.Errorf("gang(property, %d) = %d, want %d", tt.copies, got, tt.gang)

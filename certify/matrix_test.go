@@ -21,7 +21,7 @@ import (
 )
 
 // matrixWorkers certifications run at once, each on the reference kind's
-// ten copies: a whole certification spends about 17 s, mostly waiting,
+// twelve copies: a whole certification spends about 17 s, mostly waiting,
 // and about 14 s of CPU, so two at a time keep 2 cores from saturating.
 const matrixWorkers = 2
 

@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -74,6 +75,29 @@ func (h *Harness) ExploreEach(id string, cfg properties.Config, newRun func(w in
 		h.Shared(failedCaseKey(id), func() any { return new(failedCase) }).(*failedCase).set(last[r.Worker])
 	}
 	return r
+}
+
+// PrepareLent starts prepare on each copy lent to h's check (Beside), side
+// by side, each in a case of its own named for its worker and suffix, and
+// returns a wait for what each returned, by worker (nil at 0: h's own copy,
+// which the check prepares itself meanwhile). A property warms its lent
+// copies up before its exploring clock starts, beside its own, so each
+// worker explores from the first instant rather than healing in its first
+// case.
+func (h *Harness) PrepareLent(ctx context.Context, id, suffix string, prepare func(context.Context, *Case) error) (wait func() []error) {
+	errs := make([]error, len(h.Beside)+1)
+	var wg sync.WaitGroup
+	for i, hw := range h.Beside {
+		wg.Go(func() {
+			c := hw.NewCase(ctx, WorkerID(id, i+1)+suffix)
+			defer c.Done(ctx)
+			errs[i+1] = prepare(ctx, c)
+		})
+	}
+	return func() []error {
+		wg.Wait()
+		return errs
+	}
 }
 
 // failedCaseKey keys the exchanges of a property's failing case among the

@@ -77,7 +77,7 @@ says so), 5 internal error.`,
 	f.Uint64Var(&o.seed, "seed", 0, "seed of every random choice (0: draw one; the report prints it)")
 	f.DurationVar(&o.explore, "explore", 0, "time each property check spends exploring random cases, e.g. 2m before a release (0: a few seconds each)")
 	f.IntVar(&o.cases, "explore-cases", 0, "run N cases of each property check (skipped ones not counted), with no time budget (a failure's reproduce line sets it)")
-	f.IntVar(&o.copies, "concurrency", 0, "start N copies of the target and run checks side by side, one per copy, a property on half of them, four at most (kinds process and reference; 0: the spec's concurrency: 1, or 10 for kind reference)")
+	f.IntVar(&o.copies, "concurrency", 0, "start N copies of the target and run checks side by side, one per copy, a property on half of them, five at most (kinds process and reference; 0: the spec's concurrency: 1, or 12 for kind reference)")
 	f.BoolVar(&o.serial, "serial", false, "one copy of the target, one check at a time, whatever the spec's concurrency (debugging, or a target that cannot take it)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr (a live line on a terminal, else a line per check)")
 	o.gate.addFlags(f)

@@ -55,7 +55,7 @@ type Target struct {
 	// Concurrency is how many copies of the target resilcheck may start to
 	// run checks side by side, each behind proxies of its own (kinds process
 	// and reference); 0 or 1 = one copy, one check at a time, except that a
-	// kind's defaults may set it (kind reference starts 10 copies when each
+	// kind's defaults may set it (kind reference starts 12 copies when each
 	// can have a store of its own).
 	Concurrency int `yaml:"concurrency"`
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"pgregory.net/rapid"
@@ -48,7 +47,12 @@ var dlLatencies = func() []dlLatency {
 // than what is left of it, and have let go of every dependency call by then.
 func deadlineProperty(ctx context.Context, pc *check.Case) check.Result {
 	h := pc.Harness
+	// A lent copy is warmed up as the check's own is: its last check may
+	// have left a breaker open that would answer without calling the
+	// dependency.
+	lent := h.PrepareLent(ctx, pc.ID, "", dlWarmup)
 	dc, res, ok := dlBegin(ctx, pc)
+	cold := lent()
 	if !ok {
 		return res
 	}
@@ -65,24 +69,12 @@ func deadlineProperty(ctx context.Context, pc *check.Case) check.Result {
 	r := h.ExploreEach(pc.ID, cfg, func(w int, hw *check.Harness) func(*rapid.T) bool {
 		m := &dlMachine{h: hw, ctx: ctx, id: check.WorkerID(pc.ID, w), tol: tol, formats: formats, trouble: trouble}
 		ms = append(ms, m)
-		if w == 0 {
-			return m.run // dlBegin warmed this copy up
+		if cold[w] == nil {
+			return m.run
 		}
-		var warm sync.Once
-		var cold error
 		return func(t *rapid.T) bool {
-			// A lent copy is warmed up as the check's own was, in its
-			// worker's first case: its last check may have left a breaker
-			// open that would answer without calling the dependency.
-			warm.Do(func() {
-				c := hw.NewCase(ctx, m.id)
-				defer c.Done(ctx)
-				cold = dlWarmup(ctx, c)
-			})
-			if cold != nil {
-				trouble.Skip(t, "warming a copy of the target up", cold)
-			}
-			return m.run(t)
+			trouble.Skip(t, "warming a copy of the target up", cold[w])
+			return false
 		}
 	})
 	out := check.Exploration{Want: want, Meaningful: "reached the dependency", Trouble: trouble}.Result(r, cfg, ms[r.Worker].last)

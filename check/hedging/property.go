@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"pgregory.net/rapid"
@@ -46,11 +45,17 @@ var steps = []step{
 // others are pending, no more copies than declared, one key on every copy,
 // every loser let go once a copy succeeded, and one effect.
 func hedgeProperty(ctx context.Context, pc *check.Case) check.Result {
+	h := pc.Harness
+	// A lent copy may come with a breaker its last check opened: healed
+	// beside the check's own.
+	lent := h.PrepareLent(ctx, pc.ID, "~heal", func(ctx context.Context, hc *check.Case) error {
+		return hc.Heal(ctx, hc.Harness.Policy.Retry.HealStreak(), hc.Harness.HealWithin())
+	})
 	c, res, ok := begin(ctx, pc)
+	cold := lent()
 	if !ok {
 		return res
 	}
-	h := pc.Harness
 	want := fmt.Sprintf("for random latencies and refusals: every hedged copy %s or more after the copy before it while that one is pending (−%s), at most %s copies per attempt, one key on every copy, the losers let go within %s of a success, one effect",
 		check.Ms(c.p.Delay), check.Ms(c.tol), copiesText(c.p), check.Ms(c.cancelTol))
 	cfg := properties.Config{Seed: h.Rand(pc.ID).Uint64(), ShrinkTime: 6 * time.Second, MinCases: 2}
@@ -60,22 +65,12 @@ func hedgeProperty(ctx context.Context, pc *check.Case) check.Result {
 	r := h.ExploreEach(pc.ID, cfg, func(w int, hw *check.Harness) func(*rapid.T) bool {
 		m := &machine{h: hw, ctx: ctx, id: check.WorkerID(pc.ID, w), tol: c.tol, cancelTol: c.cancelTol, p: c.p, trouble: trouble}
 		ms = append(ms, m)
-		if w == 0 {
-			return m.run // begin healed this copy
+		if cold[w] == nil {
+			return m.run
 		}
-		var once sync.Once
-		var cold error
 		return func(t *rapid.T) bool {
-			// A lent copy may come with a breaker its last check opened.
-			once.Do(func() {
-				hc := hw.NewCase(ctx, m.id+"~heal")
-				defer hc.Done(ctx)
-				cold = hc.Heal(ctx, hw.Policy.Retry.HealStreak(), hw.HealWithin())
-			})
-			if cold != nil {
-				trouble.Skip(t, "healing a copy of the target", cold)
-			}
-			return m.run(t)
+			trouble.Skip(t, "healing a copy of the target", cold[w])
+			return false
 		}
 	})
 	out := check.Exploration{Want: want, Meaningful: "hedged a call", Trouble: trouble}.Result(r, cfg, ms[r.Worker].last)
