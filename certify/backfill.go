@@ -19,11 +19,12 @@ type hold struct {
 // later check that fits in the free lanes starts before it only if it is
 // expected to end by the reservation or takes lanes the first will not
 // need then (EASY backfilling: D. Lifka, "The ANL/IBM SP scheduling
-// system", JSSPP 1995). So a property waiting for four copies does not
+// system", JSSPP 1995). So a property waiting for five copies does not
 // hold back a long single-copy check two idle copies could run meanwhile,
 // and nothing started early delays it by more than a misjudged duration.
-// need and takes give a pending check's lanes and expected duration; the
-// picks are positions in pending.
+// need and takes give a pending check's lanes and expected duration (a
+// guess: a check that overruns it delays the first by as much); the picks
+// are positions in pending.
 func startable(now time.Time, pending []int, need func(int) int, takes func(int) time.Duration, free int, running []hold) []int {
 	var picks []int
 	held := slices.Clone(running)
@@ -61,15 +62,24 @@ func startable(now time.Time, pending []int, need func(int) int, takes func(int)
 
 // reservation is when a check needing need lanes can start, free being
 // free now and held given back as expected (one overdue is expected at
-// once), and how many lanes it leaves spare then.
+// once), and how many lanes it leaves spare then: every hold given back
+// by that instant counts, so holds that end together (checks started at
+// once with the same duration) give the same answer in any order.
 func reservation(now time.Time, held []hold, free, need int) (at time.Time, spare int) {
 	byEnd := slices.SortedFunc(slices.Values(held), func(a, b hold) int { return a.until.Compare(b.until) })
 	avail := free
-	for _, h := range byEnd {
+	for i, h := range byEnd {
 		avail += h.lanes
-		if avail >= need {
-			return later(h.until, now), avail - need
+		if avail < need {
+			continue
 		}
+		for _, tie := range byEnd[i+1:] {
+			if tie.until.After(h.until) {
+				break
+			}
+			avail += tie.lanes
+		}
+		return later(h.until, now), avail - need
 	}
 	return now, 0 // never enough: the lanes are fewer than need (gang caps it below that)
 }

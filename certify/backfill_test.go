@@ -51,3 +51,30 @@ func TestStartable(t *testing.T) {
 		}
 	}
 }
+
+// TestReservation: the first instant enough lanes are back, and every lane
+// back by then spare, whatever order holds that end together come in.
+func TestReservation(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return now.Add(time.Duration(s) * time.Second) }
+	for _, tt := range []struct {
+		name  string
+		held  []hold
+		free  int
+		need  int
+		when  time.Time
+		spare int
+	}{
+		{"first end enough", []hold{{4, at(3)}, {4, at(5)}}, 2, 5, at(3), 1},
+		{"two needed", []hold{{1, at(3)}, {4, at(5)}}, 0, 5, at(5), 0},
+		{"ties, small first", []hold{{1, at(3)}, {5, at(3)}}, 0, 1, at(3), 5},
+		{"ties, large first", []hold{{5, at(3)}, {1, at(3)}}, 0, 1, at(3), 5},
+		{"overdue", []hold{{4, at(-2)}}, 1, 5, now, 0},
+	} {
+		when, spare := reservation(now, tt.held, tt.free, tt.need)
+		if !when.Equal(tt.when) || spare != tt.spare {
+			t.Errorf("%s: reservation = %s, %d spare; want %s, %d", tt.name, when.Sub(now), spare, tt.when.Sub(now), tt.spare)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/resilcheck/resilcheck/check/amplification"
-	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/check/deadlines"
 	"github.com/resilcheck/resilcheck/check/hedging"
 	"github.com/resilcheck/resilcheck/check/idempotency"
@@ -211,11 +210,9 @@ func grpcWant(c grpcCase) target.Expectation {
 // suiteChecks is the set of the IDs of the built-in suites named.
 func suiteChecks(names []string) map[string]bool {
 	out := map[string]bool{}
-	for _, s := range builtin.Suites() {
-		if slices.Contains(names, s.Name) {
-			for _, c := range s.Checks {
-				out[c.ID] = true
-			}
+	for id, s := range suiteByCheck() {
+		if slices.Contains(names, s) {
+			out[id] = true
 		}
 	}
 	return out

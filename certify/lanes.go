@@ -34,8 +34,9 @@ func (cfg Config) copies() int {
 }
 
 // exploreCopies is the most copies an exploring check drives at once, a
-// worker on each: five draw four times the cases of one in the same time
-// or more, where four drew 3.2–3.9 times DL-03p's.
+// worker on each: five drew DL-03p 4.2–4.5 times the cases of one in the
+// same time where four drew 3.2–3.9 times (a property whose cases are
+// CPU-bound gains less on 2 cores).
 const exploreCopies = 5
 
 // undeclaredTakes is how long a check that declares no duration
@@ -55,7 +56,8 @@ func (cfg Config) lanes(checks []check.Check) int {
 
 // gang is how many copies check c runs on in a run asking for copies: an
 // exploring check half of them, within [1, exploreCopies], its workers side
-// by side, so two properties explore at once; any other check one. It
+// by side, so two properties explore at once (three from 15 copies); any
+// other check one. It
 // depends on the copies asked for, not those started, so a replay narrowed
 // to one property gives it as many workers.
 func gang(c check.Check, copies int) int {
@@ -104,9 +106,10 @@ type laneResult struct {
 }
 
 // runLanes runs checks on the lanes' harnesses, each check (longest first)
-// once the lanes it needs in a run asking for copies are free (gang), then
-// the run-wide checks, each on a free lane's copy with the run journal as
-// its journal. It
+// once the lanes it needs in a run asking for copies are free (gang), or
+// earlier on lanes a check waiting for its gang leaves idle (startable),
+// then the run-wide checks, each on a free lane's copy with the run journal
+// as its journal. It
 // returns the results in the checks' order; a check that did not run (the
 // run was interrupted) has ran false, a run-wide one lane -1. progress is
 // told as check.Run tells it, one event at a time.
@@ -136,9 +139,10 @@ func runLanes(ctx context.Context, lanes []*check.Harness, copies int, run *faul
 		}
 	}
 	// Checks start in order, each once the lanes it needs are free, and
-	// a later one ahead of a check still waiting for lanes where it delays
-	// it by nothing (startable); the longest, which come first, keep the
-	// others' lanes busy meanwhile.
+	// a later one ahead of a check still waiting for lanes where, as far
+	// as the checks' declared durations tell, it delays it by nothing
+	// (startable); the longest, which come first, keep the others' lanes
+	// busy meanwhile.
 	need := func(i int) int { return min(gang(checks[i], copies), len(lanes)) }
 	takes := func(i int) time.Duration { return cmp.Or(checks[i].Takes, undeclaredTakes) }
 	free := make([]int, len(lanes))

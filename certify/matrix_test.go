@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/resilcheck/resilcheck/check"
 	"github.com/resilcheck/resilcheck/check/builtin"
 	"github.com/resilcheck/resilcheck/internal/keepfailed"
 	"github.com/resilcheck/resilcheck/internal/launch"
@@ -260,14 +259,18 @@ func matrixSuites(d defect.Name, want target.Expectation) ([]string, error) {
 }
 
 // suiteOf is the name of the built-in suite holding check id, "" if none.
-func suiteOf(id string) string {
+func suiteOf(id string) string { return suiteByCheck()[id] }
+
+// suiteByCheck maps every built-in check's ID to its suite's name.
+var suiteByCheck = sync.OnceValue(func() map[string]string {
+	out := map[string]string{}
 	for _, s := range builtin.Suites() {
-		if slices.ContainsFunc(s.Checks, func(c check.Check) bool { return c.ID == id }) {
-			return s.Name
+		for _, c := range s.Checks {
+			out[c.ID] = s.Name
 		}
 	}
-	return ""
-}
+	return out
+})
 
 // inOrder runs certify for every index below n, matrixWorkers at a time,
 // handing the indexes out in order (callers put the longest case first),

@@ -28,13 +28,15 @@ type Check struct {
 	Timed bool
 	// Explores says the check is a property that draws cases for a time
 	// budget (--explore): a runner with several copies of the target lends
-	// it half of them, up to four, a worker drawing cases on each
+	// it half of them, up to five, a worker drawing cases on each
 	// (Harness.Beside), and starts it before the checks that take one.
 	Explores bool
 	// Takes is about how long the check runs against a prompt target (a
 	// property's default exploring time, a window or a backoff it waits
 	// out): a runner with several copies starts the longest first, so the
-	// last copy does not finish long after the others. 0 means brief.
+	// last copy does not finish long after the others, and takes it for the
+	// check's duration when it lets a check start early on copies a
+	// property waiting for its own leaves idle. 0 means brief (about 1 s).
 	Takes time.Duration
 	// RunWide says the check judges every exchange of the run so far (all
 	// the 429s the target sent, every response on a rate-limited route), not

@@ -7,6 +7,8 @@ import (
 
 // MaxConcurrency bounds the copies of a target: each is a stack of
 // processes and proxies, and checks mostly wait, so a few fill the time.
+// The reference's twelve leave room for a spec asking for more, up to
+// three properties exploring at once on five copies each.
 const MaxConcurrency = 16
 
 // CopyProblem says why n copies of t cannot run side by side, each behind

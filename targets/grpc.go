@@ -106,11 +106,7 @@ func readMessage(fsys fs.FS, dir, field, name string, md protoreflect.MessageDes
 	if fsys != nil {
 		b, err = fs.ReadFile(fsys, name)
 	} else {
-		file := name
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		b, err = os.ReadFile(file)
+		b, err = os.ReadFile(besideSpec(dir, name))
 	}
 	if err != nil {
 		// The path as written, not the absolute one: errors stay portable.
@@ -168,10 +164,7 @@ func compileMethod(fsys fs.FS, dir, proto, method string) (protoreflect.MethodDe
 		}
 		src = &protocompile.SourceResolver{Accessor: func(path string) (io.ReadCloser, error) { return fsys.Open(path) }}
 	} else {
-		file := proto
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
+		file := besideSpec(dir, proto)
 		if _, err := os.Stat(file); err != nil {
 			// The path as written, not the absolute one: errors stay portable.
 			return nil, fmt.Errorf("proto: cannot read %s beside the spec: %w", proto, errors.Unwrap(err))

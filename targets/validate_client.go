@@ -75,8 +75,8 @@ func (t *Target) defaultClient() {
 		}
 		c.Dir = dir
 	}
-	if c.Scenarios != "" && !filepath.IsAbs(c.Scenarios) {
-		c.Scenarios = filepath.Join(t.Dir, c.Scenarios)
+	if c.Scenarios != "" {
+		c.Scenarios = besideSpec(t.Dir, c.Scenarios)
 	}
 	if c.Policy.KeyHeader == "" {
 		c.Policy.KeyHeader = DefaultKeyHeader

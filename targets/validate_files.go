@@ -25,10 +25,7 @@ func (v *validator) checkFiles() {
 	if !v.opts.files || v.kind != KindProcess || len(argv) == 0 {
 		return
 	}
-	dir := v.t.Process.Dir
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(v.t.Dir, dir) // as Defaults resolves it
-	}
+	dir := besideSpec(v.t.Dir, v.t.Process.Dir) // as Defaults resolves it
 	prog := argv[0]
 	if strings.Contains(prog, "{{") || strings.TrimSpace(prog) == "" {
 		return
@@ -61,10 +58,7 @@ func programProblem(prog, dir string) string {
 
 // fileProblem says why path (relative to dir) is not a file to run, or "".
 func fileProblem(what, path, dir string, executable bool) string {
-	full := path
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(dir, full)
-	}
+	full := besideSpec(dir, path)
 	if abs, err := filepath.Abs(full); err == nil {
 		full = abs
 	}

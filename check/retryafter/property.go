@@ -72,22 +72,30 @@ type raMachine struct {
 	// answer came too late for (Result.Waited); zero for other failures.
 	waited check.Span
 	// spent is how many dependency calls the latest case failed; known
-	// says that case ran after a heal, so spent is all the copy owes.
+	// says that case ran after a heal and showed nothing the refill
+	// below could have missed, so spent is all the copy owes.
 	spent int
 	known bool
 }
 
+// wholeHealEvery is how often HS-08p heals a copy whole though the cases
+// before ran as they should: a refill pays only the calls a fault
+// answered, so anything else a throttle charged cannot pile up past it.
+const wholeHealEvery = 8
+
 // streak is how many successes in a row heal the copy before a case: the
-// whole flush first and after a case that did not run whole; after one
-// that did, what its failed calls cost a retry throttle (RetryPolicy.
-// Refill), the copy having been healed before it. A heal is 36 operations
-// for the reference's declared policy and a refill after one failed call
-// 10, so the copy spends its time on cases rather than on healing.
+// whole flush (Config.BreakerFlush) first, every wholeHealEvery cases,
+// after a case that did not run or got no retry though its budget left
+// room, and always when the user set the flush; otherwise what the last
+// case's failed calls cost a retry throttle (RetryPolicy.Refill). A heal
+// is 36 operations for the reference's declared policy and a refill after
+// one failed call 10, so the copy spends its time on cases, not healing.
 func (m *raMachine) streak() int {
-	if !m.known {
-		return config(m.h).breakerFlush(m.h)
+	whole := config(m.h).breakerFlush(m.h)
+	if !m.known || config(m.h).BreakerFlush > 0 || m.cases%wholeHealEvery == 1 {
+		return whole
 	}
-	return min(m.h.Policy.Retry.Refill(m.spent), config(m.h).breakerFlush(m.h))
+	return min(m.h.Policy.Retry.Refill(m.spent), whole)
 }
 
 // run is one case: one request whose first effectful dependency call is
@@ -122,7 +130,9 @@ func (m *raMachine) run(t *rapid.T) bool {
 		t.Fatalf("%v", err)
 	}
 	o, err := raDepCaseHealed(m.ctx, c, 1, budget, func() faults.Fault { return f }, m.streak())
-	m.known, m.spent = err == nil, o.failedCalls()
+	// A retry missing where the budget had room may be a throttle the
+	// refills left short: the next case starts from a whole heal.
+	m.known, m.spent = err == nil && (o.next != nil || budget <= ra || o.faulted == nil), o.failedCalls()
 	if err != nil {
 		t.Skipf("the case could not run: %v", err)
 	}

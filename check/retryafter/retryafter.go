@@ -49,7 +49,10 @@ type Config struct {
 	// BreakerFlush is how many consecutive successes are sent before each
 	// dependency-fault case, so the target's breaker has closed and its retry
 	// throttle refilled after earlier cases. Default the heal streak derived
-	// from the declared budget ratio (RetryPolicy.healStreak: 71 for 3 attempts at 0.1).
+	// from the declared budget ratio (RetryPolicy.healStreak: 71 for 3 attempts at 0.1);
+	// unset, HS-08p sends it before its first case and every eighth, and
+	// between the others what the last one's failed calls cost a throttle
+	// (RetryPolicy.Refill), at least 10.
 	BreakerFlush int
 	// FlushWithin bounds the wait for those successes (an open breaker
 	// half-opens after its delay). Default 5 s, or the declared breaker
@@ -109,7 +112,8 @@ var limiterBlame = []check.BlameRule{check.BlameLimiter, check.BlameAnswer}
 // target into 429 and 503 and hold its Retry-After to its word; client-side
 // checks answer the target's dependency calls with 429/503 and a
 // Retry-After and time the target's next call in the dependency journal.
-// Checks that fail the dependency first send BreakerFlush successes, so the
+// Checks that fail the dependency first send BreakerFlush successes (HS-08p
+// between its cases what the last one cost, see Config.BreakerFlush), so the
 // target's circuit breaker never sees more than one case's failures.
 func checks() []check.Check {
 	return []check.Check{

@@ -35,8 +35,8 @@ const (
 	// Copies is how many copies of the stack a run starts when the spec
 	// leaves concurrency unset and each copy gets its own store: its checks
 	// mostly wait, so twelve copies, five at a time for each property's
-	// workers, take the run on 2 cores from about 52 s to 16–18 s with the
-	// same verdicts and four times the properties' cases or more. Two
+	// workers, take the run on 2 cores from about 77 s to 16–18 s with the
+	// same verdicts and up to five times the properties' cases. Two
 	// properties hold ten; the other two run the longest checks (TH-01,
 	// TH-02) meanwhile, which on eight copies waited for the properties
 	// (21–23 s).
